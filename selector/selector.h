@@ -1,0 +1,95 @@
+// A compiled selector: the public entry point of the selector language.
+//
+// Compile once, evaluate many (the RE2 model): compiling parses, checks and plans an expression into
+// an immutable program; a bad expression yields a Selector in an error state (ok() false, error() says
+// what and where), never an exception. A Selector is cheap to copy (the program is shared), immutable,
+// and safe to evaluate from many threads at once, each thread with its own EvalContext.
+//
+// Evaluation follows SQL three-valued logic (filter expressions section 6) and never fails: anything
+// wrong for one message (a missing field, unlike types, division by zero) makes the result UNKNOWN for
+// that message. Only kTrue delivers a message.
+#ifndef SIFT_SELECTOR_SELECTOR_H_
+#define SIFT_SELECTOR_SELECTOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "selector/error.h"
+#include "selector/eval_context.h"
+#include "selector/field_source.h"
+#include "selector/value.h"
+
+namespace sift::selector {
+
+enum class Truth : uint8_t { kFalse, kTrue, kUnknown };
+
+enum class Dialect : uint8_t {
+  kSql,  // amqp:sql-filter (filter expressions section 6)
+  kJms,  // apache.org:selector-filter:string: JMS identifiers and Java literal forms
+};
+
+// Limits against hostile expressions, all enforced at compile time.
+struct Limits {
+  size_t max_length = 4096;         // bytes of expression text
+  size_t max_depth = 256;           // nesting of sub-expressions
+  size_t max_in_list = 1024;        // members of one IN list
+  size_t max_like_pattern = 1024;   // bytes of one LIKE pattern
+};
+
+struct CompileOptions {
+  Dialect dialect = Dialect::kSql;
+  Limits limits;
+};
+
+class Program;  // the compiled, immutable form (selector/program.h)
+
+class Selector {
+ public:
+  // Compiles an SQL filter expression (or a JMS selector, per options.dialect).
+  static Selector Compile(std::string_view expression, const CompileOptions& options = {});
+
+  // Compiles a property filter (filter expressions section 4.1): every listed field must match its
+  // reference value. Properties field names are the spec's, with hyphens ("message-id", "subject");
+  // a string reference may carry the &p: / &s: / && modifiers. Reference values are copied.
+  static Selector CompilePropertiesFilter(std::span<const std::pair<std::string, Value>> fields);
+  static Selector CompileApplicationPropertiesFilter(std::span<const std::pair<std::string, Value>> fields);
+
+  // The conjunction of several filters (a filter-set, AMQP core 3.5.8), with one shared field list so
+  // a source reads each section once for all of them. An error in any part is the result's error.
+  static Selector AllOf(std::span<const Selector> parts);
+
+  // A selector that matches every message (an empty filter-set).
+  Selector();
+
+  bool ok() const;
+  const Error& error() const;  // meaningful only when !ok()
+
+  // The fields the program reads, in slot order (the FieldSource contract). Empty when !ok().
+  const std::vector<FieldRef>& fields() const;
+
+  // Evaluates against the current message of `source`. Allocates nothing on the heap once `context`
+  // has warmed up. Returns kUnknown when !ok().
+  Truth Evaluate(FieldSource& source, EvalContext& context) const;
+
+  bool Matches(FieldSource& source, EvalContext& context) const {
+    return Evaluate(source, context) == Truth::kTrue;
+  }
+
+  // A readable plan: fields read, sections touched, the fast path chosen for each LIKE / IN /
+  // comparison, the evaluation order of conjuncts, and a cost estimate.
+  std::string Explain() const;
+
+ private:
+  std::shared_ptr<const Program> program_;
+  std::shared_ptr<const Error> error_;
+};
+
+}  // namespace sift::selector
+
+#endif  // SIFT_SELECTOR_SELECTOR_H_
