@@ -1,0 +1,139 @@
+// One encoded AMQP 1.0 value, located but not decoded: a view over the message bytes.
+//
+// An EncodedValue is what the Cursor yields: the value's format code, its extent, and where its payload
+// lies. Nothing is decoded until a typed getter (GetUnsigned, GetString, ...) or ToValue() asks, and
+// a compound is descended into only when ElementAt / FindKey / Step or a Cursor over its elements asks
+// ("validate what you use", as in simdjson On-Demand). Locating a value is O(1) whatever its size:
+// compounds are skipped through their size prefix.
+//
+// Invariants: [raw().data(), raw().data() + raw().size()) lies inside the buffer the value was read
+// from, and so does payload(); every getter reads only there. An EncodedValue does not own bytes: it
+// and every view it returns live as long as the buffer it was read from. Copying one is cheap (a few
+// pointers) and never allocates; nothing in this header allocates.
+#ifndef SIFT_ENGINE_AMQP_ENCODED_VALUE_H_
+#define SIFT_ENGINE_AMQP_ENCODED_VALUE_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "engine/amqp/decode_error.h"
+#include "engine/amqp/type_codes.h"
+#include "selector/field_source.h"
+#include "selector/value.h"
+
+namespace sift::amqp {
+
+class EncodedValue {
+ public:
+  EncodedValue() = default;
+
+  // True once a reader has filled this value in.
+  bool valid() const { return begin_ != nullptr; }
+
+  // The value's format code (type_codes.h); for a described value, the code of the described value
+  // itself, after the descriptor.
+  uint8_t format_code() const { return code_; }
+  bool is_described() const { return descriptor_ != nullptr; }
+  bool is_null() const { return code_ == code::kNull; }
+  bool is_list() const {
+    return code_ == code::kList0 || code_ == code::kList8 || code_ == code::kList32;
+  }
+  bool is_map() const { return code_ == code::kMap8 || code_ == code::kMap32; }
+  bool is_array() const { return code_ == code::kArray8 || code_ == code::kArray32; }
+  bool is_compound() const { return is_list() || is_map() || is_array(); }
+
+  // Elements of a list or array; keys plus values of a map (twice its entries). 0 for non-compounds.
+  uint32_t count() const { return count_; }
+
+  // The whole encoding: constructor (with any descriptor), size/count prefixes and payload. For an
+  // element of an array, which shares the array's constructor, just the element's own bytes.
+  std::span<const uint8_t> raw() const {
+    return {begin_, static_cast<size_t>(end_ - begin_)};
+  }
+  // The payload: the value bytes of a fixed-width type, the content of binary / string / symbol, the
+  // elements of a compound (for an array, the bytes after its element constructor).
+  std::span<const uint8_t> payload() const { return {data_, size_}; }
+  // Byte offset of raw() from the start of the buffer the value was read from.
+  uint32_t offset() const { return static_cast<uint32_t>(begin_ - base_); }
+
+  // Arrays: the format code of the elements (after any element descriptor) and whether the element
+  // constructor is described (core part 1, section 1.4: the constructor appears once).
+  uint8_t element_format_code() const { return element_code_; }
+  bool element_described() const { return element_descriptor_ != nullptr; }
+
+  // The descriptor of a described value (false if this value is not described).
+  bool Descriptor(EncodedValue* out, DecodeError* error = nullptr) const;
+  // This value with its descriptor dropped (itself when not described).
+  EncodedValue WithoutDescriptor() const {
+    EncodedValue v = *this;
+    v.descriptor_ = nullptr;
+    return v;
+  }
+
+  // The value as the selector sees it: scalars typed (byte-carrying types view into the buffer),
+  // compounds as kList / kMap / kArray with data()/size() spanning raw(), a described value as
+  // kDescribed (use WithoutDescriptor() for the value inside), kMissing for an invalid EncodedValue.
+  selector::Value ToValue() const;
+
+  // Typed getters: true and *out set when the value (not described) has one of the named types.
+  bool GetBoolean(bool* out) const;              // boolean (0x41, 0x42, 0x56)
+  bool GetUnsigned(uint64_t* out) const;         // ubyte, ushort, uint*, ulong*
+  bool GetSigned(int64_t* out) const;            // byte, short, int*, long*
+  bool GetDouble(double* out) const;             // float (widened), double
+  bool GetTimestamp(int64_t* out) const;         // ms since the Unix epoch
+  bool GetChar(uint32_t* out) const;             // UTF-32 code point
+  bool GetString(std::string_view* out) const;   // str8 / str32 (UTF-8, not checked here)
+  bool GetSymbol(std::string_view* out) const;   // sym8 / sym32
+  bool GetBinary(std::span<const uint8_t>* out) const;  // vbin8 / vbin32
+  bool GetUuid(std::span<const uint8_t>* out) const;    // 16 raw bytes
+
+  // Compound access. Each returns true and fills *out when found; false when not found or when the
+  // compound is malformed on the way (then *error, if given, says where and why; it is left ok() for a
+  // plain "not found"). A described compound is looked into through its descriptor.
+  //
+  // Element `index` of a list or array (O(1) for arrays of fixed-width elements, else a skip per
+  // element).
+  bool ElementAt(uint64_t index, EncodedValue* out, DecodeError* error = nullptr) const;
+  // The value of the first map entry whose key is a string or symbol equal to `key`, or a ulong whose
+  // decimal text is `key` (annotation maps may use ulong keys, core part 3, section 3.2.10).
+  bool FindKey(std::string_view key, EncodedValue* out, DecodeError* error = nullptr) const;
+  // The value of the first map entry whose key is the ulong `key`.
+  bool FindULongKey(uint64_t key, EncodedValue* out, DecodeError* error = nullptr) const;
+  // One FieldRef path step: kIndex → ElementAt, kKey → FindKey (string or symbol keys).
+  bool Step(const selector::PathStep& step, EncodedValue* out, DecodeError* error = nullptr) const;
+
+ private:
+  friend class Cursor;
+  friend const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
+                                  EncodedValue* out, DecodeError* error);
+  friend const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p,
+                                    const uint8_t* limit, EncodedValue* out, DecodeError* error);
+
+  const uint8_t* base_ = nullptr;        // start of the buffer (offsets in errors)
+  const uint8_t* begin_ = nullptr;       // first byte of raw()
+  const uint8_t* end_ = nullptr;         // one past the last byte of raw()
+  const uint8_t* data_ = nullptr;        // payload
+  const uint8_t* descriptor_ = nullptr;  // first byte of the descriptor's encoding, if described
+  const uint8_t* element_descriptor_ = nullptr;  // arrays: first byte of the element descriptor
+  uint32_t size_ = 0;                    // payload bytes
+  uint32_t count_ = 0;                   // compound elements
+  uint8_t code_ = 0;
+  uint8_t element_code_ = 0;             // arrays: element format code
+};
+
+// Parses one value — constructor, any descriptor, size/count prefix — at p, bounded by limit,
+// without looking inside compounds. Returns the first byte after the value, or nullptr with *error
+// set (offsets relative to base). Nested descriptors deeper than kMaxDescriptorDepth are an error.
+const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
+                         EncodedValue* out, DecodeError* error);
+// Like ReadValue, for a value whose constructor was already read (array elements): `format_code` is
+// the element constructor's code; p is the first payload byte.
+const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p,
+                           const uint8_t* limit, EncodedValue* out, DecodeError* error);
+
+inline constexpr int kMaxDescriptorDepth = 8;
+
+}  // namespace sift::amqp
+
+#endif  // SIFT_ENGINE_AMQP_ENCODED_VALUE_H_

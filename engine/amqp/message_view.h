@@ -1,0 +1,162 @@
+// MessageView: lazy, zero-copy typed access to one encoded AMQP 1.0 message.
+//
+// The view locates sections only when a field of one is asked for (core part 3, section 3.2: header,
+// delivery-annotations, message-annotations, properties, application-properties, the body — one or
+// more data, one or more amqp-sequence, or one amqp-value — and footer). Section descriptors are
+// accepted as smallulong, ulong or symbol (0x53 0x70, 0x80 ... 0x70, "amqp:header:list"). Locating a
+// section skips the sections before it in O(1) each; reading a field reads its section's bytes from
+// the section start to that field, and nothing else.
+//
+// Values are views into the message bytes (selector::Value's data() points into them), valid while
+// those bytes live. Nothing here allocates. The view is lenient where it can be (sections out of
+// order or repeated are still found: the first occurrence wins) and never fails: a field of a
+// malformed or absent section reads as kMissing, and error() reports the first problem met. Strict
+// checking of a whole message is Validate() in validate.h.
+//
+// A MessageView is cheap to make and to Reset(); it caches what it has located, so it is not safe to
+// share between threads.
+#ifndef SIFT_ENGINE_AMQP_MESSAGE_VIEW_H_
+#define SIFT_ENGINE_AMQP_MESSAGE_VIEW_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "engine/amqp/decode_error.h"
+#include "engine/amqp/encoded_value.h"
+#include "engine/amqp/type_codes.h"
+#include "selector/value.h"
+
+namespace sift::amqp {
+
+// Fields of the header section, in list order (core part 3, section 3.2.1).
+enum class HeaderField : uint8_t {
+  kDurable = 0,        // boolean, default false
+  kPriority = 1,       // ubyte, default 4
+  kTtl = 2,            // uint (milliseconds), no default
+  kFirstAcquirer = 3,  // boolean, default false
+  kDeliveryCount = 4,  // uint, default 0
+};
+inline constexpr int kHeaderFieldCount = 5;
+
+// Fields of the properties section, in list order (core part 3, section 3.2.4).
+enum class PropertiesField : uint8_t {
+  kMessageId = 0,           // ulong, uuid, binary or string
+  kUserId = 1,              // binary
+  kTo = 2,                  // string (address)
+  kSubject = 3,             // string
+  kReplyTo = 4,             // string (address)
+  kCorrelationId = 5,       // ulong, uuid, binary or string
+  kContentType = 6,         // symbol
+  kContentEncoding = 7,     // symbol
+  kAbsoluteExpiryTime = 8,  // timestamp
+  kCreationTime = 9,        // timestamp
+  kGroupId = 10,            // string
+  kGroupSequence = 11,      // uint (sequence-no)
+  kReplyToGroupId = 12,     // string
+};
+inline constexpr int kPropertiesFieldCount = 13;
+
+// The field's name as the spec writes it ("delivery-count", "reply-to-group-id").
+std::string_view HeaderFieldName(HeaderField field);
+std::string_view PropertiesFieldName(PropertiesField field);
+// Field by spec name; false for an unknown name.
+bool HeaderFieldFromName(std::string_view name, HeaderField* out);
+bool PropertiesFieldFromName(std::string_view name, PropertiesField* out);
+
+enum class BodyKind : uint8_t { kNone, kData, kAmqpSequence, kAmqpValue };
+
+class MessageView {
+ public:
+  MessageView() = default;
+  // A view over `message`, which must outlive the view and every value read from it.
+  explicit MessageView(std::span<const uint8_t> message) { Reset(message); }
+
+  // Points the view at another message, forgetting everything located so far. Never allocates.
+  void Reset(std::span<const uint8_t> message);
+
+  std::span<const uint8_t> bytes() const { return {begin_, static_cast<size_t>(end_ - begin_)}; }
+
+  // The first problem met so far by any read through this view (ok() if none). A read that meets a
+  // problem returns kMissing / false; reads of other sections go on working where they can.
+  const DecodeError& error() const { return error_; }
+
+  // ---- Sections ----
+  // True and *value set to the section's value (its descriptor dropped) when the message has that
+  // section; for data and amqp-sequence, the first one.
+  bool FindSection(SectionKind kind, EncodedValue* value) const;
+  bool HasSection(SectionKind kind) const;
+
+  // ---- Header (core part 3, section 3.2.1) ----
+  // The field's value, or its AMQP default when the header or the field is absent or null (durable
+  // false, priority 4, first-acquirer false, delivery-count 0; ttl has none: kMissing). kMissing also
+  // when the header is malformed or the field has the wrong type.
+  selector::Value Header(HeaderField field) const;
+  bool durable() const;
+  uint8_t priority() const;
+  // False when the message has no ttl.
+  bool ttl(uint32_t* milliseconds) const;
+  bool first_acquirer() const;
+  uint32_t delivery_count() const;
+
+  // ---- Properties (core part 3, section 3.2.4) ----
+  // The field's value; kMissing when absent (no properties, a list too short, or null), malformed or
+  // of the wrong type.
+  selector::Value Property(PropertiesField field) const;
+
+  // ---- Application properties (core part 3, section 3.2.5) ----
+  // The value under string key `key` (a symbol key is matched too); kMissing when absent. Compound
+  // values (not allowed by the spec, but readable) come back as kList/kMap/kArray.
+  selector::Value ApplicationProperty(std::string_view key) const;
+  bool FindApplicationProperty(std::string_view key, EncodedValue* value) const;
+
+  // ---- Annotations and footer (core part 3, sections 3.2.2, 3.2.3, 3.2.10) ----
+  // The value under symbol key `key`, or under the ulong key whose decimal text is `key`.
+  selector::Value MessageAnnotation(std::string_view key) const;
+  selector::Value DeliveryAnnotation(std::string_view key) const;
+  selector::Value FooterEntry(std::string_view key) const;
+  // The value under ulong key `key`.
+  selector::Value MessageAnnotation(uint64_t key) const;
+  selector::Value DeliveryAnnotation(uint64_t key) const;
+  selector::Value FooterEntry(uint64_t key) const;
+  // Same, for any map section (delivery/message annotations, application properties, footer), as an
+  // EncodedValue to descend into.
+  bool FindMapEntry(SectionKind map_section, std::string_view key, EncodedValue* value) const;
+  bool FindMapEntry(SectionKind map_section, uint64_t key, EncodedValue* value) const;
+
+  // ---- Body (core part 3, sections 3.2.6 - 3.2.8) ----
+  // The kind of the first body section; kNone without one.
+  BodyKind body_kind() const;
+  // How many body sections of that kind follow one another (data and amqp-sequence may repeat).
+  uint32_t body_section_count() const;
+  // The i-th body section's value: binary for data, list for amqp-sequence, any for amqp-value.
+  bool BodySection(uint32_t index, EncodedValue* value) const;
+  // The content of the first data section (empty when there is none).
+  std::span<const uint8_t> data() const;
+  // The encoded bytes of all body sections, descriptors included ([first body start, last body end)).
+  std::span<const uint8_t> body_bytes() const;
+
+ private:
+  // Locates sections up to and including the first of `kind` (or to the end); false at the end.
+  bool Locate(SectionKind kind) const;
+  selector::Value MapValue(SectionKind kind, std::string_view key) const;
+  selector::Value MapValue(SectionKind kind, uint64_t key) const;
+  bool ListField(SectionKind kind, uint32_t index, EncodedValue* value) const;
+  void Fail(const DecodeError& error) const;
+
+  const uint8_t* begin_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  // Lazily located sections: offset of each section's value (descriptor dropped), or kAbsent.
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+  mutable EncodedValue sections_[kSectionKindCount];
+  mutable const uint8_t* scan_ = nullptr;   // next top-level byte not yet looked at
+  mutable bool scan_done_ = false;          // every section located (or the scan met an error)
+  mutable SectionKind body_kind_ = SectionKind::kData;
+  mutable uint32_t body_count_ = 0;         // body sections of body_kind_ in a row
+  mutable const uint8_t* body_end_ = nullptr;
+  mutable DecodeError error_;
+};
+
+}  // namespace sift::amqp
+
+#endif  // SIFT_ENGINE_AMQP_MESSAGE_VIEW_H_

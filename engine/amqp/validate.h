@@ -1,0 +1,41 @@
+// Strict validation of one encoded AMQP 1.0 message, used before a message is stored.
+//
+// A message is well formed if and only if (core part 3, section 3.2; core part 1, section 1.6):
+// - it is a non-empty sequence of described sections with known descriptors (smallulong, ulong or
+//   symbol), and nothing else: no trailing bytes;
+// - sections come in spec order (header, delivery-annotations, message-annotations, properties,
+//   application-properties, body, footer), each at most once, the body being one or more data, or one
+//   or more amqp-sequence, or exactly one amqp-value (a message may have no body);
+// - every value parses completely: every format code is valid, every size prefix fits the bytes left,
+//   a compound's count fits its size and its elements fill its size exactly, a map has an even count,
+//   an array's elements all match its single element constructor, a boolean (0x56) is 0 or 1, a char
+//   is a Unicode scalar value, a str8/str32 is valid UTF-8 (checked because the selector compares
+//   strings by code point), a sym8/sym32 is 7-bit ASCII; nesting is at most kMaxNestingDepth deep;
+// - each section's value has its type: header and properties are lists whose fields have their spec
+//   types (or null), delivery/message annotations and footer are maps keyed by symbols or ulongs,
+//   application-properties is a map with string keys and simple values (no list, map or array,
+//   core part 3, section 3.2.5), data is binary, amqp-sequence is a list.
+// The first violation is returned as a DecodeError naming the byte offset and the reason.
+#ifndef SIFT_ENGINE_AMQP_VALIDATE_H_
+#define SIFT_ENGINE_AMQP_VALIDATE_H_
+
+#include <cstdint>
+#include <span>
+
+#include "engine/amqp/decode_error.h"
+
+namespace sift::amqp {
+
+// How deep lists / maps / arrays / described values may nest (the sections themselves are depth 0).
+inline constexpr int kMaxNestingDepth = 100;
+
+// ok() when `message` is well formed; else the first violation. Never allocates.
+DecodeError Validate(std::span<const uint8_t> message);
+
+// Checks that `bytes` hold exactly one complete, well-formed AMQP value (any type, nested values
+// checked as above). For values outside messages (e.g. a filter's described value).
+DecodeError ValidateValue(std::span<const uint8_t> bytes);
+
+}  // namespace sift::amqp
+
+#endif  // SIFT_ENGINE_AMQP_VALIDATE_H_
