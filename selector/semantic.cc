@@ -1,0 +1,248 @@
+// Semantic checks (see semantic.h).
+#include "selector/semantic.h"
+
+#include <string>
+
+#include "selector/date_time.h"
+
+namespace sift::selector {
+namespace {
+
+StaticType LiteralType(const Value& v) {
+  switch (v.type) {
+    case ValueType::kBoolean: return StaticType::kBoolean;
+    case ValueType::kString:
+    case ValueType::kSymbol: return StaticType::kString;
+    case ValueType::kBinary: return StaticType::kBinary;
+    case ValueType::kTimestamp: return StaticType::kTimestamp;
+    case ValueType::kByte:
+    case ValueType::kShort:
+    case ValueType::kInt:
+    case ValueType::kLong:
+    case ValueType::kUByte:
+    case ValueType::kUShort:
+    case ValueType::kUInt:
+    case ValueType::kULong:
+    case ValueType::kFloat:
+    case ValueType::kDouble:
+    case ValueType::kDecimal32:
+    case ValueType::kDecimal64:
+    case ValueType::kDecimal128: return StaticType::kNumeric;
+    default: return StaticType::kOther;
+  }
+}
+
+std::string_view StaticTypeName(StaticType t) {
+  switch (t) {
+    case StaticType::kAny: return "any";
+    case StaticType::kBoolean: return "a boolean";
+    case StaticType::kNumeric: return "a number";
+    case StaticType::kString: return "a string";
+    case StaticType::kTimestamp: return "a timestamp";
+    case StaticType::kBinary: return "a binary";
+    case StaticType::kOther: return "a value";
+  }
+  return "?";
+}
+
+bool IsIntegerLiteral(const Node& n) {
+  return n.kind == NodeKind::kLiteral &&
+         (n.value.type == ValueType::kLong || n.value.type == ValueType::kULong);
+}
+
+class Checker {
+ public:
+  Checker(std::string_view text, const Ast& ast, Error* error) : text_(text), ast_(ast), error_(error) {}
+
+  bool Fail(uint32_t node, ErrorCode code, std::string message) {
+    const Node& n = ast_.nodes[node];
+    error_->code = code;
+    error_->position = n.position;
+    error_->token = std::string(text_.substr(n.position, n.length));
+    error_->message = std::move(message);
+    return false;
+  }
+
+  bool NeedCondition(uint32_t node, std::string_view where) {
+    StaticType t = StaticTypeOf(ast_, node);
+    if (t == StaticType::kBoolean || t == StaticType::kAny) return true;
+    return Fail(node, ErrorCode::kTypeMismatch,
+                std::string(where) + " needs a condition, found " + std::string(StaticTypeName(t)));
+  }
+
+  bool NeedNumeric(uint32_t node, std::string_view op) {
+    StaticType t = StaticTypeOf(ast_, node);
+    if (t == StaticType::kNumeric || t == StaticType::kTimestamp || t == StaticType::kAny) return true;
+    std::string message = "operator ";
+    message += op;
+    message += " needs a number, found ";
+    message += StaticTypeName(t);
+    return Fail(node, ErrorCode::kTypeMismatch, std::move(message));
+  }
+
+  bool NeedString(uint32_t node, std::string_view fn) {
+    StaticType t = StaticTypeOf(ast_, node);
+    if (t == StaticType::kString || t == StaticType::kAny) return true;
+    return Fail(node, ErrorCode::kTypeMismatch,
+                std::string(fn) + " needs a string, found " + std::string(StaticTypeName(t)));
+  }
+
+  bool NeedInteger(uint32_t node, std::string_view fn) {
+    const Node& n = ast_.nodes[node];
+    StaticType t = StaticTypeOf(ast_, node);
+    bool ok = t == StaticType::kAny || (t == StaticType::kNumeric && (n.kind != NodeKind::kLiteral || IsIntegerLiteral(n)));
+    if (ok) return true;
+    return Fail(node, ErrorCode::kTypeMismatch,
+                std::string(fn) + " needs an integer, found " + std::string(StaticTypeName(t)));
+  }
+
+  bool Check(uint32_t index) {
+    const Node& n = ast_.nodes[index];
+    for (uint32_t c : n.children) {
+      if (!Check(c)) return false;
+    }
+    switch (n.kind) {
+      case NodeKind::kLiteral:
+      case NodeKind::kField:
+      case NodeKind::kExists:
+      case NodeKind::kIsNull:
+      case NodeKind::kIn:
+      case NodeKind::kBetween:
+        return true;
+      case NodeKind::kLike: {
+        StaticType t = StaticTypeOf(ast_, n.children[0]);
+        if (t == StaticType::kString || t == StaticType::kAny) return true;
+        return Fail(n.children[0], ErrorCode::kTypeMismatch,
+                    "LIKE needs a string operand, found " + std::string(StaticTypeName(t)));
+      }
+      case NodeKind::kUnary:
+        if (n.op == Op::kNot) return NeedCondition(n.children[0], "NOT");
+        return NeedNumeric(n.children[0], OpName(n.op) == "NEG" ? "-" : "+");
+      case NodeKind::kBinary:
+        switch (n.op) {
+          case Op::kAnd:
+          case Op::kOr:
+            for (uint32_t c : n.children) {
+              if (!NeedCondition(c, OpName(n.op))) return false;
+            }
+            return true;
+          case Op::kEq:
+          case Op::kNe:
+          case Op::kLt:
+          case Op::kLe:
+          case Op::kGt:
+          case Op::kGe:
+            return true;
+          case Op::kAdd: {
+            StaticType a = StaticTypeOf(ast_, n.children[0]);
+            StaticType b = StaticTypeOf(ast_, n.children[1]);
+            for (int i = 0; i < 2; ++i) {
+              StaticType t = i == 0 ? a : b;
+              if (t == StaticType::kBoolean || t == StaticType::kBinary || t == StaticType::kOther) {
+                return Fail(n.children[i], ErrorCode::kTypeMismatch,
+                            "'+' needs numbers or strings, found " + std::string(StaticTypeName(t)));
+              }
+            }
+            bool a_num = a == StaticType::kNumeric || a == StaticType::kTimestamp;
+            bool b_num = b == StaticType::kNumeric || b == StaticType::kTimestamp;
+            if ((a == StaticType::kString && b_num) || (a_num && b == StaticType::kString)) {
+              return Fail(index, ErrorCode::kTypeMismatch,
+                          "'+' cannot add a number and a string (concatenation needs two strings)");
+            }
+            return true;
+          }
+          default:
+            return NeedNumeric(n.children[0], OpName(n.op)) && NeedNumeric(n.children[1], OpName(n.op));
+        }
+      case NodeKind::kFunction:
+        switch (n.function) {
+          case Function::kLower:
+          case Function::kUpper:
+            return NeedString(n.children[0], FunctionName(n.function));
+          case Function::kLeft:
+          case Function::kRight:
+            return NeedString(n.children[0], FunctionName(n.function)) &&
+                   NeedInteger(n.children[1], FunctionName(n.function));
+          case Function::kSubstring:
+            if (!NeedString(n.children[0], "SUBSTRING") || !NeedInteger(n.children[1], "SUBSTRING")) return false;
+            return n.children.size() < 3 || NeedInteger(n.children[2], "SUBSTRING");
+          case Function::kDate: {
+            if (!NeedString(n.children[0], "DATE")) return false;
+            const Node& arg = ast_.nodes[n.children[0]];
+            int64_t ms;
+            if (arg.kind == NodeKind::kLiteral && !ParseIsoDateTime(arg.value.bytes(), &ms)) {
+              return Fail(n.children[0], ErrorCode::kInvalidDate,
+                          "DATE needs an ISO 8601 date-time such as '2024-05-01T12:00:00Z', found " +
+                              std::string(text_.substr(arg.position, arg.length)));
+            }
+            return true;
+          }
+          default:
+            return true;
+        }
+    }
+    return true;
+  }
+
+ private:
+  std::string_view text_;
+  const Ast& ast_;
+  Error* error_;
+};
+
+}  // namespace
+
+StaticType StaticTypeOf(const Ast& ast, uint32_t index) {
+  const Node& n = ast.nodes[index];
+  switch (n.kind) {
+    case NodeKind::kLiteral: return LiteralType(n.value);
+    case NodeKind::kField: return StaticType::kAny;
+    case NodeKind::kLike:
+    case NodeKind::kIn:
+    case NodeKind::kBetween:
+    case NodeKind::kIsNull:
+    case NodeKind::kExists: return StaticType::kBoolean;
+    case NodeKind::kUnary:
+      if (n.op == Op::kNot) return StaticType::kBoolean;
+      return StaticTypeOf(ast, n.children[0]) == StaticType::kNumeric ? StaticType::kNumeric : StaticType::kAny;
+    case NodeKind::kBinary:
+      switch (n.op) {
+        case Op::kAnd:
+        case Op::kOr:
+        case Op::kEq:
+        case Op::kNe:
+        case Op::kLt:
+        case Op::kLe:
+        case Op::kGt:
+        case Op::kGe: return StaticType::kBoolean;
+        case Op::kAdd: {
+          StaticType a = StaticTypeOf(ast, n.children[0]);
+          StaticType b = StaticTypeOf(ast, n.children[1]);
+          if (a == StaticType::kString && b == StaticType::kString) return StaticType::kString;
+          if (a == StaticType::kString || b == StaticType::kString) return StaticType::kString;
+          if (a == StaticType::kAny || b == StaticType::kAny) return StaticType::kAny;
+          return StaticType::kNumeric;
+        }
+        default: {
+          return StaticType::kNumeric;
+        }
+      }
+    case NodeKind::kFunction:
+      switch (n.function) {
+        case Function::kUtc:
+        case Function::kDate: return StaticType::kTimestamp;
+        case Function::kJmsRedelivered: return StaticType::kBoolean;
+        case Function::kJmsTime: return StaticType::kNumeric;
+        default: return StaticType::kString;
+      }
+  }
+  return StaticType::kAny;
+}
+
+bool CheckSemantics(std::string_view text, const Ast& ast, Error* error) {
+  Checker checker(text, ast, error);
+  if (!checker.Check(ast.root)) return false;
+  return checker.NeedCondition(ast.root, "a selector");
+}
+
+}  // namespace sift::selector

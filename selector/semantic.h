@@ -1,0 +1,29 @@
+// Semantic checks on a parsed expression: constructs that are wrong for every message.
+//
+// Each node gets a static type (what it can evaluate to whatever the message holds). A field can hold
+// anything, so checks only fire where a constant or an operator result can never be valid: a
+// non-boolean where a condition is required, arithmetic on strings / booleans / binaries, a function
+// argument of the wrong constant type, DATE() of a constant that is not a date-time, a LIKE operand
+// that can never be a string. These are compile errors with the offending node's position
+// (LANGUAGE.md, "Evaluation": wrong for every message = compile error).
+#ifndef SIFT_SELECTOR_SEMANTIC_H_
+#define SIFT_SELECTOR_SEMANTIC_H_
+
+#include <string_view>
+
+#include "selector/ast.h"
+#include "selector/error.h"
+
+namespace sift::selector {
+
+enum class StaticType : uint8_t { kAny, kBoolean, kNumeric, kString, kTimestamp, kBinary, kOther };
+
+// Checks the whole tree; on failure fills *error (position, token from `text`) and returns false.
+bool CheckSemantics(std::string_view text, const Ast& ast, Error* error);
+
+// The static type of a node (valid for any tree CheckSemantics accepted).
+StaticType StaticTypeOf(const Ast& ast, uint32_t node);
+
+}  // namespace sift::selector
+
+#endif  // SIFT_SELECTOR_SEMANTIC_H_
