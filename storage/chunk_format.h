@@ -1,0 +1,70 @@
+// The chunk format: how a run of consecutive messages of one stream is laid out in one RocksDB value
+// (docs/store-format.md, "Chunk format"). Private to storage/.
+//
+//   header (48 bytes, little-endian):
+//     0  magic u32 = 0x43544653 ("SFTC")     4  version u8 = 1      5  flags u8 = 0
+//     6  header size u16 = 48                8  count u32 (>= 1)   12  payload bytes u32
+//    16  first offset u64                   24  first timestamp i64 (ms since the Unix epoch)
+//    32  last timestamp i64                 40  CRC32C of the payload
+//    44  CRC32C of header bytes 0..43
+//   payload: `count` records, each varint64 (timestamp - first timestamp), varint32 length, bytes.
+//
+// Invariants checked by DecodeChunk/ChunkRecords: both checksums match, the payload is exactly
+// `count` well-formed records, timestamps are non-decreasing, the last record's timestamp is the
+// header's last timestamp. A value that fails any check is Corruption, never a crash or an
+// out-of-range read.
+#ifndef SIFT_STORAGE_CHUNK_FORMAT_H_
+#define SIFT_STORAGE_CHUNK_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sift::storage {
+
+inline constexpr uint32_t kChunkMagic = 0x43544653u;
+inline constexpr uint8_t kChunkVersion = 1;
+inline constexpr size_t kChunkHeaderSize = 48;
+
+struct ChunkHeader {
+  uint32_t count = 0;
+  uint32_t payload_bytes = 0;
+  uint64_t first_offset = 0;
+  int64_t first_timestamp_ms = 0;
+  int64_t last_timestamp_ms = 0;
+  uint32_t payload_crc = 0;
+};
+
+// Builds one chunk value. Reuse one builder: Reset keeps its buffer.
+class ChunkBuilder {
+ public:
+  void Reset(uint64_t first_offset, int64_t first_timestamp_ms);
+  // Appends one record; `timestamp_ms` must be >= the previous one and >= the first timestamp.
+  void Add(int64_t timestamp_ms, std::string_view message);
+  uint32_t count() const { return count_; }
+  size_t payload_bytes() const { return buffer_.size() - kChunkHeaderSize; }
+  // Fills in the header and returns the finished value (valid until the next Reset).
+  std::string_view Finish();
+
+  // The bytes one more record of `message_size` bytes would add to the payload.
+  static size_t RecordSize(int64_t timestamp_delta, size_t message_size);
+
+ private:
+  std::string buffer_;
+  uint64_t first_offset_ = 0;
+  int64_t first_ts_ = 0;
+  int64_t last_ts_ = 0;
+  uint32_t count_ = 0;
+};
+
+// Checks the header (magic, version, size, header CRC) and, if verify_payload, the payload CRC.
+// On failure returns false and sets *why to a short reason ("bad magic", "payload checksum mismatch").
+bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* header, const char** why);
+
+// Reads one record at *p (within [*p, limit)); advances *p. Returns false on a malformed record.
+bool ReadRecord(const char** p, const char* limit, int64_t* timestamp_delta, std::string_view* data);
+
+}  // namespace sift::storage
+
+#endif  // SIFT_STORAGE_CHUNK_FORMAT_H_

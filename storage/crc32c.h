@@ -1,0 +1,27 @@
+// CRC32C (Castagnoli polynomial 0x1EDC6F41, reflected 0x82F63B78), the checksum of chunk headers and
+// payloads (docs/store-format.md). Uses the SSE4.2 crc32 instruction when the CPU has it (checked once
+// per call site through a function pointer chosen at startup) and a slicing-by-8 table otherwise; both
+// give identical results. RocksDB's own crc32c is not in its public headers (only a file-checksum
+// factory is), so storage carries its own.
+#ifndef SIFT_STORAGE_CRC32C_H_
+#define SIFT_STORAGE_CRC32C_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sift::storage::crc32c {
+
+// Extends `crc` (the CRC32C of some preceding bytes; 0 for none) with `n` bytes at `data`.
+uint32_t Extend(uint32_t crc, const void* data, size_t n);
+
+inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }
+
+// The portable table implementation, exposed so tests can compare it with the hardware one.
+uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n);
+
+// True if Extend uses the SSE4.2 instruction on this machine.
+bool IsHardwareAccelerated();
+
+}  // namespace sift::storage::crc32c
+
+#endif  // SIFT_STORAGE_CRC32C_H_

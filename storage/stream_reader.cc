@@ -1,0 +1,257 @@
+// ChunkReader: the StreamReader over one stream's chunks (see stream_reader.h for the contract).
+//
+// The reader keeps one RocksDB iterator bounded to the stream's chunk keys. Entering a chunk verifies
+// its header and payload checksums, then records are decoded in place from the iterator's value, which
+// RocksDB keeps pinned (block cache handle or memtable) until the iterator moves: record views are
+// therefore valid until the reader leaves the chunk. Tailing: when the iterator runs out and the
+// stream's next offset (read lock-free) is past the reader's position, a fresh iterator is positioned
+// at the chunk holding the position.
+#include <fmt/format.h>
+#include <rocksdb/db.h>
+
+#include <limits>
+
+#include "storage/chunk_format.h"
+#include "storage/key_layout.h"
+#include "storage/stream_reader_impl.h"
+#include "storage/stream_store_impl.h"
+
+namespace sift::storage {
+namespace {
+
+class ChunkReader final : public StreamReader {
+ public:
+  ChunkReader(StreamStore::Impl* store, std::shared_ptr<StreamState> stream, const ReaderOptions& options)
+      : store_(store),
+        stream_(std::move(stream)),
+        options_(options),
+        lower_(keys::StreamBegin(keys::kChunkPrefix, stream_->id)),
+        upper_(keys::StreamEnd(keys::kChunkPrefix, stream_->id)),
+        lower_slice_(lower_),
+        upper_slice_(upper_) {
+    read_options_.iterate_lower_bound = &lower_slice_;
+    read_options_.iterate_upper_bound = &upper_slice_;
+    read_options_.readahead_size = options_.readahead_bytes;
+    read_options_.fill_cache = options_.fill_cache;
+    read_options_.verify_checksums = true;
+  }
+
+  Status SeekToFirst() override {
+    uint64_t first, next;
+    store_->StreamBounds(*stream_, &first, &next);
+    return Position(first);
+  }
+  Status Seek(uint64_t offset) override { return Position(offset); }
+  Status SeekToTimestamp(int64_t timestamp_ms) override {
+    uint64_t first;
+    if (!store_->ChunkForTimestamp(*stream_, timestamp_ms, &first)) return SeekToEnd();
+    Status s = Position(first);
+    min_timestamp_ = timestamp_ms;
+    return s;
+  }
+  Status SeekToLast() override {
+    uint64_t first, next;
+    store_->StreamBounds(*stream_, &first, &next);
+    return Position(next > first ? next - 1 : next);
+  }
+  Status SeekToEnd() override {
+    uint64_t first, next;
+    store_->StreamBounds(*stream_, &first, &next);
+    return Position(next);
+  }
+
+  bool Next(Record* record) override {
+    for (;;) {
+      if (!status_.ok()) return false;
+      if (in_chunk_) {
+        while (remaining_ > 0) {
+          int64_t delta;
+          std::string_view data;
+          if (!ReadRecord(&p_, limit_, &delta, &data)) {
+            ChunkDamaged(chunk_.first_offset, chunk_.first_offset + chunk_.count,
+                         fmt::format("malformed record at offset {}", record_offset_));
+            break;
+          }
+          --remaining_;
+          const uint64_t offset = record_offset_++;
+          const int64_t ts = chunk_.first_timestamp_ms + delta;
+          if (offset < position_ || ts < min_timestamp_) continue;
+          record->offset = offset;
+          record->timestamp_ms = ts;
+          record->data = data;
+          record->chunk_start = !delivered_in_chunk_;
+          delivered_in_chunk_ = true;
+          position_ = offset + 1;
+          min_timestamp_ = std::numeric_limits<int64_t>::min();
+          return true;
+        }
+        if (!status_.ok()) return false;
+        if (!in_chunk_) continue;  // skipped as damaged
+        if (p_ != limit_) {
+          ChunkDamaged(chunk_.first_offset, chunk_.first_offset + chunk_.count, "bytes after the last record");
+          continue;
+        }
+        in_chunk_ = false;
+        it_->Next();
+      }
+      if (!EnterChunk()) return false;
+    }
+  }
+
+  void SkipChunk() override {
+    if (!in_chunk_) return;
+    remaining_ = 0;
+    p_ = limit_;
+    position_ = std::max(position_, chunk_.first_offset + chunk_.count);
+  }
+
+  const Status& status() const override { return status_; }
+  const ChunkInfo& current_chunk() const override { return chunk_; }
+  uint64_t position() const override { return position_; }
+  uint64_t chunks_visited() const override { return visited_; }
+  uint64_t chunks_skipped() const override { return skipped_; }
+  const Status& last_skipped() const override { return last_skipped_; }
+
+ private:
+  // Positions a fresh iterator at the chunk holding `offset`, or the first chunk after it.
+  Status Position(uint64_t offset) {
+    status_ = Status::OK();
+    in_chunk_ = false;
+    position_ = offset;
+    min_timestamp_ = std::numeric_limits<int64_t>::min();
+    if (stream_->deleted.load()) {
+      it_.reset();
+      return status_ = Status::NotFound(fmt::format("stream '{}' was deleted", stream_->name));
+    }
+    SeekIterator();
+    return status_;
+  }
+
+  void SeekIterator() {
+    it_.reset(store_->db()->NewIterator(read_options_));
+    it_->SeekForPrev(keys::ChunkKey(stream_->id, position_));
+    if (!it_->Valid() && it_->status().ok()) it_->SeekToFirst();
+    if (!it_->status().ok()) {
+      status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': seek to offset {}", stream_->name, position_));
+    }
+  }
+
+  // Moves to the next chunk that holds offsets >= position_, verifies it and prepares its records.
+  // Returns false at the end (status_ ok) or on error (status_ set).
+  bool EnterChunk() {
+    bool refreshed = false;
+    for (;;) {
+      if (!it_->Valid()) {
+        if (!it_->status().ok()) {
+          status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': read at offset {}", stream_->name, position_));
+          return false;
+        }
+        if (!options_.tailing || refreshed || stream_->deleted.load() || stream_->next_offset.load() <= position_) return false;
+        SeekIterator();
+        if (!status_.ok()) return false;
+        refreshed = true;
+        continue;
+      }
+      const rocksdb::Slice key = it_->key();
+      const rocksdb::Slice value = it_->value();
+      uint64_t first = 0;
+      if (!keys::ParseOffsetKey(std::string_view(key.data(), key.size()), keys::kChunkPrefix, stream_->id, &first)) {
+        status_ = Status::Corruption(fmt::format("stream '{}': malformed chunk key of {} bytes after offset {}", stream_->name,
+                                                 key.size(), position_));
+        return false;
+      }
+      ChunkHeader h;
+      const char* why = nullptr;
+      ++visited_;
+      bool ok = DecodeChunk(std::string_view(value.data(), value.size()), /*verify_payload=*/true, &h, &why);
+      if (ok && h.first_offset != first) {
+        ok = false;
+        why = "header first offset differs from the key";
+      }
+      if (!ok) {
+        // The header cannot be trusted: the offset range is from this key to the next chunk's key.
+        it_->Next();
+        uint64_t end = stream_->next_offset.load();
+        if (it_->Valid()) {
+          uint64_t next_first;
+          if (keys::ParseOffsetKey(std::string_view(it_->key().data(), it_->key().size()), keys::kChunkPrefix, stream_->id,
+                                   &next_first)) {
+            end = next_first;
+          }
+        }
+        if (end <= first) end = first + 1;
+        if (!ChunkDamaged(first, end, why)) return false;
+        continue;
+      }
+      if (h.first_offset + h.count <= position_) {
+        it_->Next();
+        continue;
+      }
+      chunk_.first_offset = h.first_offset;
+      chunk_.count = h.count;
+      chunk_.first_timestamp_ms = h.first_timestamp_ms;
+      chunk_.last_timestamp_ms = h.last_timestamp_ms;
+      chunk_.bytes = static_cast<uint32_t>(value.size());
+      p_ = value.data() + kChunkHeaderSize;
+      limit_ = p_ + h.payload_bytes;
+      remaining_ = h.count;
+      record_offset_ = h.first_offset;
+      delivered_in_chunk_ = false;
+      in_chunk_ = true;
+      return true;
+    }
+  }
+
+  // Handles a damaged chunk covering offsets [first, end): under kStop sets status_ and returns false;
+  // under kSkip counts it, moves the position past it and returns true. The iterator must already be
+  // past the chunk (or the caller leaves the chunk through in_chunk_ = false then Next()).
+  bool ChunkDamaged(uint64_t first, uint64_t end, std::string_view why) {
+    Status c = Status::Corruption(fmt::format("stream '{}': chunk at offset {} (offsets {}..{}): {}", stream_->name, first,
+                                              first, end - 1, why));
+    if (in_chunk_) {
+      // Found while decoding records: leave the chunk.
+      in_chunk_ = false;
+      remaining_ = 0;
+      it_->Next();
+    }
+    if (options_.on_corruption == CorruptionPolicy::kStop) {
+      status_ = std::move(c);
+      return false;
+    }
+    ++skipped_;
+    last_skipped_ = std::move(c);
+    position_ = std::max(position_, end);
+    return true;
+  }
+
+  StreamStore::Impl* const store_;
+  const std::shared_ptr<StreamState> stream_;
+  const ReaderOptions options_;
+  const std::string lower_, upper_;
+  const rocksdb::Slice lower_slice_, upper_slice_;
+  rocksdb::ReadOptions read_options_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+
+  Status status_;
+  Status last_skipped_;
+  ChunkInfo chunk_;
+  bool in_chunk_ = false;
+  bool delivered_in_chunk_ = false;
+  const char* p_ = nullptr;
+  const char* limit_ = nullptr;
+  uint32_t remaining_ = 0;
+  uint64_t record_offset_ = 0;  // offset of the record at p_
+  uint64_t position_ = 0;       // next offset to deliver
+  int64_t min_timestamp_ = std::numeric_limits<int64_t>::min();
+  uint64_t visited_ = 0;
+  uint64_t skipped_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamReader> NewChunkReader(StreamStore::Impl* store, std::shared_ptr<StreamState> stream,
+                                             const ReaderOptions& options) {
+  return std::make_unique<ChunkReader>(store, std::move(stream), options);
+}
+
+}  // namespace sift::storage

@@ -1,0 +1,677 @@
+// StreamStore: opening and recovery, stream metadata, group-commit appends and retention.
+// Formats and the recovery rule are specified in docs/store-format.md; locking in stream_store_impl.h.
+#include "storage/stream_store.h"
+
+#include <fmt/format.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "storage/chunk_format.h"
+#include "storage/crc32c.h"
+#include "storage/key_layout.h"
+#include "storage/stream_reader_impl.h"
+#include "storage/stream_store_impl.h"
+
+namespace sift::storage {
+namespace {
+
+constexpr uint32_t kStoreFormatVersion = 1;
+constexpr uint8_t kStreamRecordVersion = 1;
+constexpr size_t kStreamRecordSize = 1 + 4 + 8 + 8 + 8 + 4;
+constexpr size_t kIndexEntrySize = 4 + 4 + 8 + 8 + 4;
+constexpr size_t kMaxGroupBytes = 64u << 20;  // one leader writes at most this much per group
+
+void PutLE(std::string* out, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) {
+    out->push_back(static_cast<char>(v & 0xff));
+    v >>= 8;
+  }
+}
+uint64_t GetLE(const char* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+std::string EncodeIndexEntry(const ChunkMeta& m) {
+  std::string v;
+  v.reserve(kIndexEntrySize);
+  PutLE(&v, m.count, 4);
+  PutLE(&v, m.bytes, 4);
+  PutLE(&v, static_cast<uint64_t>(m.first_timestamp_ms), 8);
+  PutLE(&v, static_cast<uint64_t>(m.last_timestamp_ms), 8);
+  PutLE(&v, crc32c::Value(v.data(), v.size()), 4);
+  return v;
+}
+
+bool DecodeIndexEntry(std::string_view v, uint64_t first_offset, ChunkMeta* m) {
+  if (v.size() != kIndexEntrySize) return false;
+  if (GetLE(v.data() + 24, 4) != crc32c::Value(v.data(), 24)) return false;
+  m->first_offset = first_offset;
+  m->count = static_cast<uint32_t>(GetLE(v.data(), 4));
+  m->bytes = static_cast<uint32_t>(GetLE(v.data() + 4, 4));
+  m->first_timestamp_ms = static_cast<int64_t>(GetLE(v.data() + 8, 8));
+  m->last_timestamp_ms = static_cast<int64_t>(GetLE(v.data() + 16, 8));
+  return m->count > 0;
+}
+
+std::string EncodeStoreRecord(uint32_t next_stream_id) {
+  std::string v;
+  PutLE(&v, kStoreFormatVersion, 4);
+  PutLE(&v, next_stream_id, 4);
+  return v;
+}
+
+std::string EncodeStreamRecordFields(uint32_t id, const RetentionPolicy& retention, uint64_t floor) {
+  std::string v;
+  v.reserve(kStreamRecordSize);
+  PutLE(&v, kStreamRecordVersion, 1);
+  PutLE(&v, id, 4);
+  PutLE(&v, retention.max_bytes, 8);
+  PutLE(&v, static_cast<uint64_t>(retention.max_age_ms), 8);
+  PutLE(&v, floor, 8);
+  PutLE(&v, crc32c::Value(v.data(), v.size()), 4);
+  return v;
+}
+
+Status ValidateStreamName(std::string_view name) {
+  if (name.empty() || name.size() > 255) {
+    return Status::InvalidArgument(fmt::format("stream name must be 1..255 bytes, got {} bytes", name.size()));
+  }
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(
+          fmt::format("stream name has a control character (0x{:02x}) at byte {}", static_cast<unsigned>(c), i));
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateOptions(const StoreOptions& o) {
+  if (o.max_chunk_messages == 0) return Status::InvalidArgument("options: max_chunk_messages must be > 0");
+  if (o.max_chunk_bytes == 0) return Status::InvalidArgument("options: max_chunk_bytes must be > 0");
+  if (o.max_message_bytes == 0) return Status::InvalidArgument("options: max_message_bytes must be > 0");
+  // A chunk value (header + records) must stay below 4 GiB: its sizes are u32.
+  if (uint64_t{o.max_message_bytes} + o.max_chunk_bytes + 64 > std::numeric_limits<uint32_t>::max()) {
+    return Status::InvalidArgument("options: max_message_bytes + max_chunk_bytes must stay below 4 GiB");
+  }
+  if (o.linger.count() < 0) return Status::InvalidArgument("options: linger must not be negative");
+  if (o.write_buffer_bytes < (1u << 16)) return Status::InvalidArgument("options: write_buffer_bytes must be >= 64 KiB");
+  return Status::OK();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// Opening and recovery
+
+Status StreamStore::Impl::FromRocks(const rocksdb::Status& s, std::string_view what) {
+  if (s.ok()) return Status::OK();
+  std::string msg = fmt::format("{}: {}", what, s.ToString());
+  if (s.IsNotFound()) return Status::NotFound(msg);
+  if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(msg);
+  if (s.IsNotSupported()) return Status::NotSupported(msg);
+  if (s.IsIOError() && msg.find("lock") != std::string::npos) return Status::Busy(msg);
+  return Status::IOError(msg);
+}
+
+StreamStore::Impl::~Impl() {
+  if (db_ != nullptr) {
+    rocksdb::Status s = db_->Close();
+    (void)s;  // nothing more to do on close failure: the WAL already holds every acknowledged append
+  }
+}
+
+Status StreamStore::Impl::OpenDb() {
+  rocksdb::Options o;
+  o.create_if_missing = options_.create_if_missing;
+  o.paranoid_checks = true;
+  o.write_buffer_size = options_.write_buffer_bytes;
+  o.max_background_jobs = 2;
+  // Chunks are opaque encoded messages, often already compact; the scan measurements in
+  // docs/store-format.md show no compression scanning fastest (no decompression copy per block).
+  o.compression = rocksdb::kNoCompression;
+  o.keep_log_file_num = 4;
+  rocksdb::BlockBasedTableOptions t;
+  cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes);
+  t.block_cache = cache_;
+  // A chunk value (up to max_chunk_bytes) always fills a block of its own; the block size only shapes
+  // the blocks of index entries and stream records, which are small and read together.
+  t.block_size = 16 * 1024;
+  t.cache_index_and_filter_blocks = false;
+  t.format_version = 5;
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(o, path_, &db);
+  if (!s.ok()) return FromRocks(s, fmt::format("open store '{}'", path_));
+  db_.reset(db);
+  return Status::OK();
+}
+
+Status StreamStore::Impl::Recover() {
+  const rocksdb::ReadOptions ro;
+  std::string value;
+  rocksdb::Status s = db_->Get(ro, keys::kStoreKey, &value);
+  if (s.IsNotFound()) {
+    rocksdb::WriteOptions wo = WriteOpts();
+    s = db_->Put(wo, keys::kStoreKey, EncodeStoreRecord(next_stream_id_));
+    if (!s.ok()) return FromRocks(s, fmt::format("store '{}': write store record", path_));
+  } else if (!s.ok()) {
+    return FromRocks(s, fmt::format("store '{}': read store record", path_));
+  } else {
+    if (value.size() != 8) return Status::Corruption(fmt::format("store '{}': store record has {} bytes, want 8", path_, value.size()));
+    const auto version = static_cast<uint32_t>(GetLE(value.data(), 4));
+    if (version != kStoreFormatVersion) {
+      return Status::NotSupported(fmt::format("store '{}': format version {} (this build reads {})", path_, version, kStoreFormatVersion));
+    }
+    next_stream_id_ = static_cast<uint32_t>(GetLE(value.data() + 4, 4));
+  }
+
+  const std::string stream_begin(1, keys::kStreamPrefix);
+  const std::string stream_end(1, keys::kStreamPrefix + 1);
+  rocksdb::Slice lower(stream_begin), upper(stream_end);
+  rocksdb::ReadOptions sro;
+  sro.iterate_lower_bound = &lower;
+  sro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(sro));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    auto st = std::make_shared<StreamState>();
+    st->name = it->key().ToString().substr(1);
+    const rocksdb::Slice v = it->value();
+    if (v.size() != kStreamRecordSize || GetLE(v.data(), 1) != kStreamRecordVersion ||
+        GetLE(v.data() + kStreamRecordSize - 4, 4) != crc32c::Value(v.data(), kStreamRecordSize - 4)) {
+      return Status::Corruption(fmt::format("store '{}': stream '{}': damaged stream record", path_, st->name));
+    }
+    st->id = static_cast<uint32_t>(GetLE(v.data() + 1, 4));
+    st->retention.max_bytes = GetLE(v.data() + 5, 8);
+    st->retention.max_age_ms = static_cast<int64_t>(GetLE(v.data() + 13, 8));
+    st->floor = GetLE(v.data() + 21, 8);
+    streams_.emplace(st->name, st);
+    next_stream_id_ = std::max(next_stream_id_, st->id + 1);
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), fmt::format("store '{}': read stream records", path_));
+  it.reset();
+
+  for (auto& [name, st] : streams_) {
+    // The chunk index: one small entry per chunk.
+    const std::string ib = keys::StreamBegin(keys::kIndexPrefix, st->id);
+    const std::string ie = keys::StreamEnd(keys::kIndexPrefix, st->id);
+    rocksdb::Slice il(ib), iu(ie);
+    rocksdb::ReadOptions iro;
+    iro.iterate_lower_bound = &il;
+    iro.iterate_upper_bound = &iu;
+    std::unique_ptr<rocksdb::Iterator> ii(db_->NewIterator(iro));
+    uint64_t index_end = 0;
+    for (ii->SeekToFirst(); ii->Valid(); ii->Next()) {
+      uint64_t first = 0;
+      ChunkMeta m;
+      if (!keys::ParseOffsetKey(std::string_view(ii->key().data(), ii->key().size()), keys::kIndexPrefix, st->id, &first) ||
+          !DecodeIndexEntry(std::string_view(ii->value().data(), ii->value().size()), first, &m) || first < index_end) {
+        return Status::Corruption(fmt::format("store '{}': stream '{}': damaged chunk index entry near offset {}",
+                                              path_, name, index_end));
+      }
+      st->chunks.push_back(m);
+      st->bytes += m.bytes;
+      index_end = m.first_offset + m.count;
+    }
+    if (!ii->status().ok()) return FromRocks(ii->status(), fmt::format("store '{}': stream '{}': read chunk index", path_, name));
+
+    // The recovery rule: next offset = last chunk's first offset + count (never below the floor).
+    uint64_t chunk_end = 0;
+    const std::string cb = keys::StreamBegin(keys::kChunkPrefix, st->id);
+    const std::string ce = keys::StreamEnd(keys::kChunkPrefix, st->id);
+    rocksdb::Slice cl(cb), cu(ce);
+    rocksdb::ReadOptions cro;
+    cro.iterate_lower_bound = &cl;
+    cro.iterate_upper_bound = &cu;
+    cro.fill_cache = false;
+    std::unique_ptr<rocksdb::Iterator> ci(db_->NewIterator(cro));
+    ci->SeekToLast();
+    if (ci->Valid()) {
+      uint64_t first = 0;
+      ChunkHeader h;
+      const char* why = nullptr;
+      if (keys::ParseOffsetKey(std::string_view(ci->key().data(), ci->key().size()), keys::kChunkPrefix, st->id, &first) &&
+          DecodeChunk(std::string_view(ci->value().data(), ci->value().size()), /*verify_payload=*/true, &h, &why) &&
+          h.first_offset == first) {
+        chunk_end = first + h.count;
+        if (first >= index_end) {
+          // A chunk without index entry (not written by this version): index it from its header.
+          st->chunks.push_back(ChunkMeta{first, h.count, static_cast<uint32_t>(ci->value().size()),
+                                         h.first_timestamp_ms, h.last_timestamp_ms});
+          st->bytes += ci->value().size();
+        }
+      }
+      // A damaged last chunk is reported when read; its index entry still gives the next offset.
+    } else if (!ci->status().ok()) {
+      return FromRocks(ci->status(), fmt::format("store '{}': stream '{}': read last chunk", path_, name));
+    }
+    st->next_offset.store(std::max({st->floor, index_end, chunk_end}));
+    if (!st->chunks.empty()) st->last_timestamp_ms = st->chunks.back().last_timestamp_ms;
+  }
+  return Status::OK();
+}
+
+Status StreamStore::Open(const std::string& path, const StoreOptions& options, std::unique_ptr<StreamStore>* store) {
+  if (Status s = ValidateOptions(options); !s.ok()) return s;
+  if (path.empty()) return Status::InvalidArgument("store path is empty");
+  if (options.create_if_missing) {
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    if (ec) return Status::IOError(fmt::format("create store folder '{}': {}", path, ec.message()));
+  }
+  auto impl = std::make_unique<Impl>(path, options);
+  if (Status s = impl->OpenDb(); !s.ok()) return s;
+  if (Status s = impl->Recover(); !s.ok()) return s;
+  store->reset(new StreamStore(std::move(impl)));
+  return Status::OK();
+}
+
+StreamStore::StreamStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StreamStore::~StreamStore() = default;
+
+const std::string& StreamStore::path() const { return impl_->path(); }
+
+// ---------------------------------------------------------------------------------------------------
+// Streams
+
+int64_t StreamStore::Impl::Now() const {
+  if (options_.clock) return options_.clock();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+rocksdb::WriteOptions StreamStore::Impl::WriteOpts() const {
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync;
+  return wo;
+}
+
+std::string StreamStore::Impl::EncodeStreamRecord(const StreamState& stream) const {
+  return EncodeStreamRecordFields(stream.id, stream.retention, stream.floor);
+}
+
+std::shared_ptr<StreamState> StreamStore::Impl::FindStream(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = streams_.find(name);
+  return it == streams_.end() ? nullptr : it->second;
+}
+
+Status StreamStore::Impl::CreateStream(std::string_view name, const StreamOptions& options) {
+  if (Status s = ValidateStreamName(name); !s.ok()) return s;
+  if (options.retention.max_age_ms < 0) return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
+  std::lock_guard<std::mutex> wlock(write_mu_);
+  uint32_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (streams_.find(name) != streams_.end()) return Status::AlreadyExists(fmt::format("stream '{}' already exists", name));
+    id = next_stream_id_;
+  }
+  if (id == std::numeric_limits<uint32_t>::max()) return Status::InvalidArgument("no stream ids left (2^32 - 1 streams created)");
+  auto st = std::make_shared<StreamState>();
+  st->id = id;
+  st->name = std::string(name);
+  st->retention = options.retention;
+  rocksdb::WriteBatch batch;
+  batch.Put(keys::StreamKey(name), EncodeStreamRecord(*st));
+  batch.Put(keys::kStoreKey, EncodeStoreRecord(id + 1));
+  rocksdb::Status s = db_->Write(WriteOpts(), &batch);
+  if (!s.ok()) return FromRocks(s, fmt::format("create stream '{}'", name));
+  std::lock_guard<std::mutex> lock(mu_);
+  streams_.emplace(st->name, st);
+  next_stream_id_ = id + 1;
+  return Status::OK();
+}
+
+Status StreamStore::Impl::DeleteStream(std::string_view name) {
+  std::lock_guard<std::mutex> wlock(write_mu_);
+  std::shared_ptr<StreamState> st = FindStream(name);
+  if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
+  rocksdb::WriteBatch batch;
+  batch.Delete(keys::StreamKey(name));
+  batch.DeleteRange(keys::StreamBegin(keys::kChunkPrefix, st->id), keys::StreamEnd(keys::kChunkPrefix, st->id));
+  batch.DeleteRange(keys::StreamBegin(keys::kIndexPrefix, st->id), keys::StreamEnd(keys::kIndexPrefix, st->id));
+  rocksdb::Status s = db_->Write(WriteOpts(), &batch);
+  if (!s.ok()) return FromRocks(s, fmt::format("delete stream '{}'", name));
+  std::lock_guard<std::mutex> lock(mu_);
+  streams_.erase(streams_.find(name));
+  st->deleted.store(true);
+  appended_cv_.notify_all();
+  return Status::OK();
+}
+
+Status StreamStore::Impl::ListStreams(std::vector<std::string>* names) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  names->clear();
+  for (const auto& [name, st] : streams_) names->push_back(name);
+  return Status::OK();
+}
+
+Status StreamStore::Impl::GetStreamInfo(std::string_view name, StreamInfo* info) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = streams_.find(name);
+  if (it == streams_.end()) return Status::NotFound(fmt::format("stream '{}' not found", name));
+  const StreamState& st = *it->second;
+  info->name = st.name;
+  info->next_offset = st.next_offset.load();
+  info->first_offset = st.first_offset();
+  info->message_count = info->next_offset - info->first_offset;
+  info->chunk_count = st.chunks.size();
+  info->bytes = st.bytes;
+  info->first_timestamp_ms = st.chunks.empty() ? 0 : st.chunks.front().first_timestamp_ms;
+  info->last_timestamp_ms = st.chunks.empty() ? 0 : st.chunks.back().last_timestamp_ms;
+  info->retention = st.retention;
+  return Status::OK();
+}
+
+void StreamStore::Impl::StreamBounds(const StreamState& stream, uint64_t* first, uint64_t* next) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  *first = stream.first_offset();
+  *next = stream.next_offset.load();
+}
+
+bool StreamStore::Impl::ChunkForTimestamp(const StreamState& stream, int64_t timestamp_ms, uint64_t* first_offset) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Last timestamps are non-decreasing along the stream: binary search.
+  auto it = std::partition_point(stream.chunks.begin(), stream.chunks.end(),
+                                 [&](const ChunkMeta& m) { return m.last_timestamp_ms < timestamp_ms; });
+  if (it == stream.chunks.end()) return false;
+  *first_offset = it->first_offset;
+  return true;
+}
+
+Status StreamStore::Impl::SetRetention(std::string_view name, const RetentionPolicy& retention) {
+  if (retention.max_age_ms < 0) return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
+  std::lock_guard<std::mutex> wlock(write_mu_);
+  std::shared_ptr<StreamState> st = FindStream(name);
+  if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
+  rocksdb::Status s = db_->Put(WriteOpts(), keys::StreamKey(name), EncodeStreamRecordFields(st->id, retention, st->floor));
+  if (!s.ok()) return FromRocks(s, fmt::format("stream '{}': set retention", name));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    st->retention = retention;
+  }
+  return ApplyRetention(st, Now());
+}
+
+Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st, int64_t now_ms) {
+  size_t n;
+  uint64_t first, new_floor, freed = 0;
+  RetentionPolicy retention;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    n = ChunksToDelete(st->chunks, st->bytes, st->retention, now_ms);
+    if (n == 0 || st->deleted.load()) return Status::OK();
+    first = st->chunks.front().first_offset;
+    new_floor = n < st->chunks.size() ? st->chunks[n].first_offset : st->next_offset.load();
+    for (size_t i = 0; i < n; ++i) freed += st->chunks[i].bytes;
+    retention = st->retention;
+  }
+  rocksdb::WriteBatch batch;
+  batch.DeleteRange(keys::ChunkKey(st->id, first), keys::ChunkKey(st->id, new_floor));
+  batch.DeleteRange(keys::IndexKey(st->id, first), keys::IndexKey(st->id, new_floor));
+  batch.Put(keys::StreamKey(st->name), EncodeStreamRecordFields(st->id, retention, new_floor));
+  rocksdb::Status s = db_->Write(WriteOpts(), &batch);
+  if (!s.ok()) {
+    return FromRocks(s, fmt::format("stream '{}': retention delete of offsets {}..{}", st->name, first, new_floor - 1));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  st->chunks.erase(st->chunks.begin(), st->chunks.begin() + static_cast<std::ptrdiff_t>(n));
+  st->bytes -= freed;
+  st->floor = new_floor;
+  return Status::OK();
+}
+
+Status StreamStore::Impl::EnforceRetention() {
+  std::lock_guard<std::mutex> wlock(write_mu_);
+  std::vector<std::shared_ptr<StreamState>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [name, st] : streams_) all.push_back(st);
+  }
+  const int64_t now = Now();
+  Status first_error;
+  for (const auto& st : all) {
+    Status s = ApplyRetention(st, now);
+    if (!s.ok() && first_error.ok()) first_error = s;
+  }
+  return first_error;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Appends (group commit)
+
+Status StreamStore::Impl::AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
+                                      uint64_t* first_offset) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const std::string_view m = messages[i];
+    if (m.size() > options_.max_message_bytes) {
+      return Status::InvalidArgument(fmt::format("stream '{}': message {} of {}: {} bytes exceeds the maximum message size of {} bytes",
+                                                 stream, i, messages.size(), m.size(), options_.max_message_bytes));
+    }
+    if (options_.validator) {
+      Status v = options_.validator(m);
+      if (!v.ok()) {
+        return Status::InvalidArgument(fmt::format("stream '{}': message {} of {} refused, nothing stored: {}", stream, i,
+                                                   messages.size(), v.message()));
+      }
+    }
+    bytes += m.size();
+  }
+  Writer w;
+  w.messages = messages;
+  w.bytes = bytes;
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) return Status::NotFound(fmt::format("stream '{}' not found", stream));
+  w.stream = it->second;
+  if (messages.empty()) {
+    if (first_offset != nullptr) *first_offset = w.stream->next_offset.load();
+    return Status::OK();
+  }
+  writers_.push_back(&w);
+  queued_messages_ += messages.size();
+  queued_bytes_ += bytes;
+  if (writers_.front() != &w) writers_.front()->cv.notify_one();  // a lingering leader may be full now
+  w.cv.wait(lock, [&] { return w.done || writers_.front() == &w; });
+  if (!w.done) LeadGroup(&w, lock);
+  if (w.status.ok() && first_offset != nullptr) *first_offset = w.first_offset;
+  return w.status;
+}
+
+void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lock) {
+  if (options_.linger.count() > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + options_.linger;
+    self->cv.wait_until(lock, deadline, [&] {
+      return flush_requested_ || queued_messages_ >= options_.max_chunk_messages || queued_bytes_ >= options_.max_chunk_bytes;
+    });
+  }
+  flush_requested_ = false;
+  lock.unlock();
+  std::unique_lock<std::mutex> wlock(write_mu_);
+  lock.lock();
+  std::vector<Writer*> group;
+  size_t group_bytes = 0;
+  for (Writer* w : writers_) {
+    group.push_back(w);
+    group_bytes += w->bytes;
+    if (group_bytes >= kMaxGroupBytes) break;
+  }
+  lock.unlock();
+
+  // Build the chunks of every stream in the group. Stream state changes only under write_mu_ (held).
+  struct StreamGroup {
+    std::shared_ptr<StreamState> stream;
+    std::vector<Writer*> writers;
+    uint64_t next = 0;
+    int64_t timestamp = 0;
+    std::vector<ChunkMeta> chunks;
+    uint64_t bytes = 0;
+  };
+  std::vector<StreamGroup> streams;
+  for (Writer* w : group) {
+    if (w->stream->deleted.load()) {
+      w->status = Status::NotFound(fmt::format("stream '{}' not found (deleted)", w->stream->name));
+      continue;
+    }
+    auto sg = std::find_if(streams.begin(), streams.end(), [&](const StreamGroup& g) { return g.stream == w->stream; });
+    if (sg == streams.end()) {
+      streams.push_back(StreamGroup{w->stream, {}, 0, 0, {}, 0});
+      sg = streams.end() - 1;
+    }
+    sg->writers.push_back(w);
+  }
+  const int64_t now = Now();
+  rocksdb::WriteBatch batch;
+  ChunkBuilder builder;
+  for (StreamGroup& sg : streams) {
+    StreamState& st = *sg.stream;
+    sg.next = st.next_offset.load();
+    sg.timestamp = std::max(now, st.last_timestamp_ms);
+    bool open = false;
+    auto close = [&] {
+      const std::string_view value = builder.Finish();
+      const ChunkMeta m{sg.next - builder.count(), builder.count(), static_cast<uint32_t>(value.size()), sg.timestamp,
+                        sg.timestamp};
+      batch.Put(keys::ChunkKey(st.id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
+      batch.Put(keys::IndexKey(st.id, m.first_offset), EncodeIndexEntry(m));
+      sg.chunks.push_back(m);
+      sg.bytes += m.bytes;
+      open = false;
+    };
+    for (Writer* w : sg.writers) {
+      w->first_offset = sg.next;
+      for (const std::string_view m : w->messages) {
+        if (open && (builder.count() >= options_.max_chunk_messages ||
+                     builder.payload_bytes() + ChunkBuilder::RecordSize(0, m.size()) > options_.max_chunk_bytes)) {
+          close();
+        }
+        if (!open) {
+          builder.Reset(sg.next, sg.timestamp);
+          open = true;
+        }
+        builder.Add(sg.timestamp, m);
+        ++sg.next;
+      }
+    }
+    if (open) close();
+  }
+  Status status;
+  if (batch.Count() > 0) {
+    rocksdb::Status s = db_->Write(WriteOpts(), &batch);
+    if (!s.ok()) {
+      std::string what = "append to";
+      for (const StreamGroup& sg : streams) what += fmt::format(" stream '{}' (offsets {}..{})", sg.stream->name,
+                                                               sg.stream->next_offset.load(), sg.next - 1);
+      status = FromRocks(s, what);
+    }
+  }
+
+  lock.lock();
+  if (status.ok()) {
+    for (StreamGroup& sg : streams) {
+      StreamState& st = *sg.stream;
+      st.chunks.insert(st.chunks.end(), sg.chunks.begin(), sg.chunks.end());
+      st.bytes += sg.bytes;
+      st.last_timestamp_ms = sg.timestamp;
+      st.next_offset.store(sg.next);
+    }
+  } else {
+    for (StreamGroup& sg : streams) {
+      for (Writer* w : sg.writers) w->status = status;
+    }
+  }
+  for (Writer* w : group) {
+    writers_.pop_front();
+    queued_messages_ -= w->messages.size();
+    queued_bytes_ -= w->bytes;
+    w->done = true;
+    if (w != self) w->cv.notify_one();
+  }
+  if (!writers_.empty()) writers_.front()->cv.notify_one();
+  appended_cv_.notify_all();
+  lock.unlock();
+
+  // Byte and age limits, applied while write_mu_ is still held; appenders are already released.
+  if (status.ok()) {
+    for (StreamGroup& sg : streams) {
+      const RetentionPolicy& r = sg.stream->retention;  // changes only under write_mu_
+      if (r.max_bytes > 0 || r.max_age_ms > 0) {
+        Status rs = ApplyRetention(sg.stream, now);
+        (void)rs;  // a failed retention delete is retried after the next append or EnforceRetention()
+      }
+    }
+  }
+  wlock.unlock();
+  lock.lock();
+}
+
+Status StreamStore::Impl::Flush() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!writers_.empty()) {
+      flush_requested_ = true;
+      writers_.front()->cv.notify_one();
+    }
+  }
+  rocksdb::Status s = db_->FlushWAL(/*sync=*/true);
+  return FromRocks(s, fmt::format("store '{}': flush", path_));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Readers
+
+Status StreamStore::Impl::NewReader(std::string_view stream, const ReaderOptions& options,
+                                    std::unique_ptr<StreamReader>* reader) {
+  std::shared_ptr<StreamState> st = FindStream(stream);
+  if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", stream));
+  auto r = NewChunkReader(this, std::move(st), options);
+  if (Status s = r->SeekToFirst(); !s.ok()) return s;
+  *reader = std::move(r);
+  return Status::OK();
+}
+
+bool StreamStore::Impl::WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = streams_.find(stream);
+  if (it == streams_.end()) return false;
+  std::shared_ptr<StreamState> st = it->second;
+  appended_cv_.wait_for(lock, timeout, [&] { return st->deleted.load() || st->next_offset.load() > offset; });
+  return !st->deleted.load() && st->next_offset.load() > offset;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The public face
+
+Status StreamStore::CreateStream(std::string_view name, const StreamOptions& options) { return impl_->CreateStream(name, options); }
+Status StreamStore::DeleteStream(std::string_view name) { return impl_->DeleteStream(name); }
+Status StreamStore::ListStreams(std::vector<std::string>* names) const { return impl_->ListStreams(names); }
+Status StreamStore::GetStreamInfo(std::string_view name, StreamInfo* info) const { return impl_->GetStreamInfo(name, info); }
+Status StreamStore::SetRetention(std::string_view name, const RetentionPolicy& retention) {
+  return impl_->SetRetention(name, retention);
+}
+Status StreamStore::Append(std::string_view stream, std::string_view message, uint64_t* offset) {
+  return impl_->AppendBatch(stream, std::span<const std::string_view>(&message, 1), offset);
+}
+Status StreamStore::AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset) {
+  return impl_->AppendBatch(stream, messages, first_offset);
+}
+Status StreamStore::Flush() { return impl_->Flush(); }
+Status StreamStore::EnforceRetention() { return impl_->EnforceRetention(); }
+Status StreamStore::NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader) {
+  return impl_->NewReader(stream, options, reader);
+}
+bool StreamStore::WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const {
+  return impl_->WaitForAppend(stream, offset, timeout);
+}
+
+}  // namespace sift::storage

@@ -1,0 +1,116 @@
+// StreamStore: named, append-only streams of opaque messages in one embedded RocksDB database.
+//
+// Model. A stream is a sequence of messages (byte strings, stored exactly as given; storage knows
+// nothing of AMQP). Every message gets a dense, monotonic 64-bit offset within its stream (0, 1, 2, ...;
+// never reused, not even after retention deletes old messages or the store is reopened) and an append
+// timestamp (ms since the Unix epoch, non-decreasing within a stream). Messages are stored in chunks:
+// one RocksDB value holding up to StoreOptions::max_chunk_messages records; docs/store-format.md
+// specifies the chunk format, the key layout, recovery and retention.
+//
+// Appends and durability. Append/AppendBatch return ok only after the message's chunk has been written
+// (and, with StoreOptions::sync, fsync'd): "append returned ok" means "offsets assigned and durable".
+// Concurrent appenders are grouped: one thread (the leader) writes the chunks of every waiting appender
+// in one RocksDB write and one sync, then wakes the others (group commit). A batch is atomic: all of
+// its messages are stored in consecutive offsets, or none is.
+//
+// Thread safety. One StreamStore is shared by any number of threads: every method may be called
+// concurrently, appends run concurrently with readers. A StreamReader is used by one thread at a time.
+// Readers must be destroyed before the store.
+#ifndef SIFT_STORAGE_STREAM_STORE_H_
+#define SIFT_STORAGE_STREAM_STORE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/options.h"
+#include "storage/status.h"
+#include "storage/stream_reader.h"
+
+namespace sift::storage {
+
+// A snapshot of one stream's state.
+struct StreamInfo {
+  std::string name;
+  uint64_t first_offset = 0;  // oldest retained message; == next_offset when the stream is empty
+  uint64_t next_offset = 0;   // the offset the next append gets
+  uint64_t message_count = 0; // next_offset - first_offset
+  uint64_t chunk_count = 0;
+  uint64_t bytes = 0;             // stored bytes: chunk headers + records
+  int64_t first_timestamp_ms = 0; // append time of first_offset; 0 when empty
+  int64_t last_timestamp_ms = 0;  // append time of next_offset - 1; 0 when empty
+  RetentionPolicy retention;
+};
+
+class StreamStore {
+ public:
+  // Opens the store in folder `path` (created when missing and options.create_if_missing), recovering
+  // every stream and its next offset from what is stored. On success *store owns the open store.
+  // Errors: Busy (another process has it open), IOError (cannot create or read the folder, damaged
+  // RocksDB files), Corruption (damaged store metadata), NotSupported (newer format version),
+  // InvalidArgument (bad options, e.g. a zero chunk bound).
+  static Status Open(const std::string& path, const StoreOptions& options, std::unique_ptr<StreamStore>* store);
+
+  // Closes the store: pending appends are finished first. Readers must have been destroyed.
+  ~StreamStore();
+  StreamStore(const StreamStore&) = delete;
+  StreamStore& operator=(const StreamStore&) = delete;
+
+  // Stream names: 1..255 bytes, no control characters (bytes < 0x20 or 0x7f).
+  // CreateStream: AlreadyExists if the name is taken, InvalidArgument for a bad name.
+  Status CreateStream(std::string_view name, const StreamOptions& options = {});
+  // Deletes the stream and all its messages. NotFound if there is no such stream. Open readers of the
+  // stream see it end. A new stream of the same name starts again at offset 0.
+  Status DeleteStream(std::string_view name);
+  // The names of all streams, sorted.
+  Status ListStreams(std::vector<std::string>* names) const;
+  // NotFound if there is no such stream.
+  Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
+  // Changes the stream's retention (stored durably) and applies it now.
+  Status SetRetention(std::string_view name, const RetentionPolicy& retention);
+
+  // Appends one message; on success *offset (if not null) is its offset. Blocks until the message is
+  // durable (see the file comment). Errors: NotFound (no such stream), InvalidArgument (message larger
+  // than max_message_bytes, or refused by the validator: the message names the reason), IOError.
+  Status Append(std::string_view stream, std::string_view message, uint64_t* offset = nullptr);
+
+  // Appends messages atomically in consecutive offsets; on success *first_offset (if not null) is the
+  // offset of messages[0]. Every message is checked (size, validator) before anything is stored: if
+  // one is refused, the whole batch is refused, nothing is stored, and the InvalidArgument message names
+  // the index of the refused message in the batch ("message 3 of 10: ..."). An empty batch is ok and
+  // stores nothing (*first_offset is then the stream's next offset).
+  Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
+                     uint64_t* first_offset = nullptr);
+
+  // Ends the linger of appends waiting now (they are written at once) and makes every acknowledged
+  // append durable on disk (fsyncs the write-ahead log), also when StoreOptions::sync is off.
+  Status Flush();
+
+  // Applies every stream's retention with the current clock (age limits need a periodic call; byte
+  // limits are also applied after every append).
+  Status EnforceRetention();
+
+  // Creates a reader of `stream`, positioned at the stream's first retained message. NotFound if there
+  // is no such stream. The reader must be destroyed before the store.
+  Status NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader);
+
+  // Waits until `stream` has a message at offset >= `offset` (next_offset > offset), the stream is
+  // deleted, or `timeout` passes. Returns true if such a message exists. For tailing consumers.
+  bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
+
+  const std::string& path() const;
+
+  class Impl;  // storage/stream_store_impl.h
+
+ private:
+  explicit StreamStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sift::storage
+
+#endif  // SIFT_STORAGE_STREAM_STORE_H_

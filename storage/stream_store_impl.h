@@ -1,0 +1,114 @@
+// The private state of a StreamStore, shared with its readers. Private to storage/.
+//
+// Locking. `mu_` guards the stream map, every StreamState field and the writer queue. `write_mu_`
+// serialises everything that writes to RocksDB (the group-commit leader, stream create/delete,
+// retention), so a stream's state changes only while write_mu_ is held: the leader may read stream
+// state without mu_ while it holds write_mu_. Order: write_mu_ before mu_. No RocksDB call is made
+// with mu_ held, except cheap in-memory ones.
+#ifndef SIFT_STORAGE_STREAM_STORE_IMPL_H_
+#define SIFT_STORAGE_STREAM_STORE_IMPL_H_
+
+#include <rocksdb/db.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/options.h"
+#include "storage/retention.h"
+#include "storage/status.h"
+#include "storage/stream_store.h"
+
+namespace sift::storage {
+
+struct StreamState {
+  uint32_t id = 0;
+  std::string name;
+  RetentionPolicy retention;
+  uint64_t floor = 0;              // persisted: no message below this offset is stored any more
+  std::deque<ChunkMeta> chunks;    // stored chunks, oldest first
+  uint64_t bytes = 0;              // sum of chunks[i].bytes
+  int64_t last_timestamp_ms = 0;   // last assigned timestamp (kept even when all chunks are deleted)
+  std::atomic<uint64_t> next_offset{0};  // written under both locks, read lock-free by tailing readers
+  std::atomic<bool> deleted{false};
+
+  uint64_t first_offset() const { return chunks.empty() ? next_offset.load() : chunks.front().first_offset; }
+};
+
+class StreamStore::Impl {
+ public:
+  Impl(std::string path, StoreOptions options) : path_(std::move(path)), options_(std::move(options)) {}
+  ~Impl();
+
+  Status OpenDb();
+  Status Recover();
+
+  Status CreateStream(std::string_view name, const StreamOptions& options);
+  Status DeleteStream(std::string_view name);
+  Status ListStreams(std::vector<std::string>* names) const;
+  Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
+  Status SetRetention(std::string_view name, const RetentionPolicy& retention);
+  Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset);
+  Status Flush();
+  Status EnforceRetention();
+  Status NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader);
+  bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
+
+  // For readers: the stream's state by name (null if none), and the first offset of the first chunk
+  // whose last timestamp is >= T (nullopt-like: returns false when there is none).
+  std::shared_ptr<StreamState> FindStream(std::string_view name) const;
+  bool ChunkForTimestamp(const StreamState& stream, int64_t timestamp_ms, uint64_t* first_offset) const;
+  void StreamBounds(const StreamState& stream, uint64_t* first, uint64_t* next) const;
+
+  rocksdb::DB* db() const { return db_.get(); }
+  const std::string& path() const { return path_; }
+  const StoreOptions& options() const { return options_; }
+
+  // Converts a RocksDB status, prefixing `what` ("open store '/x'").
+  static Status FromRocks(const rocksdb::Status& s, std::string_view what);
+
+ private:
+  struct Writer {
+    std::shared_ptr<StreamState> stream;
+    std::span<const std::string_view> messages;
+    size_t bytes = 0;
+    Status status;
+    uint64_t first_offset = 0;
+    bool done = false;
+    std::condition_variable cv;
+  };
+
+  int64_t Now() const;
+  void LeadGroup(Writer* self, std::unique_lock<std::mutex>& lock);
+  // Deletes the chunks retention says must go; write_mu_ held, mu_ not held.
+  Status ApplyRetention(const std::shared_ptr<StreamState>& stream, int64_t now_ms);
+  std::string EncodeStreamRecord(const StreamState& stream) const;
+  rocksdb::WriteOptions WriteOpts() const;
+
+  const std::string path_;
+  const StoreOptions options_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::shared_ptr<rocksdb::Cache> cache_;
+
+  std::mutex write_mu_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable appended_cv_;  // notified after every commit and stream deletion
+  std::map<std::string, std::shared_ptr<StreamState>, std::less<>> streams_;
+  uint32_t next_stream_id_ = 1;
+  std::deque<Writer*> writers_;
+  size_t queued_messages_ = 0;
+  size_t queued_bytes_ = 0;
+  bool flush_requested_ = false;
+};
+
+}  // namespace sift::storage
+
+#endif  // SIFT_STORAGE_STREAM_STORE_IMPL_H_

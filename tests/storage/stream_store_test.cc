@@ -1,0 +1,408 @@
+// StreamStore: streams, appends, offsets, timestamps, reopen after a clean close, validation, batches,
+// group commit and thread safety.
+#include "storage/stream_store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/storage/store_test_util.h"
+
+namespace sift::storage {
+namespace {
+
+
+
+TEST(StreamStore, OpenCreatesTheFolder) {
+  TempDir dir;
+  const std::string path = dir.path() + "/nested/store";
+  std::unique_ptr<StreamStore> store;
+  ASSERT_TRUE(StreamStore::Open(path, StoreOptions{}, &store).ok());
+  EXPECT_TRUE(std::filesystem::is_directory(path));
+  std::vector<std::string> names;
+  ASSERT_TRUE(store->ListStreams(&names).ok());
+  EXPECT_TRUE(names.empty());
+}
+
+TEST(StreamStore, OpenWithoutCreateIfMissingFails) {
+  TempDir dir;
+  StoreOptions o;
+  o.create_if_missing = false;
+  std::unique_ptr<StreamStore> store;
+  Status s = StreamStore::Open(dir.path() + "/absent", o, &store);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(store, nullptr);
+}
+
+TEST(StreamStore, OpenRejectsBadOptions) {
+  TempDir dir;
+  std::unique_ptr<StreamStore> store;
+  StoreOptions o;
+  o.max_chunk_messages = 0;
+  Status s = StreamStore::Open(dir.path(), o, &store);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("max_chunk_messages"), std::string_view::npos);
+}
+
+TEST(StreamStore, SecondOpenOfTheSameFolderIsBusy) {
+  TempDir dir;
+  std::unique_ptr<StreamStore> a, b;
+  ASSERT_TRUE(StreamStore::Open(dir.path(), StoreOptions{}, &a).ok());
+  Status s = StreamStore::Open(dir.path(), StoreOptions{}, &b);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+}
+
+TEST(StreamStore, CreateListDeleteStreams) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store->CreateStream("b").ok());
+  ASSERT_TRUE(store->CreateStream("a").ok());
+  Status dup = store->CreateStream("a");
+  EXPECT_TRUE(dup.IsAlreadyExists()) << dup.ToString();
+  std::vector<std::string> names;
+  ASSERT_TRUE(store->ListStreams(&names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+  ASSERT_TRUE(store->DeleteStream("a").ok());
+  EXPECT_TRUE(store->DeleteStream("a").IsNotFound());
+  ASSERT_TRUE(store->ListStreams(&names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"b"}));
+}
+
+TEST(StreamStore, BadStreamNamesAreRefused) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  EXPECT_TRUE(store->CreateStream("").IsInvalidArgument());
+  EXPECT_TRUE(store->CreateStream(std::string(256, 'x')).IsInvalidArgument());
+  Status s = store->CreateStream(std::string("a\nb"));
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("byte 1"), std::string_view::npos) << s.ToString();
+  EXPECT_TRUE(store->CreateStream(std::string(255, 'x')).ok());
+  EXPECT_TRUE(store->CreateStream("orders/eu-west.v2 é").ok());
+}
+
+TEST(StreamStore, AppendToMissingStreamIsNotFound) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  uint64_t off = 99;
+  Status s = store->Append("nope", "x", &off);
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_NE(s.message().find("'nope'"), std::string_view::npos);
+  EXPECT_EQ(off, 99u);
+}
+
+TEST(StreamStore, OffsetsAreDenseFromZeroPerStream) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store->CreateStream("a").ok());
+  ASSERT_TRUE(store->CreateStream("b").ok());
+  for (uint64_t i = 0; i < 10; ++i) {
+    uint64_t off = 0;
+    ASSERT_TRUE(store->Append("a", Message(i), &off).ok());
+    EXPECT_EQ(off, i);
+  }
+  uint64_t off = 7;
+  ASSERT_TRUE(store->Append("b", "first of b", &off).ok());
+  EXPECT_EQ(off, 0u);
+  std::vector<std::string> batch = {"x", "y", "z"};
+  std::vector<std::string_view> views(batch.begin(), batch.end());
+  ASSERT_TRUE(store->AppendBatch("a", views, &off).ok());
+  EXPECT_EQ(off, 10u);
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("a", &info).ok());
+  EXPECT_EQ(info.first_offset, 0u);
+  EXPECT_EQ(info.next_offset, 13u);
+  EXPECT_EQ(info.message_count, 13u);
+  EXPECT_EQ(info.chunk_count, 11u);  // one chunk per append call without linger
+}
+
+TEST(StreamStore, ReadBackIsByteIdentical) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  std::vector<std::string> msgs;
+  for (int i = 0; i < 500; ++i) msgs.push_back(RandomBytes(i * 7 % 1000, i));
+  msgs.push_back(std::string());  // empty messages are messages too
+  std::vector<std::string_view> views(msgs.begin(), msgs.end());
+  ASSERT_TRUE(store->AppendBatch("s", views).ok());
+  auto got = ReadAll(*store, "s");
+  ASSERT_EQ(got.size(), msgs.size());
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    EXPECT_EQ(got[i].offset, i);
+    EXPECT_EQ(got[i].data, msgs[i]) << "offset " << i;
+  }
+}
+
+TEST(StreamStore, ChunksAreBoundedByCountAndBytes) {
+  TempDir dir;
+  StoreOptions o;
+  o.max_chunk_messages = 10;
+  o.max_chunk_bytes = 1000;
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("count").ok());
+  ASSERT_TRUE(store->CreateStream("bytes").ok());
+  std::vector<std::string> small(95, "m");
+  std::vector<std::string_view> sv(small.begin(), small.end());
+  ASSERT_TRUE(store->AppendBatch("count", sv).ok());
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("count", &info).ok());
+  EXPECT_EQ(info.chunk_count, 10u);  // 9 full chunks of 10 and one of 5
+  std::vector<std::string> big(6, std::string(400, 'b'));
+  big.push_back(std::string(5000, 'h'));  // larger than a chunk: a chunk of its own
+  std::vector<std::string_view> bv(big.begin(), big.end());
+  ASSERT_TRUE(store->AppendBatch("bytes", bv).ok());
+  ASSERT_TRUE(store->GetStreamInfo("bytes", &info).ok());
+  EXPECT_EQ(info.chunk_count, 4u);  // 2 + 2 + 2 records of ~403 bytes, then the big one
+  auto got = ReadAll(*store, "bytes");
+  ASSERT_EQ(got.size(), 7u);
+  int chunk_starts = 0;
+  for (const auto& r : got) chunk_starts += r.chunk_start;
+  EXPECT_EQ(chunk_starts, 4);
+  EXPECT_EQ(got[6].data, big[6]);
+}
+
+TEST(StreamStore, OversizedMessageIsRefused) {
+  TempDir dir;
+  StoreOptions o;
+  o.max_message_bytes = 100;
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  Status s = store->Append("s", std::string(101, 'x'));
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("101 bytes"), std::string_view::npos) << s.ToString();
+  EXPECT_TRUE(store->Append("s", std::string(100, 'x')).ok());
+}
+
+TEST(StreamStore, ValidatorRefusesTheWholeBatchNamingTheIndex) {
+  TempDir dir;
+  StoreOptions o;
+  o.validator = [](std::string_view m) {
+    if (!m.empty() && m[0] == '!') return Status::InvalidArgument("byte 0: not an AMQP section");
+    return Status::OK();
+  };
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  ASSERT_TRUE(store->Append("s", "good").ok());
+  std::vector<std::string_view> batch = {"a", "b", "c", "!bad", "e"};
+  uint64_t first = 77;
+  Status s = store->AppendBatch("s", batch, &first);
+  ASSERT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(first, 77u);
+  EXPECT_NE(s.message().find("message 3 of 5"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.message().find("not an AMQP section"), std::string_view::npos) << s.ToString();
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.next_offset, 1u);  // nothing of the batch was stored
+  EXPECT_TRUE(store->Append("s", "!single").IsInvalidArgument());
+  ASSERT_TRUE(store->AppendBatch("s", std::span<const std::string_view>(batch.data(), 3), &first).ok());
+  EXPECT_EQ(first, 1u);  // the refused batch consumed no offsets
+}
+
+TEST(StreamStore, EmptyBatchStoresNothing) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  ASSERT_TRUE(store->Append("s", "x").ok());
+  uint64_t first = 0;
+  ASSERT_TRUE(store->AppendBatch("s", {}, &first).ok());
+  EXPECT_EQ(first, 1u);
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.chunk_count, 1u);
+}
+
+TEST(StreamStore, TimestampsComeFromTheClockAndNeverGoBack) {
+  TempDir dir;
+  FakeClock clock(1000);
+  StoreOptions o;
+  o.clock = clock.AsClock();
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  ASSERT_TRUE(store->Append("s", "a").ok());
+  clock.Set(2000);
+  ASSERT_TRUE(store->Append("s", "b").ok());
+  clock.Set(1500);  // the clock goes back
+  ASSERT_TRUE(store->Append("s", "c").ok());
+  auto got = ReadAll(*store, "s");
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].timestamp_ms, 1000);
+  EXPECT_EQ(got[1].timestamp_ms, 2000);
+  EXPECT_EQ(got[2].timestamp_ms, 2000);
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.first_timestamp_ms, 1000);
+  EXPECT_EQ(info.last_timestamp_ms, 2000);
+}
+
+TEST(StreamStore, ReopenAfterCleanCloseKeepsEverything) {
+  TempDir dir;
+  std::vector<std::string> msgs;
+  {
+    auto store = OpenStore(dir.path());
+    ASSERT_TRUE(store->CreateStream("a").ok());
+    ASSERT_TRUE(store->CreateStream("b", StreamOptions{RetentionPolicy{123456, 7890}}).ok());
+    for (int i = 0; i < 300; ++i) {
+      msgs.push_back(RandomBytes(50 + i, i));
+      ASSERT_TRUE(store->Append(i % 3 ? "a" : "b", msgs.back()).ok());
+    }
+  }
+  auto store = OpenStore(dir.path());
+  std::vector<std::string> names;
+  ASSERT_TRUE(store->ListStreams(&names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+  StreamInfo a, b;
+  ASSERT_TRUE(store->GetStreamInfo("a", &a).ok());
+  ASSERT_TRUE(store->GetStreamInfo("b", &b).ok());
+  EXPECT_EQ(a.next_offset, 200u);
+  EXPECT_EQ(b.next_offset, 100u);
+  EXPECT_EQ(a.chunk_count, 200u);
+  EXPECT_EQ(b.retention, (RetentionPolicy{123456, 7890}));
+  auto got = ReadAll(*store, "a");
+  ASSERT_EQ(got.size(), 200u);
+  size_t k = 0;
+  for (int i = 0; i < 300; ++i) {
+    if (i % 3 == 0) continue;
+    EXPECT_EQ(got[k].data, msgs[i]);
+    EXPECT_EQ(got[k].offset, k);
+    ++k;
+  }
+  uint64_t off = 0;
+  ASSERT_TRUE(store->Append("a", "after reopen", &off).ok());
+  EXPECT_EQ(off, 200u);
+}
+
+TEST(StreamStore, DeletedStreamNameStartsAgainAtZero) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store->Append("s", "old").ok());
+  ASSERT_TRUE(store->DeleteStream("s").ok());
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  uint64_t off = 9;
+  ASSERT_TRUE(store->Append("s", "new", &off).ok());
+  EXPECT_EQ(off, 0u);
+  auto got = ReadAll(*store, "s");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, "new");
+  store.reset();
+  store = OpenStore(dir.path());
+  got = ReadAll(*store, "s");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, "new");
+}
+
+TEST(StreamStore, ConcurrentAppendersGetDenseUniqueOffsetsAndShareChunks) {
+  TempDir dir;
+  StoreOptions o;
+  o.linger = std::chrono::milliseconds(2);
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  constexpr int kThreads = 8, kPerThread = 200;
+  std::vector<std::vector<uint64_t>> offsets(kThreads);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        uint64_t off;
+        const std::string m = Tagged(t, i);
+        if (!store->Append("s", m, &off).ok()) {
+          ++failures;
+          continue;
+        }
+        offsets[t].push_back(off);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_EQ(failures.load(), 0);
+  auto got = ReadAll(*store, "s");
+  ASSERT_EQ(got.size(), size_t{kThreads * kPerThread});
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kPerThread; ++i) {
+      const uint64_t off = offsets[t][i];
+      EXPECT_EQ(got[off].data, Tagged(t, i));
+      if (i > 0) {
+        EXPECT_GT(off, offsets[t][i - 1]);  // one appender's messages keep their order
+      }
+    }
+  }
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_LT(info.chunk_count, uint64_t{kThreads * kPerThread} / 2) << "group commit shared no chunk writes";
+}
+
+TEST(StreamStore, LingerWaitsForMoreAppendsUntilFlush) {
+  TempDir dir;
+  StoreOptions o;
+  o.linger = std::chrono::seconds(30);
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  std::atomic<bool> done{false};
+  std::thread appender([&] {
+    EXPECT_TRUE(store->Append("s", "lingering").ok());
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(done.load());  // still lingering: not acknowledged, not stored
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.next_offset, 0u);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(store->Flush().ok());
+  appender.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.next_offset, 1u);
+}
+
+TEST(StreamStore, LingerEndsWhenAChunkIsFull) {
+  TempDir dir;
+  StoreOptions o;
+  o.linger = std::chrono::seconds(30);
+  o.max_chunk_messages = 4;
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back([&] { EXPECT_TRUE(store->Append("s", "m").ok()); });
+  for (auto& th : threads) th.join();  // returns long before the 30 s linger
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.next_offset, 4u);
+  EXPECT_EQ(info.chunk_count, 1u);
+}
+
+TEST(StreamStore, ReadersRunConcurrentlyWithAppenders) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  std::atomic<bool> stop{false};
+  std::thread appender([&] {
+    for (int i = 0; i < 2000; ++i) ASSERT_TRUE(store->Append("s", Message(i)).ok());
+    stop = true;
+  });
+  uint64_t scans = 0;
+  while (!stop.load()) {
+    auto got = ReadAll(*store, "s");
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].data, Message(i));
+    }
+    ++scans;
+  }
+  appender.join();
+  EXPECT_GT(scans, 0u);
+  EXPECT_EQ(ReadAll(*store, "s").size(), 2000u);
+}
+
+TEST(StreamStore, StatusToStringNamesTheCode) {
+  EXPECT_EQ(Status::OK().ToString(), "OK");
+  EXPECT_EQ(Status::Corruption("stream 's': x").ToString(), "Corruption: stream 's': x");
+  EXPECT_EQ(Status::CodeName(Status::Code::kIOError), "IOError");
+}
+
+}  // namespace
+}  // namespace sift::storage
