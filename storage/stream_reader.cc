@@ -99,6 +99,15 @@ class ChunkReader final : public StreamReader {
   }
 
   void SkipChunk() override {
+    if (status_.IsCorruption() && damaged_end_ > 0) {
+      // The caller chose to skip the damaged chunk the reader stopped at; the iterator is past it.
+      ++skipped_;
+      last_skipped_ = std::move(status_);
+      status_ = Status::OK();
+      position_ = std::max(position_, damaged_end_);
+      damaged_end_ = 0;
+      return;
+    }
     if (!in_chunk_) return;
     remaining_ = 0;
     p_ = limit_;
@@ -116,6 +125,7 @@ class ChunkReader final : public StreamReader {
   // Positions a fresh iterator at the chunk holding `offset`, or the first chunk after it.
   Status Position(uint64_t offset) {
     status_ = Status::OK();
+    damaged_end_ = 0;
     in_chunk_ = false;
     position_ = offset;
     min_timestamp_ = std::numeric_limits<int64_t>::min();
@@ -216,6 +226,7 @@ class ChunkReader final : public StreamReader {
     }
     if (options_.on_corruption == CorruptionPolicy::kStop) {
       status_ = std::move(c);
+      damaged_end_ = end;
       return false;
     }
     ++skipped_;
@@ -245,6 +256,7 @@ class ChunkReader final : public StreamReader {
   int64_t min_timestamp_ = std::numeric_limits<int64_t>::min();
   uint64_t visited_ = 0;
   uint64_t skipped_ = 0;
+  uint64_t damaged_end_ = 0;  // after a Corruption stop: the end of the damaged chunk's offset range
 };
 
 }  // namespace

@@ -55,12 +55,15 @@ class StreamReader {
   // Fills *record with the message at the reader's position and advances. Returns false when there is
   // no record: status() is then ok at the end of the stream (a tailing reader may be called again
   // later; see StreamStore::WaitForAppend), or the error (Corruption under CorruptionPolicy::kStop,
-  // IOError). After a Corruption stop, Next() keeps returning false until a Seek.
+  // IOError). After a Corruption stop, Next() keeps returning false until a Seek or SkipChunk().
   // Offsets delivered are increasing; they are dense except where retention deleted chunks the reader
   // had not reached yet, or where a corrupt chunk was skipped.
   virtual bool Next(Record* record) = 0;
 
-  // Skips the rest of the current chunk (the next Next() starts a new chunk).
+  // Skips the rest of the current chunk (the next Next() starts a new chunk). After Next() stopped at
+  // a damaged chunk (status() Corruption, CorruptionPolicy::kStop), skips that chunk instead: the error
+  // moves to last_skipped(), status() becomes ok and Next() continues after the damaged offsets. This
+  // is how a caller chooses "skip" for one chunk at a time.
   virtual void SkipChunk() = 0;
 
   virtual const Status& status() const = 0;

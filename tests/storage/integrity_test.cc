@@ -1,0 +1,302 @@
+// Integrity: chunk checksums catch every flipped bit (injected through RocksDB itself), a damaged
+// chunk is a Corruption error naming stream, chunk and offset range, the reader stops or skips as
+// asked, and damaged RocksDB files make Open or reads fail with an error instead of crashing.
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include "storage/chunk_format.h"
+#include "storage/key_layout.h"
+#include "storage/stream_store.h"
+#include "tests/storage/store_test_util.h"
+
+namespace sift::storage {
+namespace {
+
+// Opens the store's RocksDB database directly (the store must be closed).
+std::unique_ptr<rocksdb::DB> OpenRaw(const std::string& path) {
+  rocksdb::Options o;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(o, path, &db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return std::unique_ptr<rocksdb::DB>(db);
+}
+
+// The first stream gets id 1 (ids count from 1 and are never reused).
+constexpr uint32_t kFirstStreamId = 1;
+
+// Writes `chunks` chunks of `per_chunk` random messages to stream "s"; returns all messages.
+std::vector<std::string> FillStream(StreamStore& store, int chunks, int per_chunk, uint64_t seed) {
+  std::vector<std::string> all;
+  EXPECT_TRUE(store.CreateStream("s").ok());
+  for (int k = 0; k < chunks; ++k) {
+    std::vector<std::string> msgs;
+    for (int i = 0; i < per_chunk; ++i) msgs.push_back(RandomBytes(20 + (seed + k * 31 + i * 7) % 90, seed * 1000003 + k * 101 + i));
+    std::vector<std::string_view> v(msgs.begin(), msgs.end());
+    EXPECT_TRUE(store.AppendBatch("s", v).ok());
+    all.insert(all.end(), msgs.begin(), msgs.end());
+  }
+  return all;
+}
+
+TEST(Integrity, EveryFlippedBitInAChunkIsDetected) {
+  TempDir dir;
+  constexpr int kChunks = 1100, kPerChunk = 8, kFlips = 1000;
+  std::vector<std::string> all;
+  {
+    auto store = OpenStore(dir.path());
+    all = FillStream(*store, kChunks, kPerChunk, 7);
+  }
+  // Flip one random bit in each of 1000 distinct chunks, anywhere in the value (header or records).
+  std::mt19937_64 rng(12345);
+  std::set<uint64_t> damaged;  // first offsets of damaged chunks
+  {
+    auto db = OpenRaw(dir.path());
+    std::vector<int> order(kChunks);
+    for (int i = 0; i < kChunks; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int i = 0; i < kFlips; ++i) {
+      const uint64_t first = static_cast<uint64_t>(order[i]) * kPerChunk;
+      const std::string key = keys::ChunkKey(kFirstStreamId, first);
+      std::string value;
+      ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), key, &value).ok());
+      const size_t bit = rng() % (value.size() * 8);
+      value[bit / 8] = static_cast<char>(value[bit / 8] ^ (1 << (bit % 8)));
+      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), key, value).ok());
+      damaged.insert(first);
+    }
+  }
+  auto store = OpenStore(dir.path());
+  // Stop mode: every damaged chunk stops the reader with Corruption naming it; SkipChunk continues.
+  std::unique_ptr<StreamReader> r;
+  ASSERT_TRUE(store->NewReader("s", ReaderOptions{}, &r).ok());
+  std::set<uint64_t> reported;
+  uint64_t delivered = 0;
+  Record rec;
+  for (;;) {
+    if (r->Next(&rec)) {
+      ASSERT_EQ(damaged.count(rec.offset / kPerChunk * kPerChunk), 0u) << "delivered from a damaged chunk: " << rec.offset;
+      ASSERT_EQ(rec.data, all[rec.offset]);
+      ++delivered;
+      continue;
+    }
+    if (r->status().ok()) break;
+    ASSERT_TRUE(r->status().IsCorruption()) << r->status().ToString();
+    const std::string msg(r->status().message());
+    const uint64_t first = r->position() / kPerChunk * kPerChunk;
+    EXPECT_NE(msg.find("stream 's'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("chunk at offset " + std::to_string(first) + " (offsets " + std::to_string(first) + ".." +
+                       std::to_string(first + kPerChunk - 1) + ")"),
+              std::string::npos)
+        << msg;
+    reported.insert(first);
+    r->SkipChunk();
+    ASSERT_TRUE(r->status().ok());
+  }
+  EXPECT_EQ(reported, damaged);  // 100% detection, no false alarm
+  EXPECT_EQ(delivered, uint64_t{(kChunks - kFlips) * kPerChunk});
+  EXPECT_EQ(r->chunks_skipped(), uint64_t{kFlips});
+
+  // Skip mode: the same, without stopping.
+  ReaderOptions skip;
+  skip.on_corruption = CorruptionPolicy::kSkip;
+  auto got = ReadAll(*store, "s", skip);
+  EXPECT_EQ(got.size(), uint64_t{(kChunks - kFlips) * kPerChunk});
+  for (const auto& g : got) ASSERT_EQ(g.data, all[g.offset]);
+}
+
+TEST(Integrity, StopModeStaysStoppedUntilSeek) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    FillStream(*store, 3, 4, 1);
+  }
+  {
+    auto db = OpenRaw(dir.path());
+    const std::string key = keys::ChunkKey(kFirstStreamId, 4);
+    std::string value;
+    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), key, &value).ok());
+    value.back() ^= 0x01;
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), key, value).ok());
+  }
+  auto store = OpenStore(dir.path());
+  std::unique_ptr<StreamReader> r;
+  ASSERT_TRUE(store->NewReader("s", {}, &r).ok());
+  Record rec;
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(r->Next(&rec));
+  EXPECT_FALSE(r->Next(&rec));
+  EXPECT_TRUE(r->status().IsCorruption());
+  EXPECT_NE(r->status().message().find("payload checksum mismatch"), std::string_view::npos) << r->status().ToString();
+  EXPECT_FALSE(r->Next(&rec));  // still stopped
+  EXPECT_TRUE(r->status().IsCorruption());
+  ASSERT_TRUE(r->Seek(8).ok());
+  ASSERT_TRUE(r->Next(&rec));
+  EXPECT_EQ(rec.offset, 8u);
+}
+
+TEST(Integrity, ChunkValueReplacedOrTruncatedIsCorruption) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    FillStream(*store, 4, 4, 2);
+  }
+  {
+    auto db = OpenRaw(dir.path());
+    std::string v0, v1;
+    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), keys::ChunkKey(kFirstStreamId, 0), &v0).ok());
+    // Chunk 4 gets chunk 0's (valid) value: its header names the wrong first offset.
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), keys::ChunkKey(kFirstStreamId, 4), v0).ok());
+    // Chunk 8 is truncated to half.
+    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), keys::ChunkKey(kFirstStreamId, 8), &v1).ok());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), keys::ChunkKey(kFirstStreamId, 8), v1.substr(0, v1.size() / 2)).ok());
+    // Chunk 12 is shorter than a header.
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), keys::ChunkKey(kFirstStreamId, 12), "tiny").ok());
+  }
+  auto store = OpenStore(dir.path());
+  ReaderOptions skip;
+  skip.on_corruption = CorruptionPolicy::kSkip;
+  std::unique_ptr<StreamReader> r;
+  ASSERT_TRUE(store->NewReader("s", skip, &r).ok());
+  auto got = Drain(*r);
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got.back().offset, 3u);
+  EXPECT_EQ(r->chunks_skipped(), 3u);
+  EXPECT_NE(r->last_skipped().message().find("chunk at offset 12 (offsets 12..15)"), std::string_view::npos)
+      << r->last_skipped().ToString();
+}
+
+TEST(Integrity, DamagedLastChunkStillRecoversTheNextOffset) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    FillStream(*store, 3, 5, 3);
+  }
+  {
+    auto db = OpenRaw(dir.path());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), keys::ChunkKey(kFirstStreamId, 10), std::string(60, 'z')).ok());
+  }
+  auto store = OpenStore(dir.path());
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.next_offset, 15u);  // from the chunk index: offsets are not reused
+  uint64_t off;
+  ASSERT_TRUE(store->Append("s", "x", &off).ok());
+  EXPECT_EQ(off, 15u);
+}
+
+TEST(Integrity, DamagedStreamRecordFailsOpen) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    FillStream(*store, 1, 1, 4);
+  }
+  {
+    auto db = OpenRaw(dir.path());
+    std::string v;
+    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), keys::StreamKey("s"), &v).ok());
+    v[3] ^= 0x10;
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), keys::StreamKey("s"), v).ok());
+  }
+  std::unique_ptr<StreamStore> store;
+  Status s = StreamStore::Open(dir.path(), FastOptions(), &store);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("stream 's'"), std::string_view::npos) << s.ToString();
+}
+
+// Overwrites `count` bytes at the middle of every file whose name ends with `suffix`.
+int DamageFiles(const std::string& dir, const std::string& suffix, size_t count) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const auto size = std::filesystem::file_size(e.path());
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size / 2));
+    for (size_t i = 0; i < count; ++i) f.put(static_cast<char>(0xA5 ^ i));
+    ++n;
+  }
+  return n;
+}
+
+// Writes a stream and makes RocksDB move it from the log into table (.sst) files.
+void FillAndFlush(const std::string& path) {
+  {
+    auto store = OpenStore(path);
+    FillStream(*store, 200, 20, 5);
+  }
+  auto db = OpenRaw(path);
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  ASSERT_TRUE(db->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr).ok());
+}
+
+// Opens and reads everything; returns the first error met (ok if none).
+Status OpenAndScan(const std::string& path) {
+  std::unique_ptr<StreamStore> store;
+  Status s = StreamStore::Open(path, FastOptions(), &store);
+  if (!s.ok()) return s;
+  std::unique_ptr<StreamReader> r;
+  s = store->NewReader("s", {}, &r);
+  if (!s.ok()) return s;
+  Record rec;
+  while (r->Next(&rec)) {
+  }
+  return r->status();
+}
+
+TEST(Integrity, DamagedTableFileIsAnErrorNotACrash) {
+  TempDir dir;
+  FillAndFlush(dir.path());
+  ASSERT_GT(DamageFiles(dir.path(), ".sst", 64), 0);
+  Status s = OpenAndScan(dir.path());
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.IsCorruption() || s.IsIOError()) << s.ToString();
+}
+
+TEST(Integrity, MissingCurrentFileIsAnErrorNotACrash) {
+  TempDir dir;
+  FillAndFlush(dir.path());
+  std::filesystem::remove(dir.path() + "/CURRENT");
+  StoreOptions o = FastOptions();
+  o.create_if_missing = false;
+  std::unique_ptr<StreamStore> store;
+  Status s = StreamStore::Open(dir.path(), o, &store);
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(Integrity, DamagedManifestIsAnErrorNotACrash) {
+  TempDir dir;
+  FillAndFlush(dir.path());
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    if (e.path().filename().string().rfind("MANIFEST-", 0) == 0) {
+      std::filesystem::resize_file(e.path(), std::filesystem::file_size(e.path()) / 2);
+      ++n;
+    }
+  }
+  ASSERT_GT(n, 0);
+  Status s = OpenAndScan(dir.path());
+  EXPECT_FALSE(s.ok()) << "a truncated MANIFEST must not open silently";
+}
+
+TEST(Integrity, TruncatedTableFileIsAnErrorNotACrash) {
+  TempDir dir;
+  FillAndFlush(dir.path());
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    if (e.path().extension() == ".sst") {
+      std::filesystem::resize_file(e.path(), std::filesystem::file_size(e.path()) / 3);
+      ++n;
+    }
+  }
+  ASSERT_GT(n, 0);
+  Status s = OpenAndScan(dir.path());
+  EXPECT_FALSE(s.ok());
+}
+
+}  // namespace
+}  // namespace sift::storage
