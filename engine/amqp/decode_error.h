@@ -31,8 +31,8 @@ enum class DecodeErrorCode : uint8_t {
   kSectionOrder,         // section a appears after section b
   kDuplicateSection,     // section a appears twice
   kMixedBody,            // body sections of different kinds, or a second amqp-value
-  kSectionType,          // a section's value has the wrong type (e.g. header is not a list)
-  kFieldType,            // a header/properties field has the wrong type
+  kSectionType,          // a section's value has the wrong type (what: section, expected: type)
+  kFieldType,            // a header/properties field has the wrong type (what: field, expected)
   kAnnotationKey,        // an annotations/footer map key is not a symbol or ulong
   kPropertyKey,          // an application-properties key is not a string
   kPropertyValue,        // an application-properties value is not a simple type (core 3.2.5)
@@ -47,6 +47,7 @@ struct DecodeError {
   uint64_t a = 0;              // numbers the reason names (see DecodeErrorCode)
   uint64_t b = 0;
   const char* what = nullptr;  // static text the reason names (a section or field name), or nullptr
+  const char* expected = nullptr;  // static text: what was expected instead, or nullptr
 
   bool ok() const { return code == DecodeErrorCode::kOk; }
 
@@ -56,7 +57,8 @@ struct DecodeError {
   std::string Reason() const;
 
   static DecodeError Make(DecodeErrorCode code, uint32_t offset, uint8_t format_code = 0,
-                          uint64_t a = 0, uint64_t b = 0, const char* what = nullptr) {
+                          uint64_t a = 0, uint64_t b = 0, const char* what = nullptr,
+                          const char* expected = nullptr) {
     DecodeError e;
     e.code = code;
     e.format_code = format_code;
@@ -64,6 +66,7 @@ struct DecodeError {
     e.a = a;
     e.b = b;
     e.what = what;
+    e.expected = expected;
     return e;
   }
 };

@@ -24,6 +24,8 @@
 
 namespace sift::amqp {
 
+class ValueReader;
+
 class EncodedValue {
  public:
   EncodedValue() = default;
@@ -61,15 +63,15 @@ class EncodedValue {
   // constructor is described (core part 1, section 1.4: the constructor appears once).
   uint8_t element_format_code() const { return element_code_; }
   bool element_described() const { return element_descriptor_ != nullptr; }
+  // Arrays with a described element constructor: the first byte of the element descriptor's encoding
+  // (which ends just before the element format code); nullptr otherwise.
+  const uint8_t* element_descriptor_data() const { return element_descriptor_; }
 
   // The descriptor of a described value (false if this value is not described).
   bool Descriptor(EncodedValue* out, DecodeError* error = nullptr) const;
   // This value with its descriptor dropped (itself when not described).
-  EncodedValue WithoutDescriptor() const {
-    EncodedValue v = *this;
-    v.descriptor_ = nullptr;
-    return v;
-  }
+  // A value with several descriptors (0x00 d1 0x00 d2 ...) loses the outer one.
+  EncodedValue WithoutDescriptor() const;
 
   // The value as the selector sees it: scalars typed (byte-carrying types view into the buffer),
   // compounds as kList / kMap / kArray with data()/size() spanning raw(), a described value as
@@ -105,10 +107,7 @@ class EncodedValue {
 
  private:
   friend class Cursor;
-  friend const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                                  EncodedValue* out, DecodeError* error);
-  friend const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p,
-                                    const uint8_t* limit, EncodedValue* out, DecodeError* error);
+  friend class ValueReader;  // encoded_value.cc: fills values in
 
   const uint8_t* base_ = nullptr;        // start of the buffer (offsets in errors)
   const uint8_t* begin_ = nullptr;       // first byte of raw()

@@ -137,22 +137,28 @@ class MessageView {
   std::span<const uint8_t> body_bytes() const;
 
  private:
-  // Locates sections up to and including the first of `kind` (or to the end); false at the end.
+  // Locates the next top-level section; false when there is none or it is malformed (error_ set).
+  bool ScanOne() const;
+  // Locates sections until one of `kind` is found or there are none left.
   bool Locate(SectionKind kind) const;
+  // The section's value when present and of its spec type (else false; a wrong type sets error_).
+  bool TypedSection(SectionKind kind, EncodedValue* value) const;
   selector::Value MapValue(SectionKind kind, std::string_view key) const;
   selector::Value MapValue(SectionKind kind, uint64_t key) const;
-  bool ListField(SectionKind kind, uint32_t index, EncodedValue* value) const;
   void Fail(const DecodeError& error) const;
 
   const uint8_t* begin_ = nullptr;
   const uint8_t* end_ = nullptr;
-  // Lazily located sections: offset of each section's value (descriptor dropped), or kAbsent.
-  static constexpr uint32_t kAbsent = UINT32_MAX;
+  // Sections located so far (value with the descriptor dropped; !valid() when not yet seen). For data
+  // and amqp-sequence, the first one.
   mutable EncodedValue sections_[kSectionKindCount];
   mutable const uint8_t* scan_ = nullptr;   // next top-level byte not yet looked at
-  mutable bool scan_done_ = false;          // every section located (or the scan met an error)
+  mutable bool scan_done_ = false;          // every section located, or the scan met an error
+  mutable bool scan_failed_ = false;        // the scan stopped at a malformed section
+  mutable uint32_t sections_seen_ = 0;      // top-level sections located so far
   mutable SectionKind body_kind_ = SectionKind::kData;
   mutable uint32_t body_count_ = 0;         // body sections of body_kind_ in a row
+  mutable const uint8_t* body_begin_ = nullptr;
   mutable const uint8_t* body_end_ = nullptr;
   mutable DecodeError error_;
 };

@@ -1,0 +1,334 @@
+// MessageView: lazy section location and typed field access (message_view.h).
+//
+// The scan over top-level sections is incremental: a request for section K reads section headers
+// (constructor, descriptor, size prefix) only until K is found, skipping each section body in O(1).
+// What it has located is cached in sections_, so each section header is read at most once per
+// message. Field reads then walk only the located section.
+#include "engine/amqp/message_view.h"
+
+#include "engine/amqp/coding.h"
+#include "engine/amqp/cursor.h"
+#include "engine/amqp/field_types.h"
+
+namespace sift::amqp {
+namespace {
+
+constexpr std::string_view kHeaderNames[kHeaderFieldCount] = {
+    "durable", "priority", "ttl", "first-acquirer", "delivery-count"};
+constexpr std::string_view kPropertiesNames[kPropertiesFieldCount] = {
+    "message-id",     "user-id",          "to",
+    "subject",        "reply-to",         "correlation-id",
+    "content-type",   "content-encoding", "absolute-expiry-time",
+    "creation-time",  "group-id",         "group-sequence",
+    "reply-to-group-id"};
+
+bool IsBody(SectionKind k) {
+  return k == SectionKind::kData || k == SectionKind::kAmqpSequence ||
+         k == SectionKind::kAmqpValue;
+}
+
+}  // namespace
+
+std::string_view HeaderFieldName(HeaderField field) {
+  return kHeaderNames[static_cast<int>(field)];
+}
+std::string_view PropertiesFieldName(PropertiesField field) {
+  return kPropertiesNames[static_cast<int>(field)];
+}
+bool HeaderFieldFromName(std::string_view name, HeaderField* out) {
+  for (int i = 0; i < kHeaderFieldCount; ++i) {
+    if (kHeaderNames[i] == name) {
+      *out = static_cast<HeaderField>(i);
+      return true;
+    }
+  }
+  return false;
+}
+bool PropertiesFieldFromName(std::string_view name, PropertiesField* out) {
+  for (int i = 0; i < kPropertiesFieldCount; ++i) {
+    if (kPropertiesNames[i] == name) {
+      *out = static_cast<PropertiesField>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Which section a described top-level value is, from its descriptor (smallulong, ulong or symbol).
+bool SectionOfDescriptor(const EncodedValue& value, SectionKind* kind) {
+  if (!value.is_described()) return false;
+  const auto raw = value.raw();
+  // Fast path for the encoding every client uses: 0x00 0x53 0x7N.
+  if (raw.size() >= 3 && raw[1] == code::kSmallULong) return SectionFromDescriptorCode(raw[2], kind);
+  EncodedValue d;
+  if (!value.Descriptor(&d)) return false;
+  uint64_t u = 0;
+  std::string_view s;
+  if (d.GetUnsigned(&u) && (d.format_code() == code::kULong || d.format_code() == code::kULong0)) {
+    return SectionFromDescriptorCode(u, kind);
+  }
+  if (d.GetSymbol(&s)) return SectionFromDescriptorSymbol(s, kind);
+  return false;
+}
+
+void MessageView::Reset(std::span<const uint8_t> message) {
+  begin_ = message.data();
+  end_ = message.data() + message.size();
+  for (auto& s : sections_) s = EncodedValue();
+  scan_ = begin_;
+  scan_done_ = false;
+  scan_failed_ = false;
+  sections_seen_ = 0;
+  body_kind_ = SectionKind::kData;
+  body_count_ = 0;
+  body_begin_ = nullptr;
+  body_end_ = nullptr;
+  error_ = DecodeError();
+}
+
+void MessageView::Fail(const DecodeError& error) const {
+  if (error_.ok()) error_ = error;
+}
+
+bool MessageView::ScanOne() const {
+  if (scan_done_) return false;
+  if (scan_ == nullptr || scan_ >= end_) {
+    scan_done_ = true;
+    return false;
+  }
+  EncodedValue v;
+  DecodeError e;
+  const uint8_t* next = ReadValue(begin_, scan_, end_, &v, &e);
+  SectionKind kind = SectionKind::kHeader;
+  if (next == nullptr || !SectionOfDescriptor(v, &kind)) {
+    if (next != nullptr) {
+      e = DecodeError::Make(DecodeErrorCode::kNotASection, v.offset(), v.format_code(), 0, 0,
+                            v.is_described() ? "described value with an unknown descriptor"
+                                             : FormatCodeName(v.format_code()).data());
+    }
+    Fail(e);
+    scan_done_ = true;
+    scan_failed_ = true;
+    return false;
+  }
+  if (IsBody(kind)) {
+    if (body_count_ == 0) {
+      body_kind_ = kind;
+      body_count_ = 1;
+      body_begin_ = scan_;
+      body_end_ = next;
+    } else if (kind == body_kind_ && body_end_ == scan_ && kind != SectionKind::kAmqpValue) {
+      ++body_count_;
+      body_end_ = next;
+    }
+  }
+  EncodedValue& slot = sections_[static_cast<int>(kind)];
+  if (!slot.valid()) slot = v.WithoutDescriptor();
+  scan_ = next;
+  ++sections_seen_;
+  return true;
+}
+
+bool MessageView::Locate(SectionKind kind) const {
+  const int k = static_cast<int>(kind);
+  while (!sections_[k].valid() && ScanOne()) {
+  }
+  return sections_[k].valid();
+}
+
+bool MessageView::FindSection(SectionKind kind, EncodedValue* value) const {
+  if (!Locate(kind)) return false;
+  *value = sections_[static_cast<int>(kind)];
+  return true;
+}
+
+bool MessageView::HasSection(SectionKind kind) const { return Locate(kind); }
+
+bool MessageView::TypedSection(SectionKind kind, EncodedValue* value) const {
+  if (!Locate(kind)) return false;
+  const EncodedValue& v = sections_[static_cast<int>(kind)];
+  if (!SectionValueTypeOk(kind, v)) {
+    Fail(DecodeError::Make(DecodeErrorCode::kSectionType, v.offset(), v.format_code(),
+                           static_cast<uint64_t>(kind), 0, SectionLabel(kind),
+                           SectionValueExpected(kind)));
+    return false;
+  }
+  *value = v;
+  return true;
+}
+
+selector::Value MessageView::Header(HeaderField field) const {
+  const int index = static_cast<int>(field);
+  EncodedValue header;
+  EncodedValue v;
+  if (!TypedSection(SectionKind::kHeader, &header)) {
+    // Absent header: every field has its default. A header of the wrong type, or a message whose
+    // first section cannot be read (so a header may be hiding there): nothing can be trusted.
+    if (sections_[0].valid() || (scan_failed_ && sections_seen_ == 0)) {
+      return selector::Value::Missing();
+    }
+  } else {
+    DecodeError e;
+    if (!header.ElementAt(static_cast<uint64_t>(index), &v, &e)) {
+      if (!e.ok()) {
+        Fail(e);
+        return selector::Value::Missing();
+      }
+    } else if (!v.is_null()) {
+      if (!HeaderFieldTypeOk(index, v)) {
+        Fail(DecodeError::Make(DecodeErrorCode::kFieldType, v.offset(), v.format_code(), 0, 0,
+                               HeaderFieldLabel(index), HeaderFieldExpected(index)));
+        return selector::Value::Missing();
+      }
+      return v.ToValue();
+    }
+  }
+  // Defaults (core part 3, section 3.2.1).
+  switch (field) {
+    case HeaderField::kDurable:
+    case HeaderField::kFirstAcquirer: return selector::Value::Boolean(false);
+    case HeaderField::kPriority: return selector::Value::Unsigned(selector::ValueType::kUByte, 4);
+    case HeaderField::kDeliveryCount:
+      return selector::Value::Unsigned(selector::ValueType::kUInt, 0);
+    case HeaderField::kTtl: break;
+  }
+  return selector::Value::Missing();
+}
+
+bool MessageView::durable() const {
+  const selector::Value v = Header(HeaderField::kDurable);
+  return v.type == selector::ValueType::kBoolean && v.boolean;
+}
+uint8_t MessageView::priority() const {
+  const selector::Value v = Header(HeaderField::kPriority);
+  return v.type == selector::ValueType::kUByte ? static_cast<uint8_t>(v.u64) : 4;
+}
+bool MessageView::ttl(uint32_t* milliseconds) const {
+  const selector::Value v = Header(HeaderField::kTtl);
+  if (v.type != selector::ValueType::kUInt) return false;
+  *milliseconds = static_cast<uint32_t>(v.u64);
+  return true;
+}
+bool MessageView::first_acquirer() const {
+  const selector::Value v = Header(HeaderField::kFirstAcquirer);
+  return v.type == selector::ValueType::kBoolean && v.boolean;
+}
+uint32_t MessageView::delivery_count() const {
+  const selector::Value v = Header(HeaderField::kDeliveryCount);
+  return v.type == selector::ValueType::kUInt ? static_cast<uint32_t>(v.u64) : 0;
+}
+
+selector::Value MessageView::Property(PropertiesField field) const {
+  const int index = static_cast<int>(field);
+  EncodedValue properties;
+  EncodedValue v;
+  if (!TypedSection(SectionKind::kProperties, &properties)) return selector::Value::Missing();
+  DecodeError e;
+  if (!properties.ElementAt(static_cast<uint64_t>(index), &v, &e)) {
+    if (!e.ok()) Fail(e);
+    return selector::Value::Missing();
+  }
+  if (v.is_null()) return selector::Value::Missing();
+  if (!PropertiesFieldTypeOk(index, v)) {
+    Fail(DecodeError::Make(DecodeErrorCode::kFieldType, v.offset(), v.format_code(), 0, 0,
+                           PropertiesFieldLabel(index), PropertiesFieldExpected(index)));
+    return selector::Value::Missing();
+  }
+  return v.ToValue();
+}
+
+bool MessageView::FindMapEntry(SectionKind map_section, std::string_view key,
+                               EncodedValue* value) const {
+  EncodedValue map;
+  if (!TypedSection(map_section, &map) || !map.is_map()) return false;
+  DecodeError e;
+  if (map.FindKey(key, value, &e)) return true;
+  if (!e.ok()) Fail(e);
+  return false;
+}
+
+bool MessageView::FindMapEntry(SectionKind map_section, uint64_t key, EncodedValue* value) const {
+  EncodedValue map;
+  if (!TypedSection(map_section, &map) || !map.is_map()) return false;
+  DecodeError e;
+  if (map.FindULongKey(key, value, &e)) return true;
+  if (!e.ok()) Fail(e);
+  return false;
+}
+
+selector::Value MessageView::MapValue(SectionKind kind, std::string_view key) const {
+  EncodedValue v;
+  return FindMapEntry(kind, key, &v) ? v.ToValue() : selector::Value::Missing();
+}
+
+selector::Value MessageView::MapValue(SectionKind kind, uint64_t key) const {
+  EncodedValue v;
+  return FindMapEntry(kind, key, &v) ? v.ToValue() : selector::Value::Missing();
+}
+
+selector::Value MessageView::ApplicationProperty(std::string_view key) const {
+  return MapValue(SectionKind::kApplicationProperties, key);
+}
+bool MessageView::FindApplicationProperty(std::string_view key, EncodedValue* value) const {
+  return FindMapEntry(SectionKind::kApplicationProperties, key, value);
+}
+selector::Value MessageView::MessageAnnotation(std::string_view key) const {
+  return MapValue(SectionKind::kMessageAnnotations, key);
+}
+selector::Value MessageView::DeliveryAnnotation(std::string_view key) const {
+  return MapValue(SectionKind::kDeliveryAnnotations, key);
+}
+selector::Value MessageView::FooterEntry(std::string_view key) const {
+  return MapValue(SectionKind::kFooter, key);
+}
+selector::Value MessageView::MessageAnnotation(uint64_t key) const {
+  return MapValue(SectionKind::kMessageAnnotations, key);
+}
+selector::Value MessageView::DeliveryAnnotation(uint64_t key) const {
+  return MapValue(SectionKind::kDeliveryAnnotations, key);
+}
+selector::Value MessageView::FooterEntry(uint64_t key) const {
+  return MapValue(SectionKind::kFooter, key);
+}
+
+BodyKind MessageView::body_kind() const {
+  while (body_count_ == 0 && ScanOne()) {
+  }
+  if (body_count_ == 0) return BodyKind::kNone;
+  switch (body_kind_) {
+    case SectionKind::kData: return BodyKind::kData;
+    case SectionKind::kAmqpSequence: return BodyKind::kAmqpSequence;
+    default: return BodyKind::kAmqpValue;
+  }
+}
+
+uint32_t MessageView::body_section_count() const {
+  while (ScanOne()) {
+  }
+  return body_count_;
+}
+
+bool MessageView::BodySection(uint32_t index, EncodedValue* value) const {
+  if (index >= body_section_count()) return false;
+  Cursor c(begin_, body_begin_, body_end_);
+  EncodedValue v;
+  for (uint32_t i = 0; i <= index; ++i) {
+    if (!c.Next(&v)) return false;  // cannot happen: these sections were read before
+  }
+  *value = v.WithoutDescriptor();
+  return true;
+}
+
+std::span<const uint8_t> MessageView::data() const {
+  EncodedValue v;
+  if (body_kind() != BodyKind::kData || !TypedSection(SectionKind::kData, &v)) return {};
+  return v.payload();
+}
+
+std::span<const uint8_t> MessageView::body_bytes() const {
+  if (body_kind() == BodyKind::kNone) return {};
+  body_section_count();
+  return {body_begin_, static_cast<size_t>(body_end_ - body_begin_)};
+}
+
+}  // namespace sift::amqp

@@ -1,0 +1,223 @@
+// MessageFieldSource: one pass per section over an encoded message (message_field_source.h).
+#include "engine/message_field_source.h"
+
+#include <cstring>
+
+#include "engine/amqp/cursor.h"
+#include "engine/amqp/field_types.h"
+
+namespace sift::engine {
+namespace {
+
+using amqp::EncodedValue;
+using selector::Section;
+using selector::Value;
+
+int SectionIndex(Section s) { return static_cast<int>(s); }
+
+amqp::SectionKind KindOf(Section s) {
+  switch (s) {
+    case Section::kHeader: return amqp::SectionKind::kHeader;
+    case Section::kDeliveryAnnotations: return amqp::SectionKind::kDeliveryAnnotations;
+    case Section::kMessageAnnotations: return amqp::SectionKind::kMessageAnnotations;
+    case Section::kProperties: return amqp::SectionKind::kProperties;
+    case Section::kApplicationProperties: return amqp::SectionKind::kApplicationProperties;
+    case Section::kFooter: return amqp::SectionKind::kFooter;
+  }
+  return amqp::SectionKind::kFooter;
+}
+
+bool ParseDecimal(std::string_view text, uint64_t* out) {
+  if (text.empty() || text.size() > 20 || (text.size() > 1 && text[0] == '0')) return false;
+  uint64_t v = 0;
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') return false;
+    const uint64_t d = static_cast<uint64_t>(ch - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> fields) {
+  slots_.resize(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const selector::FieldRef& f = fields[i];
+    Slot& s = slots_[i];
+    s.section = f.section;
+    s.path = f.path;
+    s.key = f.name;
+    if (f.section == Section::kHeader) {
+      amqp::HeaderField h;
+      if (amqp::HeaderFieldFromName(f.name, &h)) s.field_index = static_cast<int>(h);
+    } else if (f.section == Section::kProperties) {
+      amqp::PropertiesField p;
+      if (amqp::PropertiesFieldFromName(f.name, &p)) s.field_index = static_cast<int>(p);
+    } else if (f.section != Section::kApplicationProperties) {
+      s.key_is_ulong = ParseDecimal(f.name, &s.ulong_key);
+    }
+    const int si = SectionIndex(f.section);
+    if (si >= 0 && si < kSections) section_slots_[si].push_back(static_cast<uint32_t>(i));
+  }
+}
+
+void MessageFieldSource::Reset(const amqp::MessageView& message) {
+  view_ = &message;
+  for (bool& l : loaded_) l = false;
+}
+
+void MessageFieldSource::Reset(std::span<const uint8_t> message) {
+  own_view_.Reset(message);
+  Reset(own_view_);
+}
+
+void MessageFieldSource::LoadSection(Section section) {
+  const int si = SectionIndex(section);
+  loaded_[si] = true;
+  for (uint32_t slot : section_slots_[si]) {
+    Slot& s = slots_[slot];
+    s.found = false;
+    s.resolved = false;
+    s.value = Value::Missing();
+  }
+  if (section == Section::kHeader || section == Section::kProperties) {
+    LoadList(section, KindOf(section));
+  } else {
+    LoadMap(section, KindOf(section));
+  }
+}
+
+void MessageFieldSource::LoadList(Section section, amqp::SectionKind kind) {
+  const int si = SectionIndex(section);
+  const bool header = section == Section::kHeader;
+  EncodedValue list;
+  if (!view_->FindSection(kind, &list)) {
+    // No such section: header fields take their defaults (or are missing if the message is
+    // unreadable where the header would be: MessageView decides), properties are all absent.
+    for (uint32_t slot : section_slots_[si]) {
+      Slot& s = slots_[slot];
+      s.resolved = true;
+      if (header && s.field_index >= 0 && s.path.empty()) {
+        s.value = view_->Header(static_cast<amqp::HeaderField>(s.field_index));
+      }
+    }
+    return;
+  }
+  if (!amqp::SectionValueTypeOk(kind, list)) {
+    for (uint32_t slot : section_slots_[si]) slots_[slot].resolved = true;
+    return;
+  }
+  // The highest field index asked for bounds the walk.
+  int last = -1;
+  for (uint32_t slot : section_slots_[si]) last = std::max(last, slots_[slot].field_index);
+  amqp::Cursor c = amqp::Cursor::Elements(list);
+  EncodedValue e;
+  for (int i = 0; i <= last && c.Next(&e); ++i) {
+    if (e.is_null()) continue;
+    const bool ok = header ? amqp::HeaderFieldTypeOk(i, e) : amqp::PropertiesFieldTypeOk(i, e);
+    for (uint32_t slot : section_slots_[si]) {
+      Slot& s = slots_[slot];
+      if (s.field_index != i) continue;
+      if (ok) {
+        s.located = e;
+        s.found = true;
+      } else {
+        s.resolved = true;  // wrong type: missing
+      }
+    }
+  }
+  if (!c.ok()) {  // malformed header / properties: every field of it is missing
+    for (uint32_t slot : section_slots_[si]) {
+      slots_[slot].found = false;
+      slots_[slot].resolved = true;
+    }
+    return;
+  }
+  if (header) {  // absent or null fields read as their defaults (core part 3, section 3.2.1)
+    for (uint32_t slot : section_slots_[si]) {
+      Slot& s = slots_[slot];
+      if (s.found || s.resolved || s.field_index < 0 || !s.path.empty()) continue;
+      s.resolved = true;
+      switch (static_cast<amqp::HeaderField>(s.field_index)) {
+        case amqp::HeaderField::kDurable:
+        case amqp::HeaderField::kFirstAcquirer: s.value = Value::Boolean(false); break;
+        case amqp::HeaderField::kPriority:
+          s.value = Value::Unsigned(selector::ValueType::kUByte, 4);
+          break;
+        case amqp::HeaderField::kDeliveryCount:
+          s.value = Value::Unsigned(selector::ValueType::kUInt, 0);
+          break;
+        case amqp::HeaderField::kTtl: break;
+      }
+    }
+  }
+}
+
+void MessageFieldSource::LoadMap(Section section, amqp::SectionKind kind) {
+  const int si = SectionIndex(section);
+  const std::vector<uint32_t>& slots = section_slots_[si];
+  EncodedValue map;
+  if (slots.empty() || !view_->FindSection(kind, &map) ||
+      !amqp::SectionValueTypeOk(kind, map)) {
+    return;
+  }
+  size_t wanted = slots.size();
+  amqp::Cursor c = amqp::Cursor::Elements(map);
+  EncodedValue key;
+  EncodedValue value;
+  while (wanted > 0 && c.Next(&key) && c.Next(&value)) {
+    if (key.is_described()) continue;
+    const uint8_t code = key.format_code();
+    const bool text = code == amqp::code::kStr8 || code == amqp::code::kStr32 ||
+                      code == amqp::code::kSym8 || code == amqp::code::kSym32;
+    uint64_t number = 0;
+    const bool ulong = !text &&
+                       (code == amqp::code::kULong || code == amqp::code::kSmallULong ||
+                        code == amqp::code::kULong0) &&
+                       key.GetUnsigned(&number);
+    if (!text && !ulong) continue;
+    const auto bytes = key.payload();
+    for (uint32_t slot : slots) {
+      Slot& s = slots_[slot];
+      if (s.found) continue;
+      const bool match =
+          text ? (s.key.size() == bytes.size() &&
+                  std::memcmp(s.key.data(), bytes.data(), bytes.size()) == 0)
+               : (s.key_is_ulong && s.ulong_key == number);
+      if (match) {
+        s.located = value;
+        s.found = true;
+        --wanted;
+      }
+    }
+  }
+}
+
+Value MessageFieldSource::Get(uint32_t slot) {
+  if (slot >= slots_.size()) return Value::Missing();
+  Slot& s = slots_[slot];
+  const int si = SectionIndex(s.section);
+  if (!loaded_[si]) LoadSection(s.section);
+  if (s.resolved) return s.value;
+  s.resolved = true;
+  if (!s.found) {
+    s.value = Value::Missing();
+    return s.value;
+  }
+  EncodedValue v = s.located;
+  for (const selector::PathStep& step : s.path) {
+    EncodedValue next;
+    if (!v.Step(step, &next)) {
+      s.value = Value::Missing();
+      return s.value;
+    }
+    v = next;
+  }
+  s.value = v.ToValue();
+  return s.value;
+}
+
+}  // namespace sift::engine
