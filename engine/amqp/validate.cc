@@ -41,7 +41,10 @@ class Validator {
         ++q;
       }
     }
-    if (!Content(v, depth)) return nullptr;
+    // Errors about the content name the value's own constructor, after its descriptors.
+    EncodedValue inner = v;
+    while (inner.is_described()) inner = inner.WithoutDescriptor();
+    if (!Content(inner, depth)) return nullptr;
     if (out != nullptr) *out = v;
     return end;
   }
