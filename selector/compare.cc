@@ -1,0 +1,236 @@
+// Comparison rules (see compare.h).
+#include "selector/compare.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "selector/decimal.h"
+
+namespace sift::selector {
+
+ValueClass ClassOf(ValueType type) {
+  switch (type) {
+    case ValueType::kMissing:
+    case ValueType::kNull: return ValueClass::kAbsent;
+    case ValueType::kString:
+    case ValueType::kSymbol:
+    case ValueType::kChar: return ValueClass::kText;
+    case ValueType::kBoolean: return ValueClass::kBoolean;
+    case ValueType::kUByte:
+    case ValueType::kUShort:
+    case ValueType::kUInt:
+    case ValueType::kULong:
+    case ValueType::kByte:
+    case ValueType::kShort:
+    case ValueType::kInt:
+    case ValueType::kLong:
+    case ValueType::kFloat:
+    case ValueType::kDouble:
+    case ValueType::kDecimal32:
+    case ValueType::kDecimal64:
+    case ValueType::kDecimal128:
+    case ValueType::kTimestamp: return ValueClass::kNumber;
+    case ValueType::kBinary: return ValueClass::kBinary;
+    case ValueType::kUuid: return ValueClass::kUuid;
+    case ValueType::kList:
+    case ValueType::kMap:
+    case ValueType::kArray:
+    case ValueType::kDescribed: return ValueClass::kOther;
+  }
+  return ValueClass::kOther;
+}
+
+bool ToNumber(const Value& v, Number* out) {
+  switch (v.type) {
+    case ValueType::kByte:
+    case ValueType::kShort:
+    case ValueType::kInt:
+    case ValueType::kLong:
+    case ValueType::kTimestamp: *out = Number::Signed(v.i64); return true;
+    case ValueType::kUByte:
+    case ValueType::kUShort:
+    case ValueType::kUInt:
+    case ValueType::kULong: *out = Number::Unsigned(v.u64); return true;
+    case ValueType::kFloat:
+    case ValueType::kDouble: *out = Number::Double(v.f64); return true;
+    case ValueType::kDecimal32:
+    case ValueType::kDecimal64:
+    case ValueType::kDecimal128: {
+      double d;
+      if (!DecimalToDouble(v.type, v.bytes(), &d)) return false;
+      *out = Number::Double(d);
+      return true;
+    }
+    default: return false;
+  }
+}
+
+namespace {
+
+template <typename T>
+int Sign3(T a, T b) {
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+// Exact comparison of an int64 with a double.
+int CompareSignedDouble(int64_t i, double d) {
+  if (std::isnan(d)) return 2;
+  // Doubles at or beyond +-2^63 are outside int64's range.
+  if (d >= 9223372036854775808.0) return -1;
+  if (d < -9223372036854775808.0) return 1;
+  double t = std::trunc(d);
+  int64_t di = static_cast<int64_t>(t);  // exact: |t| < 2^63
+  if (i != di) return i < di ? -1 : 1;
+  return t == d ? 0 : (d > t ? -1 : 1);
+}
+
+int CompareUnsignedDouble(uint64_t u, double d) {
+  if (std::isnan(d)) return 2;
+  if (d < 0) return 1;
+  if (d >= 18446744073709551616.0) return -1;
+  double t = std::trunc(d);
+  uint64_t du = static_cast<uint64_t>(t);
+  if (u != du) return u < du ? -1 : 1;
+  return t == d ? 0 : -1;
+}
+
+int CompareSignedUnsigned(int64_t i, uint64_t u) {
+  if (i < 0) return -1;
+  return Sign3(static_cast<uint64_t>(i), u);
+}
+
+}  // namespace
+
+int CompareNumbers(const Number& a, const Number& b) {
+  using K = Number::Kind;
+  switch (a.kind) {
+    case K::kSigned:
+      switch (b.kind) {
+        case K::kSigned: return Sign3(a.i, b.i);
+        case K::kUnsigned: return CompareSignedUnsigned(a.i, b.u);
+        case K::kDouble: return CompareSignedDouble(a.i, b.d);
+      }
+      break;
+    case K::kUnsigned:
+      switch (b.kind) {
+        case K::kSigned: return -CompareSignedUnsigned(b.i, a.u);
+        case K::kUnsigned: return Sign3(a.u, b.u);
+        case K::kDouble: return CompareUnsignedDouble(a.u, b.d);
+      }
+      break;
+    case K::kDouble:
+      switch (b.kind) {
+        case K::kSigned: {
+          int c = CompareSignedDouble(b.i, a.d);
+          return c == 2 ? 2 : -c;
+        }
+        case K::kUnsigned: {
+          int c = CompareUnsignedDouble(b.u, a.d);
+          return c == 2 ? 2 : -c;
+        }
+        case K::kDouble:
+          if (std::isnan(a.d) || std::isnan(b.d)) return 2;
+          return Sign3(a.d, b.d);
+      }
+      break;
+  }
+  return 2;
+}
+
+std::string_view TextOf(const Value& v, char* buffer) {
+  if (v.type != ValueType::kChar) return v.bytes();
+  uint32_t cp = v.u32;
+  if (cp < 0x80) {
+    buffer[0] = static_cast<char>(cp);
+    return {buffer, 1};
+  }
+  if (cp < 0x800) {
+    buffer[0] = static_cast<char>(0xC0 | (cp >> 6));
+    buffer[1] = static_cast<char>(0x80 | (cp & 0x3F));
+    return {buffer, 2};
+  }
+  if (cp < 0x10000) {
+    buffer[0] = static_cast<char>(0xE0 | (cp >> 12));
+    buffer[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    buffer[2] = static_cast<char>(0x80 | (cp & 0x3F));
+    return {buffer, 3};
+  }
+  if (cp > 0x10FFFF) cp = 0xFFFD;  // not a code point: the replacement character
+  buffer[0] = static_cast<char>(0xF0 | (cp >> 18));
+  buffer[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+  buffer[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+  buffer[3] = static_cast<char>(0x80 | (cp & 0x3F));
+  return {buffer, 4};
+}
+
+namespace {
+
+int CompareBytes(std::string_view a, std::string_view b) {
+  size_t n = a.size() < b.size() ? a.size() : b.size();
+  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c < 0 ? -1 : 1;
+  return Sign3(a.size(), b.size());
+}
+
+Truth FromOrder(Op op, int c) {
+  if (c == 2) return op == Op::kNe ? Truth::kTrue : Truth::kFalse;  // NaN
+  bool r = false;
+  switch (op) {
+    case Op::kEq: r = c == 0; break;
+    case Op::kNe: r = c != 0; break;
+    case Op::kLt: r = c < 0; break;
+    case Op::kLe: r = c <= 0; break;
+    case Op::kGt: r = c > 0; break;
+    case Op::kGe: r = c >= 0; break;
+    default: return Truth::kUnknown;
+  }
+  return r ? Truth::kTrue : Truth::kFalse;
+}
+
+}  // namespace
+
+Truth CompareValues(Op op, const Value& a, const Value& b) {
+  ValueClass ca = ClassOf(a.type);
+  ValueClass cb = ClassOf(b.type);
+  if (ca != cb || ca == ValueClass::kAbsent || ca == ValueClass::kOther) return Truth::kUnknown;
+  switch (ca) {
+    case ValueClass::kText: {
+      char ba[4], bb[4];
+      return FromOrder(op, CompareBytes(TextOf(a, ba), TextOf(b, bb)));
+    }
+    case ValueClass::kNumber: {
+      Number na, nb;
+      if (!ToNumber(a, &na) || !ToNumber(b, &nb)) return Truth::kUnknown;
+      return FromOrder(op, CompareNumbers(na, nb));
+    }
+    case ValueClass::kBoolean:
+      if (op == Op::kEq) return a.boolean == b.boolean ? Truth::kTrue : Truth::kFalse;
+      if (op == Op::kNe) return a.boolean != b.boolean ? Truth::kTrue : Truth::kFalse;
+      return Truth::kUnknown;
+    case ValueClass::kBinary:
+    case ValueClass::kUuid:
+      return FromOrder(op, CompareBytes(a.bytes(), b.bytes()));
+    default:
+      return Truth::kUnknown;
+  }
+}
+
+bool PropertyEquals(const Value& value, const Value& reference) {
+  ValueClass cv = ClassOf(value.type);
+  ValueClass cr = ClassOf(reference.type);
+  if (cv != cr || cv == ValueClass::kAbsent || cv == ValueClass::kOther) return false;
+  if (cv == ValueClass::kNumber) {
+    // Section 4.1.1: numbers of different types are equal when equal as floating point.
+    Number a, b;
+    if (!ToNumber(value, &a) || !ToNumber(reference, &b)) return false;
+    if (value.type == reference.type || (a.is_integer() && b.is_integer())) return CompareNumbers(a, b) == 0;
+    auto as_double = [](const Number& n) {
+      return n.kind == Number::Kind::kSigned ? static_cast<double>(n.i)
+             : n.kind == Number::Kind::kUnsigned ? static_cast<double>(n.u) : n.d;
+    };
+    return as_double(a) == as_double(b);
+  }
+  return CompareValues(Op::kEq, value, reference) == Truth::kTrue;
+}
+
+}  // namespace sift::selector

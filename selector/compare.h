@@ -1,0 +1,70 @@
+// Comparison of two Values under the selector's rules (docs/selector-semantics.md, "Comparison").
+//
+// - A missing or null operand makes every comparison UNKNOWN.
+// - Values compare within a class; across classes the result is UNKNOWN:
+//   text (string, symbol, char as a one-code-point string): all six operators, by code point
+//     (= unsigned byte order of the UTF-8);
+//   numbers (byte..long, ubyte..ulong, float, double, decimal32/64/128, timestamp as signed ms):
+//     all six operators, compared exactly as mathematical values (ulong beyond 2^63 included);
+//     decimals enter as their nearest double; NaN is unequal to everything (= FALSE, <> TRUE,
+//     ordering FALSE);
+//   boolean: = and <> only (ordering is UNKNOWN);
+//   binary, uuid: all six operators, by unsigned byte order;
+//   list, map, array, described: UNKNOWN.
+// Nothing here allocates.
+#ifndef SIFT_SELECTOR_COMPARE_H_
+#define SIFT_SELECTOR_COMPARE_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "selector/ast.h"
+#include "selector/selector.h"
+#include "selector/value.h"
+
+namespace sift::selector {
+
+// A number in one of three exact representations.
+struct Number {
+  enum class Kind : uint8_t { kSigned, kUnsigned, kDouble };
+  Kind kind = Kind::kSigned;
+  union {
+    int64_t i;
+    uint64_t u;
+    double d;
+  };
+  Number() : i(0) {}
+  static Number Signed(int64_t x) { Number n; n.kind = Kind::kSigned; n.i = x; return n; }
+  static Number Unsigned(uint64_t x) { Number n; n.kind = Kind::kUnsigned; n.u = x; return n; }
+  static Number Double(double x) { Number n; n.kind = Kind::kDouble; n.d = x; return n; }
+  bool is_integer() const { return kind != Kind::kDouble; }
+};
+
+enum class ValueClass : uint8_t { kAbsent, kText, kNumber, kBoolean, kBinary, kUuid, kOther };
+
+ValueClass ClassOf(ValueType type);
+
+// True and *out set for the numeric types (timestamp included); decimals become doubles.
+bool ToNumber(const Value& v, Number* out);
+
+// Three-way comparison of numbers: -1, 0, 1, or 2 when unordered (a NaN is involved).
+int CompareNumbers(const Number& a, const Number& b);
+
+// The text bytes of a text-class value; a char is encoded into `buffer` (4 bytes).
+std::string_view TextOf(const Value& v, char* buffer);
+
+// op is one of kEq, kNe, kLt, kLe, kGt, kGe.
+Truth CompareValues(Op op, const Value& a, const Value& b);
+
+// Equality as filter expressions section 4.1.1 defines it for property filters: numbers of any types
+// are equal when equal as double; text equal by bytes (string and symbol alike); other values equal
+// when of the same class with the same bytes / value.
+bool PropertyEquals(const Value& value, const Value& reference);
+
+inline Truth Not(Truth t) {
+  return t == Truth::kUnknown ? t : (t == Truth::kTrue ? Truth::kFalse : Truth::kTrue);
+}
+
+}  // namespace sift::selector
+
+#endif  // SIFT_SELECTOR_COMPARE_H_

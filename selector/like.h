@@ -1,0 +1,59 @@
+// A compiled LIKE pattern (filter expressions section 6; LANGUAGE.md).
+//
+// '%' matches any run of characters (possibly empty), '_' exactly one character (code point), an
+// escaped character itself, anything else itself (case-sensitive, byte-exact on UTF-8). The pattern
+// is compiled once into the cheapest matcher that is exact for it:
+//   kExact     no wildcard                    value == literal
+//   kPrefix    literal%                       value starts with literal
+//   kSuffix    %literal                       value ends with literal
+//   kContains  %literal%                      value contains literal
+//   kAny       only '%'s                      every text matches
+//   kSegments  '%'-separated literals, no '_' greedy left-to-right search (linear, exact for '%')
+//   kRegex     anything with '_'              re2 (UTF-8, linear time, memory bounded by max_mem)
+// Substring tests on bytes are exact on code points because UTF-8 is self-synchronising.
+// Matching never allocates (re2's DFA cache aside, which is bounded and warms up).
+#ifndef SIFT_SELECTOR_LIKE_H_
+#define SIFT_SELECTOR_LIKE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "selector/error.h"
+
+namespace sift::selector {
+
+class LikeMatcher {
+ public:
+  enum class Kind : uint8_t { kExact, kPrefix, kSuffix, kContains, kAny, kSegments, kRegex };
+
+  // `escape` is empty or one code point (checked by the parser). On failure (re2 refuses the pattern)
+  // returns nullptr and fills *error's code and message (the caller sets the position).
+  static std::unique_ptr<LikeMatcher> Compile(std::string_view pattern, std::string_view escape, Error* error);
+  ~LikeMatcher();
+
+  bool Matches(std::string_view text) const;
+
+  Kind kind() const { return kind_; }
+  std::string_view pattern() const { return pattern_; }
+  // "exact", "prefix", "suffix", "contains", "any", "segments", "re2"; and the literal(s) used.
+  std::string Describe() const;
+
+ private:
+  LikeMatcher() = default;
+  struct Regex;
+
+  Kind kind_ = Kind::kExact;
+  std::string pattern_;
+  std::string literal_;                // kExact / kPrefix / kSuffix / kContains
+  std::vector<std::string> segments_;  // kSegments: literals between '%'s
+  bool anchored_start_ = false;        // kSegments: the pattern does not start with '%'
+  bool anchored_end_ = false;          // kSegments: the pattern does not end with '%'
+  std::unique_ptr<Regex> regex_;       // kRegex
+};
+
+}  // namespace sift::selector
+
+#endif  // SIFT_SELECTOR_LIKE_H_
