@@ -62,8 +62,38 @@ class ChunkBuilder {
 // On failure returns false and sets *why to a short reason ("bad magic", "payload checksum mismatch").
 bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* header, const char** why);
 
+// Bounded varint read (the LevelDB GetVarint shape): nullptr on truncation or an overlong encoding.
+inline const char* ReadVarint64(const char* p, const char* limit, uint64_t* out) {
+  if (p < limit && static_cast<uint8_t>(*p) < 0x80) {  // the common one-byte case
+    *out = static_cast<uint8_t>(*p);
+    return p + 1;
+  }
+  uint64_t result = 0;
+  for (uint32_t shift = 0; shift <= 63 && p < limit; shift += 7) {
+    const uint64_t byte = static_cast<uint8_t>(*p++);
+    if (shift == 63 && byte > 1) return nullptr;
+    result |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *out = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
 // Reads one record at *p (within [*p, limit)); advances *p. Returns false on a malformed record.
-bool ReadRecord(const char** p, const char* limit, int64_t* timestamp_delta, std::string_view* data);
+// Inline: it runs once per message of every scan.
+inline bool ReadRecord(const char** p, const char* limit, int64_t* timestamp_delta, std::string_view* data) {
+  uint64_t delta, length;
+  const char* q = ReadVarint64(*p, limit, &delta);
+  if (q == nullptr || delta > static_cast<uint64_t>(INT64_MAX)) return false;
+  q = ReadVarint64(q, limit, &length);
+  if (q == nullptr || length > static_cast<uint64_t>(limit - q)) return false;
+  *timestamp_delta = static_cast<int64_t>(delta);
+  *data = std::string_view(q, length);
+  *p = q + length;
+  return true;
+}
 
 }  // namespace sift::storage
 

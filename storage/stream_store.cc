@@ -142,7 +142,13 @@ Status StreamStore::Impl::OpenDb() {
   o.compression = rocksdb::kNoCompression;
   o.keep_log_file_num = 4;
   rocksdb::BlockBasedTableOptions t;
-  cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes);
+  // A chunk fills a block of its own (up to max_chunk_bytes). RocksDB's default sharding (up to 64
+  // shards) would leave a 256 MiB cache with 4 MiB shards that hold only four 1 MiB chunks each, and
+  // an unlucky hash spread evicts chunks long before the cache is full: keep every shard able to hold
+  // at least 32 of the largest chunks.
+  int shard_bits = 0;
+  while (shard_bits < 4 && (options_.block_cache_bytes >> (shard_bits + 1)) >= 32ull * options_.max_chunk_bytes) ++shard_bits;
+  cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes, shard_bits);
   t.block_cache = cache_;
   // A chunk value (up to max_chunk_bytes) always fills a block of its own; the block size only shapes
   // the blocks of index entries and stream records, which are small and read together.
