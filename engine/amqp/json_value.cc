@@ -1,0 +1,1023 @@
+// Typed JSON values to and from Proton pn_data_t nodes; see json_value.h.
+#include "engine/amqp/json_value.h"
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace sift::amqp {
+namespace {
+
+struct TypeName {
+  pn_type_t type;
+  std::string_view name;
+};
+
+constexpr TypeName kTypeNames[] = {
+    {PN_NULL, "null"},         {PN_BOOL, "boolean"},      {PN_UBYTE, "ubyte"},
+    {PN_USHORT, "ushort"},     {PN_UINT, "uint"},         {PN_ULONG, "ulong"},
+    {PN_BYTE, "byte"},         {PN_SHORT, "short"},       {PN_INT, "int"},
+    {PN_LONG, "long"},         {PN_FLOAT, "float"},       {PN_DOUBLE, "double"},
+    {PN_DECIMAL32, "decimal32"}, {PN_DECIMAL64, "decimal64"}, {PN_DECIMAL128, "decimal128"},
+    {PN_CHAR, "char"},         {PN_TIMESTAMP, "timestamp"}, {PN_UUID, "uuid"},
+    {PN_SYMBOL, "symbol"},     {PN_BINARY, "binary"},     {PN_STRING, "string"},
+    {PN_LIST, "list"},         {PN_MAP, "map"},           {PN_ARRAY, "array"},
+    {PN_DESCRIBED, "described"},
+};
+
+bool TypeFromName(std::string_view name, pn_type_t* type) {
+  for (const TypeName& t : kTypeNames) {
+    if (t.name == name) {
+      *type = t.type;
+      return true;
+    }
+  }
+  return false;
+}
+
+enum class PlainKind { kNone, kInteger, kNumber, kString };
+
+PlainKind PlainKindOf(pn_type_t type) {
+  switch (type) {
+    case PN_UBYTE: case PN_USHORT: case PN_UINT: case PN_ULONG:
+    case PN_BYTE: case PN_SHORT: case PN_INT: case PN_LONG: case PN_TIMESTAMP:
+      return PlainKind::kInteger;
+    case PN_FLOAT: case PN_DOUBLE:
+      return PlainKind::kNumber;
+    case PN_CHAR: case PN_DECIMAL32: case PN_DECIMAL64: case PN_DECIMAL128:
+    case PN_UUID: case PN_BINARY: case PN_STRING: case PN_SYMBOL:
+      return PlainKind::kString;
+    default:
+      return PlainKind::kNone;
+  }
+}
+
+// Whether a T value may be written plain under `hint`: reading the plain form back gives T again.
+bool WritesPlain(pn_type_t type, const JsonHint& hint) {
+  pn_type_t reads_as;
+  pn_type_t natural;
+  switch (PlainKindOf(type)) {
+    case PlainKind::kInteger: reads_as = hint.integer; natural = PN_LONG; break;
+    case PlainKind::kNumber: reads_as = hint.number; natural = PN_DOUBLE; break;
+    case PlainKind::kString: reads_as = hint.string; natural = PN_STRING; break;
+    default: return true;
+  }
+  return reads_as == type && (hint.plain_output || type == natural);
+}
+
+bool Fail(const std::string& path, std::string_view why, std::string* error) {
+  *error = path.empty() ? std::string(why) : fmt::format("{}: {}", path, why);
+  return false;
+}
+
+// Restores a path string to its old length when a nested step is done.
+class PathStep {
+ public:
+  PathStep(std::string& path, std::string_view step) : path_(path), size_(path.size()) {
+    path_.append(step);
+  }
+  ~PathStep() { path_.resize(size_); }
+  PathStep(const PathStep&) = delete;
+  PathStep& operator=(const PathStep&) = delete;
+
+ private:
+  std::string& path_;
+  size_t size_;
+};
+
+std::string IndexStep(size_t i) { return fmt::format("[{}]", i); }
+std::string KeyStep(std::string_view key) { return fmt::format("[{}]", Json(key).dump()); }
+
+std::string_view KindOf(const Json& json) {
+  switch (json.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::object: return "an object";
+    default: return "an unsupported JSON value";
+  }
+}
+
+// --- text forms of the byte-carrying types --------------------------------------------------------
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string HexEncode(const uint8_t* bytes, size_t size) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(size * 2);
+  for (size_t i = 0; i < size; ++i) {
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 15]);
+  }
+  return out;
+}
+
+bool HexDecode(std::string_view text, std::string* out) {
+  if (text.size() % 2 != 0) return false;
+  out->clear();
+  for (size_t i = 0; i < text.size(); i += 2) {
+    int hi = HexDigit(text[i]), lo = HexDigit(text[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
+}
+
+// Canonical UUID text (RFC 4122 section 3): 8-4-4-4-12 lower-case hex digits.
+std::string UuidText(const pn_uuid_t& uuid) {
+  const auto* b = reinterpret_cast<const uint8_t*>(uuid.bytes);
+  std::string hex = HexEncode(b, 16);
+  return fmt::format("{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4),
+                     hex.substr(16, 4), hex.substr(20, 12));
+}
+
+bool ParseUuid(std::string_view text, pn_uuid_t* uuid) {
+  if (text.size() != 36) return false;
+  int n = 0;
+  for (size_t i = 0; i < 36; ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (text[i] != '-') return false;
+      continue;
+    }
+    int hi = HexDigit(text[i]);
+    if (hi < 0) return false;
+    if (n % 2 == 0) {
+      uuid->bytes[n / 2] = static_cast<char>(hi << 4);
+    } else {
+      uuid->bytes[n / 2] = static_cast<char>(static_cast<uint8_t>(uuid->bytes[n / 2]) | hi);
+    }
+    ++n;
+  }
+  return true;
+}
+
+// One Unicode scalar value as UTF-8, or false when `cp` is not one (a surrogate or above U+10FFFF).
+bool Utf8Encode(uint32_t cp, std::string* out) {
+  if (cp >= 0xD800 && cp <= 0xDFFF) return false;
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp <= 0x10FFFF) {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The single code point `text` holds (strict UTF-8, no overlong forms), or false.
+bool Utf8SingleCodePoint(std::string_view text, uint32_t* cp) {
+  if (text.empty()) return false;
+  auto b = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
+  size_t n;
+  uint32_t v;
+  if (b(0) < 0x80) { n = 1; v = b(0); }
+  else if ((b(0) & 0xE0) == 0xC0) { n = 2; v = b(0) & 0x1F; }
+  else if ((b(0) & 0xF0) == 0xE0) { n = 3; v = b(0) & 0x0F; }
+  else if ((b(0) & 0xF8) == 0xF0) { n = 4; v = b(0) & 0x07; }
+  else return false;
+  if (text.size() != n) return false;
+  for (size_t i = 1; i < n; ++i) {
+    if ((b(i) & 0xC0) != 0x80) return false;
+    v = (v << 6) | (b(i) & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (v < kMin[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return false;
+  *cp = v;
+  return true;
+}
+
+// --- reading typed JSON into pn_data_t -----------------------------------------------------------
+
+bool GetInteger(const Json& v, bool* negative, uint64_t* magnitude) {
+  if (v.is_number_unsigned()) {
+    *negative = false;
+    *magnitude = v.get<uint64_t>();
+    return true;
+  }
+  if (v.is_number_integer()) {
+    int64_t i = v.get<int64_t>();
+    *negative = i < 0;
+    *magnitude = i < 0 ? static_cast<uint64_t>(-(i + 1)) + 1 : static_cast<uint64_t>(i);
+    return true;
+  }
+  return false;
+}
+
+// Checks `v` is an integer in [min, max] and returns it as int64 (signed) or uint64 bits.
+bool IntegerInRange(const Json& v, int64_t min, uint64_t max, std::string_view type_name,
+                    const std::string& path, uint64_t* bits, std::string* error) {
+  bool negative;
+  uint64_t magnitude;
+  if (!GetInteger(v, &negative, &magnitude)) {
+    return Fail(path, fmt::format("{} value must be an integer, found {}", type_name, KindOf(v)),
+                error);
+  }
+  bool ok = negative ? (min < 0 && magnitude <= static_cast<uint64_t>(-(min + 1)) + 1) : magnitude <= max;
+  if (!ok) {
+    return Fail(path, fmt::format("{} is out of range for {} ({}..{})", v.dump(), type_name, min, max),
+                error);
+  }
+  *bits = negative ? static_cast<uint64_t>(-static_cast<int64_t>(magnitude - 1) - 1) : magnitude;
+  return true;
+}
+
+bool GetFloating(const Json& v, std::string_view type_name, const std::string& path, double* out,
+                 std::string* error) {
+  if (v.is_number()) {
+    *out = v.get<double>();
+    return true;
+  }
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s == "NaN") { *out = std::numeric_limits<double>::quiet_NaN(); return true; }
+    if (s == "Infinity") { *out = std::numeric_limits<double>::infinity(); return true; }
+    if (s == "-Infinity") { *out = -std::numeric_limits<double>::infinity(); return true; }
+  }
+  return Fail(path, fmt::format("{} value must be a number or \"NaN\", \"Infinity\", \"-Infinity\", "
+                                "found {}", type_name, v.is_string() ? v.dump() : std::string(KindOf(v))),
+              error);
+}
+
+bool GetText(const Json& v, std::string_view type_name, const std::string& path,
+             const std::string** out, std::string* error) {
+  if (!v.is_string()) {
+    return Fail(path, fmt::format("{} value must be a string, found {}", type_name, KindOf(v)), error);
+  }
+  *out = &v.get_ref<const std::string&>();
+  return true;
+}
+
+pn_bytes_t Bytes(const std::string& s) { return pn_bytes(s.size(), s.data()); }
+
+// Puts the scalar T whose wrapper value is `v`.
+bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path, pn_data_t* data,
+               std::string* error) {
+  std::string_view name = JsonTypeName(type);
+  uint64_t bits = 0;
+  const std::string* text = nullptr;
+  switch (type) {
+    case PN_NULL:
+      if (!v.is_null()) return Fail(path, fmt::format("null value must be null, found {}", KindOf(v)), error);
+      pn_data_put_null(data);
+      return true;
+    case PN_BOOL:
+      if (!v.is_boolean()) {
+        return Fail(path, fmt::format("boolean value must be true or false, found {}", KindOf(v)), error);
+      }
+      pn_data_put_bool(data, v.get<bool>());
+      return true;
+    case PN_UBYTE:
+      if (!IntegerInRange(v, 0, UINT8_MAX, name, path, &bits, error)) return false;
+      pn_data_put_ubyte(data, static_cast<uint8_t>(bits));
+      return true;
+    case PN_USHORT:
+      if (!IntegerInRange(v, 0, UINT16_MAX, name, path, &bits, error)) return false;
+      pn_data_put_ushort(data, static_cast<uint16_t>(bits));
+      return true;
+    case PN_UINT:
+      if (!IntegerInRange(v, 0, UINT32_MAX, name, path, &bits, error)) return false;
+      pn_data_put_uint(data, static_cast<uint32_t>(bits));
+      return true;
+    case PN_ULONG:
+      if (!IntegerInRange(v, 0, UINT64_MAX, name, path, &bits, error)) return false;
+      pn_data_put_ulong(data, bits);
+      return true;
+    case PN_BYTE:
+      if (!IntegerInRange(v, INT8_MIN, INT8_MAX, name, path, &bits, error)) return false;
+      pn_data_put_byte(data, static_cast<int8_t>(static_cast<int64_t>(bits)));
+      return true;
+    case PN_SHORT:
+      if (!IntegerInRange(v, INT16_MIN, INT16_MAX, name, path, &bits, error)) return false;
+      pn_data_put_short(data, static_cast<int16_t>(static_cast<int64_t>(bits)));
+      return true;
+    case PN_INT:
+      if (!IntegerInRange(v, INT32_MIN, INT32_MAX, name, path, &bits, error)) return false;
+      pn_data_put_int(data, static_cast<int32_t>(static_cast<int64_t>(bits)));
+      return true;
+    case PN_LONG:
+    case PN_TIMESTAMP:
+      if (!IntegerInRange(v, INT64_MIN, INT64_MAX, name, path, &bits, error)) return false;
+      if (type == PN_LONG) {
+        pn_data_put_long(data, static_cast<int64_t>(bits));
+      } else {
+        pn_data_put_timestamp(data, static_cast<int64_t>(bits));
+      }
+      return true;
+    case PN_FLOAT: {
+      double d;
+      if (!GetFloating(v, name, path, &d, error)) return false;
+      if (std::isfinite(d) && std::fabs(d) > FLT_MAX) {
+        return Fail(path, fmt::format("{} is out of range for float", v.dump()), error);
+      }
+      pn_data_put_float(data, static_cast<float>(d));
+      return true;
+    }
+    case PN_DOUBLE: {
+      double d;
+      if (!GetFloating(v, name, path, &d, error)) return false;
+      pn_data_put_double(data, d);
+      return true;
+    }
+    case PN_CHAR: {
+      uint32_t cp = 0;
+      if (v.is_number_integer()) {
+        if (!IntegerInRange(v, 0, UINT32_MAX, name, path, &bits, error)) return false;
+        cp = static_cast<uint32_t>(bits);
+      } else if (!v.is_string() || !Utf8SingleCodePoint(v.get_ref<const std::string&>(), &cp)) {
+        return Fail(path, fmt::format("char value must be a one-character string, found {}",
+                                      v.is_string() ? v.dump() : std::string(KindOf(v))),
+                    error);
+      }
+      pn_data_put_char(data, cp);
+      return true;
+    }
+    case PN_DECIMAL32:
+    case PN_DECIMAL64:
+    case PN_DECIMAL128: {
+      size_t width = type == PN_DECIMAL32 ? 4 : type == PN_DECIMAL64 ? 8 : 16;
+      std::string raw;
+      if (!GetText(v, name, path, &text, error)) return false;
+      if (text->size() != width * 2 || !HexDecode(*text, &raw)) {
+        return Fail(path, fmt::format("{} value must be {} hex digits (the raw IEEE 754 encoding, "
+                                      "big-endian), found {}", name, width * 2, v.dump()),
+                    error);
+      }
+      uint64_t be = 0;
+      for (size_t i = 0; i < width && width <= 8; ++i) be = (be << 8) | static_cast<uint8_t>(raw[i]);
+      if (type == PN_DECIMAL32) {
+        pn_data_put_decimal32(data, static_cast<pn_decimal32_t>(be));
+      } else if (type == PN_DECIMAL64) {
+        pn_data_put_decimal64(data, be);
+      } else {
+        pn_decimal128_t d;
+        std::memcpy(d.bytes, raw.data(), 16);
+        pn_data_put_decimal128(data, d);
+      }
+      return true;
+    }
+    case PN_UUID: {
+      pn_uuid_t uuid;
+      if (!GetText(v, name, path, &text, error)) return false;
+      if (!ParseUuid(*text, &uuid)) {
+        return Fail(path, fmt::format("uuid value must be 8-4-4-4-12 hex digits, found {}", v.dump()),
+                    error);
+      }
+      pn_data_put_uuid(data, uuid);
+      return true;
+    }
+    case PN_BINARY: {
+      std::string raw, why;
+      if (!GetText(v, name, path, &text, error)) return false;
+      if (!DecodeBinaryText(*text, hex, &raw, &why)) return Fail(path, why, error);
+      pn_data_put_binary(data, Bytes(raw));
+      return true;
+    }
+    case PN_STRING:
+      if (!GetText(v, name, path, &text, error)) return false;
+      pn_data_put_string(data, Bytes(*text));
+      return true;
+    case PN_SYMBOL:
+      if (!GetText(v, name, path, &text, error)) return false;
+      for (char c : *text) {
+        if (static_cast<uint8_t>(c) >= 0x80) {
+          return Fail(path, fmt::format("symbol {} is not ASCII (core 1.6.21)", v.dump()), error);
+        }
+      }
+      pn_data_put_symbol(data, Bytes(*text));
+      return true;
+    default:
+      return Fail(path, fmt::format("{} is not a scalar type", name), error);
+  }
+}
+
+bool AllowedWrapperKey(pn_type_t type, std::string_view key) {
+  if (key == "type" || key == "value") return true;
+  if (type == PN_BINARY) return key == "encoding";
+  if (type == PN_ARRAY) return key == "element" || key == "descriptor";
+  if (type == PN_DESCRIBED) return key == "descriptor";
+  return false;
+}
+
+// A wrapper is an object whose "type" names a known type and that has a "value".
+bool IsWrapper(const Json& json, pn_type_t* type) {
+  if (!json.is_object()) return false;
+  auto t = json.find("type");
+  if (t == json.end() || !t->is_string() || !json.contains("value")) return false;
+  return TypeFromName(t->get_ref<const std::string&>(), type);
+}
+
+bool PutList(const Json& items, std::string& path, pn_data_t* data, std::string* error) {
+  pn_data_put_list(data);
+  pn_data_enter(data);
+  for (size_t i = 0; i < items.size(); ++i) {
+    PathStep step(path, IndexStep(i));
+    if (!PutJson(items[i], kNaturalHint, path, data, error)) return false;
+  }
+  pn_data_exit(data);
+  return true;
+}
+
+bool PutPairs(const Json& pairs, std::string& path, pn_data_t* data, std::string* error) {
+  if (!pairs.is_array()) {
+    return Fail(path, fmt::format("map value must be an array of [key, value] pairs, found {}",
+                                  KindOf(pairs)),
+                error);
+  }
+  pn_data_put_map(data);
+  pn_data_enter(data);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    PathStep step(path, IndexStep(i));
+    const Json& pair = pairs[i];
+    if (!pair.is_array() || pair.size() != 2) {
+      return Fail(path, "map entry must be a [key, value] pair", error);
+    }
+    if (!PutJson(pair[0], kNaturalHint, path, data, error)) return false;
+    if (!PutJson(pair[1], kNaturalHint, path, data, error)) return false;
+  }
+  pn_data_exit(data);
+  return true;
+}
+
+bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string* error) {
+  const Json& items = json["value"];
+  if (!items.is_array()) {
+    return Fail(path, fmt::format("array value must be an array, found {}", KindOf(items)), error);
+  }
+  pn_type_t element = PN_INVALID;
+  if (auto e = json.find("element"); e != json.end()) {
+    if (!e->is_string() || !TypeFromName(e->get_ref<const std::string&>(), &element) ||
+        element == PN_DESCRIBED) {
+      return Fail(path, fmt::format("array element must be a type name, found {}", e->dump()), error);
+    }
+  } else if (items.empty()) {
+    return Fail(path, "an empty array needs \"element\" (its element type)", error);
+  } else {
+    pn_data_t* scratch = pn_data(0);
+    PathStep step(path, "[0]");
+    bool ok = PutJson(items[0], kNaturalHint, path, scratch, error);
+    if (ok) {
+      pn_data_rewind(scratch);
+      pn_data_next(scratch);
+      element = pn_data_type(scratch);
+    }
+    pn_data_free(scratch);
+    if (!ok) return false;
+    if (element == PN_DESCRIBED) {
+      return Fail(path, "array elements cannot be described values; give the array a \"descriptor\"",
+                  error);
+    }
+  }
+  auto descriptor = json.find("descriptor");
+  bool described = descriptor != json.end();
+  pn_data_put_array(data, described, element);
+  pn_data_enter(data);
+  if (described) {
+    PathStep step(path, ".descriptor");
+    if (!PutJsonDescriptor(*descriptor, path, data, error)) return false;
+  }
+  JsonHint hint = HintFor(element);
+  for (size_t i = 0; i < items.size(); ++i) {
+    PathStep step(path, IndexStep(i));
+    if (!PutJson(items[i], hint, path, data, error)) return false;
+    if (pn_data_type(data) != element) {
+      return Fail(path, fmt::format("array element is a {}, but the array holds {} elements",
+                                    JsonTypeName(pn_data_type(data)), JsonTypeName(element)),
+                  error);
+    }
+  }
+  pn_data_exit(data);
+  return true;
+}
+
+bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* data,
+                std::string* error) {
+  for (const auto& [key, unused] : json.items()) {
+    if (!AllowedWrapperKey(type, key)) {
+      return Fail(path, fmt::format("unknown key \"{}\" in a {} wrapper", key, JsonTypeName(type)), error);
+    }
+  }
+  const Json& value = json["value"];
+  switch (type) {
+    case PN_LIST:
+      if (!value.is_array()) {
+        return Fail(path, fmt::format("list value must be an array, found {}", KindOf(value)), error);
+      }
+      return PutList(value, path, data, error);
+    case PN_MAP:
+      return PutPairs(value, path, data, error);
+    case PN_ARRAY:
+      return PutArray(json, path, data, error);
+    case PN_DESCRIBED: {
+      auto descriptor = json.find("descriptor");
+      if (descriptor == json.end()) return Fail(path, "described value needs a \"descriptor\"", error);
+      pn_data_put_described(data);
+      pn_data_enter(data);
+      {
+        PathStep step(path, ".descriptor");
+        if (!PutJsonDescriptor(*descriptor, path, data, error)) return false;
+      }
+      {
+        PathStep step(path, ".value");
+        if (!PutJson(value, kNaturalHint, path, data, error)) return false;
+      }
+      pn_data_exit(data);
+      return true;
+    }
+    default: {
+      bool hex = false;
+      if (auto e = json.find("encoding"); e != json.end()) {
+        if (*e == "hex") {
+          hex = true;
+        } else if (*e != "base64") {
+          return Fail(path, fmt::format("binary encoding must be \"base64\" or \"hex\", found {}",
+                                        e->dump()),
+                      error);
+        }
+      }
+      return PutScalar(type, value, hex, path, data, error);
+    }
+  }
+}
+
+// --- writing pn_data_t as typed JSON -------------------------------------------------------------
+
+Json Wrapper(pn_type_t type, Json value) {
+  Json out = Json::object();
+  out["type"] = JsonTypeName(type);
+  out["value"] = std::move(value);
+  return out;
+}
+
+Json FloatingJson(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  return d;
+}
+
+Json CharJson(uint32_t cp) {
+  std::string s;
+  if (Utf8Encode(cp, &s)) return s;
+  return cp;
+}
+
+bool GetScalar(pn_data_t* data, pn_type_t type, const JsonHint& hint, Json* out) {
+  Json v;
+  bool plain_ok = true;
+  switch (type) {
+    case PN_NULL: *out = nullptr; return true;
+    case PN_BOOL: *out = pn_data_get_bool(data); return true;
+    case PN_UBYTE: v = pn_data_get_ubyte(data); break;
+    case PN_USHORT: v = pn_data_get_ushort(data); break;
+    case PN_UINT: v = pn_data_get_uint(data); break;
+    case PN_ULONG: v = pn_data_get_ulong(data); break;
+    case PN_BYTE: v = pn_data_get_byte(data); break;
+    case PN_SHORT: v = pn_data_get_short(data); break;
+    case PN_INT: v = pn_data_get_int(data); break;
+    case PN_LONG: v = pn_data_get_long(data); break;
+    case PN_TIMESTAMP: v = pn_data_get_timestamp(data); break;
+    case PN_FLOAT: {
+      float f = pn_data_get_float(data);
+      plain_ok = std::isfinite(f);
+      v = FloatingJson(f);
+      break;
+    }
+    case PN_DOUBLE: {
+      double d = pn_data_get_double(data);
+      plain_ok = std::isfinite(d);
+      v = FloatingJson(d);
+      break;
+    }
+    case PN_CHAR: {
+      v = CharJson(pn_data_get_char(data));
+      plain_ok = v.is_string();
+      break;
+    }
+    case PN_DECIMAL32: {
+      uint32_t d = pn_data_get_decimal32(data);
+      uint8_t be[4] = {static_cast<uint8_t>(d >> 24), static_cast<uint8_t>(d >> 16),
+                       static_cast<uint8_t>(d >> 8), static_cast<uint8_t>(d)};
+      v = HexEncode(be, 4);
+      break;
+    }
+    case PN_DECIMAL64: {
+      uint64_t d = pn_data_get_decimal64(data);
+      uint8_t be[8];
+      for (int i = 0; i < 8; ++i) be[i] = static_cast<uint8_t>(d >> (56 - 8 * i));
+      v = HexEncode(be, 8);
+      break;
+    }
+    case PN_DECIMAL128: {
+      pn_decimal128_t d = pn_data_get_decimal128(data);
+      v = HexEncode(reinterpret_cast<const uint8_t*>(d.bytes), 16);
+      break;
+    }
+    case PN_UUID: v = UuidText(pn_data_get_uuid(data)); break;
+    case PN_BINARY: {
+      pn_bytes_t b = pn_data_get_binary(data);
+      v = Base64Encode(std::string_view(b.start, b.size));
+      break;
+    }
+    case PN_STRING: {
+      pn_bytes_t b = pn_data_get_string(data);
+      v = std::string(b.start, b.size);
+      break;
+    }
+    case PN_SYMBOL: {
+      pn_bytes_t b = pn_data_get_symbol(data);
+      v = std::string(b.start, b.size);
+      break;
+    }
+    default:
+      return false;
+  }
+  if (plain_ok && WritesPlain(type, hint)) {
+    *out = std::move(v);
+  } else {
+    *out = Wrapper(type, std::move(v));
+  }
+  return true;
+}
+
+bool GetPairs(pn_data_t* data, std::vector<std::pair<Json, Json>>* pairs,
+              std::vector<pn_type_t>* key_types, std::string* error, int depth) {
+  size_t count = pn_data_get_map(data);
+  if (count % 2 != 0) {
+    *error = fmt::format("map with an odd number ({}) of keys and values", count);
+    return false;
+  }
+  pn_data_enter(data);
+  for (size_t i = 0; i < count; i += 2) {
+    Json key, value;
+    pn_data_next(data);
+    key_types->push_back(pn_data_type(data));
+    if (!GetJson(data, kNaturalHint, &key, error, depth + 1)) return false;
+    pn_data_next(data);
+    if (!GetJson(data, kNaturalHint, &value, error, depth + 1)) return false;
+    pairs->emplace_back(std::move(key), std::move(value));
+  }
+  pn_data_exit(data);
+  return true;
+}
+
+Json PairsWrapper(std::vector<std::pair<Json, Json>>& pairs) {
+  Json items = Json::array();
+  for (auto& [k, v] : pairs) items.push_back(Json::array({std::move(k), std::move(v)}));
+  return Wrapper(PN_MAP, std::move(items));
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+JsonHint HintFor(pn_type_t type) {
+  JsonHint hint;
+  switch (PlainKindOf(type)) {
+    case PlainKind::kInteger: hint.integer = type; break;
+    case PlainKind::kNumber: hint.integer = type; hint.number = type; break;
+    case PlainKind::kString: hint.string = type; break;
+    case PlainKind::kNone: break;
+  }
+  return hint;
+}
+
+std::string_view JsonTypeName(pn_type_t type) {
+  for (const TypeName& t : kTypeNames) {
+    if (t.type == type) return t.name;
+  }
+  return "invalid";
+}
+
+bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data,
+             std::string* error) {
+  switch (json.type()) {
+    case Json::value_t::null:
+      pn_data_put_null(data);
+      return true;
+    case Json::value_t::boolean:
+      pn_data_put_bool(data, json.get<bool>());
+      return true;
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+      return PutScalar(hint.integer, json, false, path, data, error);
+    case Json::value_t::number_float:
+      return PutScalar(hint.number, json, false, path, data, error);
+    case Json::value_t::string:
+      return PutScalar(hint.string, json, false, path, data, error);
+    case Json::value_t::array:
+      return PutList(json, path, data, error);
+    case Json::value_t::object: {
+      pn_type_t type;
+      if (IsWrapper(json, &type)) return PutWrapper(json, type, path, data, error);
+      pn_data_put_map(data);
+      pn_data_enter(data);
+      for (const auto& [key, value] : json.items()) {
+        pn_data_put_string(data, pn_bytes(key.size(), key.data()));
+        PathStep step(path, KeyStep(key));
+        if (!PutJson(value, kNaturalHint, path, data, error)) return false;
+      }
+      pn_data_exit(data);
+      return true;
+    }
+    default:
+      return Fail(path, fmt::format("{} has no AMQP form", KindOf(json)), error);
+  }
+}
+
+bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std::string* error) {
+  JsonHint hint;
+  hint.integer = PN_ULONG;
+  hint.string = PN_SYMBOL;
+  pn_type_t type;
+  if (!json.is_string() && !json.is_number_integer() && !IsWrapper(json, &type)) {
+    return Fail(path, fmt::format("descriptor must be a symbol text, a ulong or a typed value, found {}",
+                                  KindOf(json)),
+                error);
+  }
+  return PutJson(json, hint, path, data, error);
+}
+
+bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::string* error, int depth) {
+  if (depth > kMaxJsonDepth) {
+    *error = fmt::format("values nested deeper than {} levels", kMaxJsonDepth);
+    return false;
+  }
+  pn_type_t type = pn_data_type(data);
+  switch (type) {
+    case PN_LIST: {
+      size_t count = pn_data_get_list(data);
+      Json items = Json::array();
+      pn_data_enter(data);
+      for (size_t i = 0; i < count; ++i) {
+        pn_data_next(data);
+        Json item;
+        if (!GetJson(data, kNaturalHint, &item, error, depth + 1)) return false;
+        items.push_back(std::move(item));
+      }
+      pn_data_exit(data);
+      *out = std::move(items);
+      return true;
+    }
+    case PN_MAP: {
+      std::vector<std::pair<Json, Json>> pairs;
+      std::vector<pn_type_t> key_types;
+      if (!GetPairs(data, &pairs, &key_types, error, depth)) return false;
+      bool as_object = true;
+      Json object = Json::object();
+      for (size_t i = 0; i < pairs.size() && as_object; ++i) {
+        if (key_types[i] != PN_STRING || object.contains(pairs[i].first.get_ref<const std::string&>())) {
+          as_object = false;
+        } else {
+          object[pairs[i].first.get_ref<const std::string&>()] = pairs[i].second;
+        }
+      }
+      pn_type_t ignored;
+      if (as_object && !IsWrapper(object, &ignored)) {
+        *out = std::move(object);
+      } else {
+        *out = PairsWrapper(pairs);
+      }
+      return true;
+    }
+    case PN_ARRAY: {
+      size_t count = pn_data_get_array(data);
+      bool described = pn_data_is_array_described(data);
+      pn_type_t element = pn_data_get_array_type(data);
+      Json result = Json::object();
+      result["type"] = "array";
+      result["element"] = JsonTypeName(element);
+      pn_data_enter(data);
+      if (described) {
+        pn_data_next(data);
+        JsonHint dh;
+        dh.integer = PN_ULONG;
+        dh.string = PN_SYMBOL;
+        Json descriptor;
+        if (!GetJson(data, dh, &descriptor, error, depth + 1)) return false;
+        result["descriptor"] = std::move(descriptor);
+      }
+      Json items = Json::array();
+      for (size_t i = 0; i < count; ++i) {
+        pn_data_next(data);
+        Json item;
+        if (!GetJson(data, kNaturalHint, &item, error, depth + 1)) return false;
+        items.push_back(std::move(item));
+      }
+      pn_data_exit(data);
+      result["value"] = std::move(items);
+      *out = std::move(result);
+      return true;
+    }
+    case PN_DESCRIBED: {
+      Json result = Json::object();
+      result["type"] = "described";
+      pn_data_enter(data);
+      pn_data_next(data);
+      JsonHint dh;
+      dh.integer = PN_ULONG;
+      dh.string = PN_SYMBOL;
+      Json descriptor, value;
+      if (!GetJson(data, dh, &descriptor, error, depth + 1)) return false;
+      pn_data_next(data);
+      if (!GetJson(data, kNaturalHint, &value, error, depth + 1)) return false;
+      pn_data_exit(data);
+      result["descriptor"] = std::move(descriptor);
+      result["value"] = std::move(value);
+      *out = std::move(result);
+      return true;
+    }
+    default:
+      if (!GetScalar(data, type, hint, out)) {
+        *error = fmt::format("value of unknown type {}", static_cast<int>(type));
+        return false;
+      }
+      return true;
+  }
+}
+
+bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data,
+                   std::string* error) {
+  if (!json.is_object()) {
+    return Fail(path, fmt::format("expected an object, found {}", KindOf(json)), error);
+  }
+  pn_type_t type;
+  if (IsWrapper(json, &type)) {
+    if (type != PN_MAP) {
+      return Fail(path, fmt::format("expected a map, found a {} wrapper", JsonTypeName(type)), error);
+    }
+    return PutWrapper(json, type, path, data, error);
+  }
+  pn_data_put_map(data);
+  pn_data_enter(data);
+  for (const auto& [key, value] : json.items()) {
+    PathStep step(path, KeyStep(key));
+    if (keys == MapKeys::kStrings) {
+      pn_data_put_string(data, pn_bytes(key.size(), key.data()));
+    } else if (AllDigits(key)) {
+      uint64_t bits = 0;
+      for (char c : key) {
+        uint64_t digit = static_cast<uint64_t>(c - '0');
+        if (bits > (UINT64_MAX - digit) / 10) {
+          return Fail(path, "an all-digit annotation key is a ulong, and this one is out of range",
+                      error);
+        }
+        bits = bits * 10 + digit;
+      }
+      pn_data_put_ulong(data, bits);
+    } else {
+      for (char c : key) {
+        if (static_cast<uint8_t>(c) >= 0x80) {
+          return Fail(path, "annotation key is a symbol, which must be ASCII (core 1.6.21)", error);
+        }
+      }
+      pn_data_put_symbol(data, pn_bytes(key.size(), key.data()));
+    }
+    if (!PutJson(value, kNaturalHint, path, data, error)) return false;
+  }
+  pn_data_exit(data);
+  return true;
+}
+
+bool GetSectionMap(pn_data_t* data, MapKeys keys, Json* out, std::string* error) {
+  std::vector<std::pair<Json, Json>> pairs;
+  std::vector<pn_type_t> key_types;
+  if (!GetPairs(data, &pairs, &key_types, error, 0)) return false;
+  Json object = Json::object();
+  bool as_object = true;
+  for (size_t i = 0; i < pairs.size() && as_object; ++i) {
+    const Json& key = pairs[i].first;
+    std::string text;
+    if (keys == MapKeys::kStrings) {
+      as_object = key_types[i] == PN_STRING;
+      if (as_object) text = key.get<std::string>();
+    } else if (key_types[i] == PN_SYMBOL) {
+      text = key["value"].get<std::string>();
+      as_object = !AllDigits(text);
+    } else if (key_types[i] == PN_ULONG) {
+      text = std::to_string(key["value"].get<uint64_t>());
+    } else {
+      as_object = false;
+    }
+    if (as_object && object.contains(text)) as_object = false;
+    if (as_object) object[text] = pairs[i].second;
+  }
+  pn_type_t ignored;
+  if (as_object && !IsWrapper(object, &ignored)) {
+    *out = std::move(object);
+  } else {
+    *out = PairsWrapper(pairs);
+  }
+  return true;
+}
+
+std::string Base64Encode(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<uint8_t>(bytes[k])); };
+  for (; i + 3 <= bytes.size(); i += 3) {
+    uint32_t n = (b(i) << 16) | (b(i + 1) << 8) | b(i + 2);
+    out.push_back(kAlphabet[n >> 18]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.push_back(kAlphabet[(n >> 6) & 63]);
+    out.push_back(kAlphabet[n & 63]);
+  }
+  if (bytes.size() - i == 1) {
+    uint32_t n = b(i) << 16;
+    out.push_back(kAlphabet[n >> 18]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.append("==");
+  } else if (bytes.size() - i == 2) {
+    uint32_t n = (b(i) << 16) | (b(i + 1) << 8);
+    out.push_back(kAlphabet[n >> 18]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.push_back(kAlphabet[(n >> 6) & 63]);
+    out.push_back('=');
+  }
+  return out;
+}
+
+bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why) {
+  if (hex) {
+    if (!HexDecode(text, out)) {
+      *why = "binary value with \"encoding\": \"hex\" must be pairs of hex digits";
+      return false;
+    }
+    return true;
+  }
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  size_t end = text.size();
+  size_t padding = 0;
+  while (end > 0 && text[end - 1] == '=' && padding < 2) {
+    --end;
+    ++padding;
+  }
+  if (padding > 0 && text.size() % 4 != 0) {
+    *why = "binary value is not valid base64 (bad padding)";
+    return false;
+  }
+  out->clear();
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < end; ++i) {
+    int v = value(text[i]);
+    if (v < 0) {
+      *why = fmt::format("binary value is not valid base64 (character {} at {})",
+                         Json(std::string(1, text[i])).dump(), i);
+      return false;
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  // A final group of one character carries fewer than 8 bits; leftover bits must be zero (RFC 4648 3.5).
+  if (end % 4 == 1 || (acc & ((1u << bits) - 1)) != 0) {
+    *why = "binary value is not valid base64 (truncated final group)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sift::amqp

@@ -1,0 +1,77 @@
+// Private to engine/amqp: one typed JSON value (FORMATS.md, "Typed JSON message") to and from one
+// Proton pn_data_t node. typed_json.cc builds whole messages from these.
+//
+// Plain JSON maps naturally (string -> string, integer -> long, other number -> double, boolean, null,
+// object -> map with string keys, array -> list); every other type is a wrapper
+// {"type": T, "value": V, ...}. A JsonHint changes which AMQP type a *plain* JSON scalar means at one
+// place (header.priority: an integer is a ubyte), and the writer uses the same hint to decide when a
+// value may be written plain: a value is written plain only if reading it back under the same hint
+// gives the same type, so write-then-read never changes a type.
+//
+// An object is read as a wrapper iff its "type" is a known type name, it has a "value" and all its
+// keys are allowed for that type; any other object is a map. Conversely a string-keyed map whose
+// object form would look like a wrapper is written in the {"type": "map"} form.
+#ifndef SIFT_ENGINE_AMQP_JSON_VALUE_H_
+#define SIFT_ENGINE_AMQP_JSON_VALUE_H_
+
+#include <proton/codec.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace sift::amqp {
+
+// Objects keep their key order: AMQP maps are ordered, and the order is part of the encoding.
+using Json = nlohmann::ordered_json;
+
+// Deepest nesting of compound values accepted in either direction (against hostile input).
+inline constexpr int kMaxJsonDepth = 200;
+
+struct JsonHint {
+  pn_type_t integer = PN_LONG;   // what a plain JSON integer means
+  pn_type_t number = PN_DOUBLE;  // what a plain JSON number with a fraction or exponent means
+  pn_type_t string = PN_STRING;  // what a plain JSON string means
+  bool plain_output = true;      // false: always write wrappers for non-natural types (timestamps)
+};
+
+inline constexpr JsonHint kNaturalHint{};
+
+// The hint under which the plain form of a T value means T (array elements of type T).
+JsonHint HintFor(pn_type_t type);
+
+// The type names of FORMATS.md ("ubyte", "decimal128", ...), plus "null", "boolean", "string", "list".
+std::string_view JsonTypeName(pn_type_t type);
+
+// Appends `json` at data's current position. `path` names the place for errors ("properties.to",
+// "body.value[2]"); it is used as scratch and restored. On error returns false with
+// *error = "<path>: <reason>".
+bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data,
+             std::string* error);
+
+// As PutJson, for a descriptor: a plain string is a symbol, a plain integer a ulong.
+bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std::string* error);
+
+// Converts the value at data's current node (leaving the position there). Fails only on nesting
+// deeper than kMaxJsonDepth; *error then says where.
+bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::string* error, int depth = 0);
+
+// Section-level maps. Annotations (delivery-, message-annotations, footer; core 3.2.10) are objects
+// keyed by the symbol text, a ulong key as its decimal text; on input an all-digit key is a ulong.
+// Application properties are objects keyed by the string. A map these objects cannot say exactly
+// (other key types, duplicates, an all-digit symbol key, a shape that reads as a wrapper) is written
+// and read in the {"type": "map", "value": [[k, v], ...]} form instead.
+enum class MapKeys { kAnnotations, kStrings };
+bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data,
+                   std::string* error);
+bool GetSectionMap(pn_data_t* data, MapKeys keys, Json* out, std::string* error);
+
+// Base64 (RFC 4648, standard alphabet, padded) of `bytes`.
+std::string Base64Encode(std::string_view bytes);
+// Decodes base64 (padding optional, no whitespace) or, when `hex`, pairs of hex digits.
+bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why);
+
+}  // namespace sift::amqp
+
+#endif  // SIFT_ENGINE_AMQP_JSON_VALUE_H_

@@ -1,0 +1,432 @@
+// Typed JSON messages to and from AMQP 1.0 bytes; see typed_json.h and docs/formats-notes.md.
+#include "engine/amqp/typed_json.h"
+
+#include <proton/codec.h>
+
+#include <array>
+#include <exception>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "engine/amqp/json_value.h"
+#include "engine/amqp/proton_sections.h"
+
+namespace sift::amqp {
+namespace {
+
+struct DataDeleter {
+  void operator()(pn_data_t* data) const { pn_data_free(data); }
+};
+using DataPtr = std::unique_ptr<pn_data_t, DataDeleter>;
+
+DataPtr NewData() { return DataPtr(pn_data(0)); }
+
+// A field of the header or properties list: its JSON key and how plain JSON maps to its spec type.
+struct ListField {
+  std::string_view key;
+  JsonHint hint;
+};
+
+constexpr JsonHint Hint(pn_type_t integer, pn_type_t string = PN_STRING, bool plain_output = true) {
+  JsonHint hint;
+  hint.integer = integer;
+  hint.string = string;
+  hint.plain_output = plain_output;
+  return hint;
+}
+
+// core part 3, section 3.2.1.
+constexpr std::array<ListField, 5> kHeaderFields = {{
+    {"durable", kNaturalHint},
+    {"priority", Hint(PN_UBYTE)},
+    {"ttl", Hint(PN_UINT)},
+    {"first_acquirer", kNaturalHint},
+    {"delivery_count", Hint(PN_UINT)},
+}};
+
+// core part 3, section 3.2.4. Timestamps are written as wrappers (as in FORMATS.md's example) but a
+// plain integer is read as one; message and correlation ids read a plain integer as a ulong (the
+// message-id-ulong type, core 3.2.11), the content fields read a plain string as a symbol.
+constexpr std::array<ListField, 13> kPropertiesFields = {{
+    {"message_id", Hint(PN_ULONG)},
+    {"user_id", kNaturalHint},
+    {"to", kNaturalHint},
+    {"subject", kNaturalHint},
+    {"reply_to", kNaturalHint},
+    {"correlation_id", Hint(PN_ULONG)},
+    {"content_type", Hint(PN_LONG, PN_SYMBOL)},
+    {"content_encoding", Hint(PN_LONG, PN_SYMBOL)},
+    {"absolute_expiry_time", Hint(PN_TIMESTAMP, PN_STRING, false)},
+    {"creation_time", Hint(PN_TIMESTAMP, PN_STRING, false)},
+    {"group_id", kNaturalHint},
+    {"group_sequence", Hint(PN_UINT)},
+    {"reply_to_group_id", kNaturalHint},
+}};
+
+constexpr std::string_view kMessageKeys[] = {
+    "offset", "header", "delivery_annotations", "message_annotations", "properties",
+    "application_properties", "body", "footer"};
+
+bool Fail(std::string_view where, std::string_view why, std::string* error) {
+  *error = where.empty() ? std::string(why) : fmt::format("{}: {}", where, why);
+  return false;
+}
+
+void AppendEncoded(pn_data_t* data, std::vector<uint8_t>* out) {
+  ssize_t size = pn_data_encoded_size(data);
+  size_t at = out->size();
+  out->resize(at + static_cast<size_t>(size));
+  pn_data_encode(data, reinterpret_cast<char*>(out->data() + at), static_cast<size_t>(size));
+}
+
+void AppendDescriptor(ProtonSectionKind kind, std::vector<uint8_t>* out) {
+  // 0x00 descriptor constructor, smallulong code (core part 1, section 1.2; as Proton writes it).
+  out->insert(out->end(), {0x00, 0x53, static_cast<uint8_t>(kind)});
+}
+
+// Encodes the header or properties list the way Proton's pn_message_encode does: each field with
+// Proton's scalar encoding, absent fields as null, trailing nulls dropped, list0 when no field is
+// left, list8 when the size (count byte included) fits in a byte, list32 otherwise.
+template <size_t N>
+bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, std::string_view name,
+                     ProtonSectionKind kind, std::vector<uint8_t>* out, std::string* error) {
+  if (!json.is_object()) {
+    return Fail(name, fmt::format("expected an object, found {}", json.type_name()), error);
+  }
+  for (const auto& [key, unused] : json.items()) {
+    bool known = false;
+    for (const ListField& f : fields) known = known || f.key == key;
+    if (!known) return Fail(name, fmt::format("unknown key \"{}\"", key), error);
+  }
+  std::vector<uint8_t> body;
+  size_t count = 0;
+  size_t pending_nulls = 0;
+  for (const ListField& field : fields) {
+    auto it = json.find(std::string(field.key));
+    if (it == json.end() || it->is_null()) {
+      ++pending_nulls;
+      continue;
+    }
+    body.insert(body.end(), pending_nulls, 0x40);
+    count += pending_nulls + 1;
+    pending_nulls = 0;
+    DataPtr data = NewData();
+    std::string path = fmt::format("{}.{}", name, field.key);
+    if (!PutJson(*it, field.hint, path, data.get(), error)) return false;
+    AppendEncoded(data.get(), &body);
+  }
+  AppendDescriptor(kind, out);
+  if (count == 0) {
+    out->push_back(0x45);  // list0
+  } else if (body.size() + 1 <= 255 && count <= 255) {
+    out->insert(out->end(), {0xc0, static_cast<uint8_t>(body.size() + 1), static_cast<uint8_t>(count)});
+  } else {
+    uint32_t size = static_cast<uint32_t>(body.size() + 4);
+    uint32_t n = static_cast<uint32_t>(count);
+    out->insert(out->end(), {0xd0, static_cast<uint8_t>(size >> 24), static_cast<uint8_t>(size >> 16),
+                             static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size),
+                             static_cast<uint8_t>(n >> 24), static_cast<uint8_t>(n >> 16),
+                             static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n)});
+  }
+  out->insert(out->end(), body.begin(), body.end());
+  return true;
+}
+
+// A described section holding `put`'s value, encoded by Proton.
+template <typename Put>
+bool EncodeSection(ProtonSectionKind kind, Put put, std::vector<uint8_t>* out) {
+  DataPtr data = NewData();
+  pn_data_put_described(data.get());
+  pn_data_enter(data.get());
+  pn_data_put_ulong(data.get(), static_cast<uint64_t>(kind));
+  if (!put(data.get())) return false;
+  pn_data_exit(data.get());
+  AppendEncoded(data.get(), out);
+  return true;
+}
+
+bool EncodeMapSection(const Json& json, ProtonSectionKind kind, MapKeys keys, std::string_view name,
+                      std::vector<uint8_t>* out, std::string* error) {
+  std::string path(name);
+  return EncodeSection(kind, [&](pn_data_t* data) {
+    return PutSectionMap(json, keys, path, data, error);
+  }, out);
+}
+
+bool EncodeBinarySection(const Json& text, std::string& path, std::vector<uint8_t>* out,
+                         std::string* error) {
+  if (!text.is_string()) {
+    return Fail(path, fmt::format("data must be base64 text, found {}", text.type_name()), error);
+  }
+  std::string raw, why;
+  if (!DecodeBinaryText(text.get_ref<const std::string&>(), false, &raw, &why)) {
+    return Fail(path, why, error);
+  }
+  return EncodeSection(ProtonSectionKind::kData, [&](pn_data_t* data) {
+    pn_data_put_binary(data, pn_bytes(raw.size(), raw.data()));
+    return true;
+  }, out);
+}
+
+bool EncodeSequenceSection(const Json& items, std::string& path, std::vector<uint8_t>* out,
+                           std::string* error) {
+  if (!items.is_array()) {
+    return Fail(path, fmt::format("sequence must be an array, found {}", items.type_name()), error);
+  }
+  return EncodeSection(ProtonSectionKind::kAmqpSequence, [&](pn_data_t* data) {
+    return PutJson(items, kNaturalHint, path, data, error);
+  }, out);
+}
+
+// body: one of {"data": base64 | [base64, ...]}, {"value": typed}, {"sequence": [...]},
+// {"sequences": [[...], ...]}, {"text": "..."} (core part 3, sections 3.2.6 - 3.2.8).
+bool EncodeBody(const Json& body, std::vector<uint8_t>* out, std::string* error) {
+  if (!body.is_object()) {
+    return Fail("body", fmt::format("expected an object, found {}", body.type_name()), error);
+  }
+  if (body.size() != 1) {
+    return Fail("body", "expected exactly one of \"data\", \"value\", \"sequence\", \"sequences\", "
+                        "\"text\"",
+                error);
+  }
+  const auto& [key, value] = *body.items().begin();
+  std::string path = "body." + key;
+  if (key == "data") {
+    if (!value.is_array()) return EncodeBinarySection(value, path, out, error);
+    if (value.empty()) return Fail(path, "a list of data sections must not be empty", error);
+    for (size_t i = 0; i < value.size(); ++i) {
+      std::string item_path = fmt::format("{}[{}]", path, i);
+      if (!EncodeBinarySection(value[i], item_path, out, error)) return false;
+    }
+    return true;
+  }
+  if (key == "sequence") return EncodeSequenceSection(value, path, out, error);
+  if (key == "sequences") {
+    if (!value.is_array() || value.empty()) {
+      return Fail(path, "sequences must be a non-empty array of arrays", error);
+    }
+    for (size_t i = 0; i < value.size(); ++i) {
+      std::string item_path = fmt::format("{}[{}]", path, i);
+      if (!EncodeSequenceSection(value[i], item_path, out, error)) return false;
+    }
+    return true;
+  }
+  if (key == "value" || key == "text") {
+    if (key == "text" && !value.is_string()) {
+      return Fail(path, fmt::format("text must be a string, found {}", value.type_name()), error);
+    }
+    return EncodeSection(ProtonSectionKind::kAmqpValue, [&](pn_data_t* data) {
+      return PutJson(value, kNaturalHint, path, data, error);
+    }, out);
+  }
+  return Fail("body", fmt::format("unknown key \"{}\" (expected \"data\", \"value\", \"sequence\", "
+                                  "\"sequences\" or \"text\")",
+                                  key),
+              error);
+}
+
+bool EncodeMessage(const Json& message, std::vector<uint8_t>* out, std::string* error) {
+  if (!message.is_object()) {
+    return Fail("", fmt::format("a message must be a JSON object, found {}", message.type_name()), error);
+  }
+  for (const auto& [key, unused] : message.items()) {
+    bool known = false;
+    for (std::string_view k : kMessageKeys) known = known || k == key;
+    if (!known) return Fail("", fmt::format("unknown key \"{}\" in the message", key), error);
+  }
+  if (auto it = message.find("offset"); it != message.end() && !it->is_number_unsigned()) {
+    return Fail("offset", "must be a non-negative integer", error);
+  }
+  auto section = [&](const char* key) -> const Json* {
+    auto it = message.find(key);
+    return it == message.end() || it->is_null() ? nullptr : &*it;
+  };
+  if (const Json* j = section("header")) {
+    if (!EncodeFieldList(*j, kHeaderFields, "header", ProtonSectionKind::kHeader, out, error)) return false;
+  }
+  if (const Json* j = section("delivery_annotations")) {
+    if (!EncodeMapSection(*j, ProtonSectionKind::kDeliveryAnnotations, MapKeys::kAnnotations,
+                          "delivery_annotations", out, error)) {
+      return false;
+    }
+  }
+  if (const Json* j = section("message_annotations")) {
+    if (!EncodeMapSection(*j, ProtonSectionKind::kMessageAnnotations, MapKeys::kAnnotations,
+                          "message_annotations", out, error)) {
+      return false;
+    }
+  }
+  if (const Json* j = section("properties")) {
+    if (!EncodeFieldList(*j, kPropertiesFields, "properties", ProtonSectionKind::kProperties, out,
+                         error)) {
+      return false;
+    }
+  }
+  if (const Json* j = section("application_properties")) {
+    if (!EncodeMapSection(*j, ProtonSectionKind::kApplicationProperties, MapKeys::kStrings,
+                          "application_properties", out, error)) {
+      return false;
+    }
+  }
+  if (const Json* j = section("body")) {
+    if (!EncodeBody(*j, out, error)) return false;
+  }
+  if (const Json* j = section("footer")) {
+    if (!EncodeMapSection(*j, ProtonSectionKind::kFooter, MapKeys::kAnnotations, "footer", out, error)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+template <size_t N>
+bool DecodeFieldList(const ProtonSection& section, const std::array<ListField, N>& fields,
+                     Json* out, std::string* error) {
+  pn_data_t* data = section.Value();
+  size_t count = pn_data_get_list(data);
+  if (count > N) {
+    *error = fmt::format("byte {}: {} list has {} fields, the spec defines {}", section.offset,
+                         ProtonSectionName(section.kind), count, N);
+    return false;
+  }
+  *out = Json::object();
+  pn_data_enter(data);
+  for (size_t i = 0; i < count; ++i) {
+    pn_data_next(data);
+    if (pn_data_type(data) == PN_NULL) continue;
+    Json value;
+    std::string why;
+    if (!GetJson(data, fields[i].hint, &value, &why)) {
+      *error = fmt::format("byte {}: {}: {}", section.offset, fields[i].key, why);
+      return false;
+    }
+    (*out)[std::string(fields[i].key)] = std::move(value);
+  }
+  return true;
+}
+
+bool DecodeMessage(std::span<const uint8_t> bytes, Json* message, std::string* error) {
+  ProtonSections sections;
+  if (!sections.Split(bytes, error)) return false;
+  Json body_items = Json::array();
+  ProtonSectionKind body_kind = ProtonSectionKind::kAmqpValue;
+  for (const ProtonSection& section : sections.sections()) {
+    std::string why;
+    Json value;
+    bool ok = true;
+    const char* key = nullptr;
+    switch (section.kind) {
+      case ProtonSectionKind::kHeader:
+        if (!DecodeFieldList(section, kHeaderFields, &value, error)) return false;
+        key = "header";
+        break;
+      case ProtonSectionKind::kProperties:
+        if (!DecodeFieldList(section, kPropertiesFields, &value, error)) return false;
+        key = "properties";
+        break;
+      case ProtonSectionKind::kDeliveryAnnotations:
+        ok = GetSectionMap(section.Value(), MapKeys::kAnnotations, &value, &why);
+        key = "delivery_annotations";
+        break;
+      case ProtonSectionKind::kMessageAnnotations:
+        ok = GetSectionMap(section.Value(), MapKeys::kAnnotations, &value, &why);
+        key = "message_annotations";
+        break;
+      case ProtonSectionKind::kApplicationProperties:
+        ok = GetSectionMap(section.Value(), MapKeys::kStrings, &value, &why);
+        key = "application_properties";
+        break;
+      case ProtonSectionKind::kFooter:
+        break;  // written after the body, below
+      case ProtonSectionKind::kData: {
+        pn_bytes_t b = pn_data_get_binary(section.Value());
+        body_items.push_back(Base64Encode(std::string_view(b.start, b.size)));
+        body_kind = section.kind;
+        break;
+      }
+      case ProtonSectionKind::kAmqpSequence:
+      case ProtonSectionKind::kAmqpValue:
+        ok = GetJson(section.Value(), kNaturalHint, &value, &why);
+        body_items.push_back(std::move(value));
+        body_kind = section.kind;
+        break;
+    }
+    if (!ok) {
+      *error = fmt::format("byte {}: {}: {}", section.offset, ProtonSectionName(section.kind), why);
+      return false;
+    }
+    if (key != nullptr) (*message)[key] = std::move(value);
+  }
+  if (!body_items.empty()) {
+    Json body = Json::object();
+    if (body_kind == ProtonSectionKind::kData) {
+      body["data"] = body_items.size() == 1 ? std::move(body_items[0]) : std::move(body_items);
+    } else if (body_kind == ProtonSectionKind::kAmqpSequence) {
+      if (body_items.size() == 1) {
+        body["sequence"] = std::move(body_items[0]);
+      } else {
+        body["sequences"] = std::move(body_items);
+      }
+    } else {
+      body["value"] = std::move(body_items[0]);
+    }
+    (*message)["body"] = std::move(body);
+  }
+  // The footer comes last in FORMATS.md's key order, after the body.
+  if (const ProtonSection* footer = sections.Find(ProtonSectionKind::kFooter); footer != nullptr) {
+    Json value;
+    std::string why;
+    if (!GetSectionMap(footer->Value(), MapKeys::kAnnotations, &value, &why)) {
+      *error = fmt::format("byte {}: footer: {}", footer->offset, why);
+      return false;
+    }
+    (*message)["footer"] = std::move(value);
+  }
+  return true;
+}
+
+}  // namespace
+
+ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vector<uint8_t>* out) {
+  std::string where = line > 0 ? fmt::format("line {}: ", line) : std::string();
+  try {
+    bool too_deep = false;
+    Json::parser_callback_t limit_depth = [&too_deep](int depth, Json::parse_event_t, Json&) {
+      if (depth > kMaxJsonDepth) too_deep = true;
+      return !too_deep;
+    };
+    Json message = Json::parse(json.begin(), json.end(), limit_depth);
+    if (too_deep) {
+      return ConversionStatus::Error(
+          fmt::format("{}JSON nested deeper than {} levels", where, kMaxJsonDepth));
+    }
+    std::vector<uint8_t> bytes;
+    std::string error;
+    if (!EncodeMessage(message, &bytes, &error)) return ConversionStatus::Error(where + error);
+    out->insert(out->end(), bytes.begin(), bytes.end());
+    return ConversionStatus::Ok();
+  } catch (const Json::parse_error& e) {
+    std::string_view what = e.what();
+    if (auto pos = what.find("] "); pos != std::string_view::npos) what.remove_prefix(pos + 2);
+    return ConversionStatus::Error(fmt::format("{}invalid JSON at byte {}: {}", where, e.byte, what));
+  } catch (const std::exception& e) {
+    return ConversionStatus::Error(fmt::format("{}cannot encode the message: {}", where, e.what()));
+  }
+}
+
+ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
+                                   std::string* out) {
+  try {
+    Json message = Json::object();
+    if (offset.has_value()) message["offset"] = *offset;
+    std::string error;
+    if (!DecodeMessage(bytes, &message, &error)) return ConversionStatus::Error(error);
+    *out = message.dump(-1, ' ', false, Json::error_handler_t::replace);
+    return ConversionStatus::Ok();
+  } catch (const std::exception& e) {
+    return ConversionStatus::Error(fmt::format("cannot write the message as JSON: {}", e.what()));
+  }
+}
+
+}  // namespace sift::amqp
