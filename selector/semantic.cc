@@ -40,6 +40,7 @@ std::string_view StaticTypeName(StaticType t) {
     case StaticType::kString: return "a string";
     case StaticType::kTimestamp: return "a timestamp";
     case StaticType::kBinary: return "a binary";
+    case StaticType::kNumberOrString: return "a number or a string";
     case StaticType::kOther: return "a value";
   }
   return "?";
@@ -72,7 +73,10 @@ class Checker {
 
   bool NeedNumeric(uint32_t node, std::string_view op) {
     StaticType t = StaticTypeOf(ast_, node);
-    if (t == StaticType::kNumeric || t == StaticType::kTimestamp || t == StaticType::kAny) return true;
+    if (t == StaticType::kNumeric || t == StaticType::kTimestamp || t == StaticType::kAny ||
+        t == StaticType::kNumberOrString) {
+      return true;
+    }
     std::string message = "operator ";
     message += op;
     message += " needs a number, found ";
@@ -82,7 +86,7 @@ class Checker {
 
   bool NeedString(uint32_t node, std::string_view fn) {
     StaticType t = StaticTypeOf(ast_, node);
-    if (t == StaticType::kString || t == StaticType::kAny) return true;
+    if (t == StaticType::kString || t == StaticType::kAny || t == StaticType::kNumberOrString) return true;
     return Fail(node, ErrorCode::kTypeMismatch,
                 std::string(fn) + " needs a string, found " + std::string(StaticTypeName(t)));
   }
@@ -90,7 +94,7 @@ class Checker {
   bool NeedInteger(uint32_t node, std::string_view fn) {
     const Node& n = ast_.nodes[node];
     StaticType t = StaticTypeOf(ast_, node);
-    bool ok = t == StaticType::kAny || (t == StaticType::kNumeric && (n.kind != NodeKind::kLiteral || IsIntegerLiteral(n)));
+    bool ok = t == StaticType::kAny || t == StaticType::kNumberOrString || (t == StaticType::kNumeric && (n.kind != NodeKind::kLiteral || IsIntegerLiteral(n)));
     if (ok) return true;
     return Fail(node, ErrorCode::kTypeMismatch,
                 std::string(fn) + " needs an integer, found " + std::string(StaticTypeName(t)));
@@ -111,7 +115,7 @@ class Checker {
         return true;
       case NodeKind::kLike: {
         StaticType t = StaticTypeOf(ast_, n.children[0]);
-        if (t == StaticType::kString || t == StaticType::kAny) return true;
+        if (t == StaticType::kString || t == StaticType::kAny || t == StaticType::kNumberOrString) return true;
         return Fail(n.children[0], ErrorCode::kTypeMismatch,
                     "LIKE needs a string operand, found " + std::string(StaticTypeName(t)));
       }
@@ -203,8 +207,7 @@ StaticType StaticTypeOf(const Ast& ast, uint32_t index) {
     case NodeKind::kIsNull:
     case NodeKind::kExists: return StaticType::kBoolean;
     case NodeKind::kUnary:
-      if (n.op == Op::kNot) return StaticType::kBoolean;
-      return StaticTypeOf(ast, n.children[0]) == StaticType::kNumeric ? StaticType::kNumeric : StaticType::kAny;
+      return n.op == Op::kNot ? StaticType::kBoolean : StaticType::kNumeric;
     case NodeKind::kBinary:
       switch (n.op) {
         case Op::kAnd:
@@ -218,10 +221,12 @@ StaticType StaticTypeOf(const Ast& ast, uint32_t index) {
         case Op::kAdd: {
           StaticType a = StaticTypeOf(ast, n.children[0]);
           StaticType b = StaticTypeOf(ast, n.children[1]);
-          if (a == StaticType::kString && b == StaticType::kString) return StaticType::kString;
           if (a == StaticType::kString || b == StaticType::kString) return StaticType::kString;
-          if (a == StaticType::kAny || b == StaticType::kAny) return StaticType::kAny;
-          return StaticType::kNumeric;
+          if (a == StaticType::kNumeric || b == StaticType::kNumeric || a == StaticType::kTimestamp ||
+              b == StaticType::kTimestamp) {
+            return StaticType::kNumeric;
+          }
+          return StaticType::kNumberOrString;
         }
         default: {
           return StaticType::kNumeric;

@@ -16,7 +16,8 @@
 
 namespace sift::selector {
 
-enum class StaticType : uint8_t { kAny, kBoolean, kNumeric, kString, kTimestamp, kBinary, kOther };
+// kAny: anything (a field); kNumberOrString: the result of '+' on two fields, never a boolean.
+enum class StaticType : uint8_t { kAny, kBoolean, kNumeric, kString, kTimestamp, kBinary, kNumberOrString, kOther };
 
 // Checks the whole tree; on failure fills *error (position, token from `text`) and returns false.
 bool CheckSemantics(std::string_view text, const Ast& ast, Error* error);
