@@ -423,12 +423,29 @@ bool AllowedWrapperKey(pn_type_t type, std::string_view key) {
   return false;
 }
 
-// A wrapper is an object whose "type" names a known type and that has a "value".
-bool IsWrapper(const Json& json, pn_type_t* type) {
+// The shape of a wrapper: an object with a string "type", a "value", and no key but the wrapper keys
+// ("encoding", "element", "descriptor"). Inside values such an object is always read as a wrapper (an
+// unknown type name is an error, not a map), and a map that would look like one is written in the
+// {"type": "map"} form.
+bool HasWrapperShape(const Json& json, std::string_view* name) {
   if (!json.is_object()) return false;
   auto t = json.find("type");
   if (t == json.end() || !t->is_string() || !json.contains("value")) return false;
-  return TypeFromName(t->get_ref<const std::string&>(), type);
+  for (const auto& [key, unused] : json.items()) {
+    if (key != "type" && key != "value" && key != "encoding" && key != "element" &&
+        key != "descriptor") {
+      return false;
+    }
+  }
+  *name = t->get_ref<const std::string&>();
+  return true;
+}
+
+// At the top of a section map only a "map" wrapper is one: {"type": "order", "value": 5} there is
+// two application properties.
+bool IsSectionMapWrapper(const Json& json) {
+  std::string_view name;
+  return HasWrapperShape(json, &name) && name == "map";
 }
 
 bool PutList(const Json& items, std::string& path, pn_data_t* data, std::string* error) {
@@ -737,8 +754,14 @@ bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_
     case Json::value_t::array:
       return PutList(json, path, data, error);
     case Json::value_t::object: {
-      pn_type_t type;
-      if (IsWrapper(json, &type)) return PutWrapper(json, type, path, data, error);
+      std::string_view name;
+      if (HasWrapperShape(json, &name)) {
+        pn_type_t type;
+        if (!TypeFromName(name, &type)) {
+          return Fail(path, fmt::format("unknown type \"{}\" in a typed value", name), error);
+        }
+        return PutWrapper(json, type, path, data, error);
+      }
       pn_data_put_map(data);
       pn_data_enter(data);
       for (const auto& [key, value] : json.items()) {
@@ -758,8 +781,8 @@ bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std
   JsonHint hint;
   hint.integer = PN_ULONG;
   hint.string = PN_SYMBOL;
-  pn_type_t type;
-  if (!json.is_string() && !json.is_number_integer() && !IsWrapper(json, &type)) {
+  std::string_view name;
+  if (!json.is_string() && !json.is_number_integer() && !HasWrapperShape(json, &name)) {
     return Fail(path, fmt::format("descriptor must be a symbol text, a ulong or a typed value, found {}",
                                   KindOf(json)),
                 error);
@@ -801,8 +824,8 @@ bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::string* erro
           object[pairs[i].first.get_ref<const std::string&>()] = pairs[i].second;
         }
       }
-      pn_type_t ignored;
-      if (as_object && !IsWrapper(object, &ignored)) {
+      std::string_view name;
+      if (as_object && !HasWrapperShape(object, &name)) {
         *out = std::move(object);
       } else {
         *out = PairsWrapper(pairs);
@@ -870,13 +893,7 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
   if (!json.is_object()) {
     return Fail(path, fmt::format("expected an object, found {}", KindOf(json)), error);
   }
-  pn_type_t type;
-  if (IsWrapper(json, &type)) {
-    if (type != PN_MAP) {
-      return Fail(path, fmt::format("expected a map, found a {} wrapper", JsonTypeName(type)), error);
-    }
-    return PutWrapper(json, type, path, data, error);
-  }
+  if (IsSectionMapWrapper(json)) return PutWrapper(json, PN_MAP, path, data, error);
   pn_data_put_map(data);
   pn_data_enter(data);
   for (const auto& [key, value] : json.items()) {
@@ -931,8 +948,7 @@ bool GetSectionMap(pn_data_t* data, MapKeys keys, Json* out, std::string* error)
     if (as_object && object.contains(text)) as_object = false;
     if (as_object) object[text] = pairs[i].second;
   }
-  pn_type_t ignored;
-  if (as_object && !IsWrapper(object, &ignored)) {
+  if (as_object && !IsSectionMapWrapper(object)) {
     *out = std::move(object);
   } else {
     *out = PairsWrapper(pairs);

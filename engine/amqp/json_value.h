@@ -8,9 +8,10 @@
 // value may be written plain: a value is written plain only if reading it back under the same hint
 // gives the same type, so write-then-read never changes a type.
 //
-// An object is read as a wrapper iff its "type" is a known type name, it has a "value" and all its
-// keys are allowed for that type; any other object is a map. Conversely a string-keyed map whose
-// object form would look like a wrapper is written in the {"type": "map"} form.
+// An object is read as a wrapper iff it has a string "type", a "value" and no keys but those
+// ("encoding", "element", "descriptor"); an unknown type name is then an error. Any other object is a
+// map. Conversely a string-keyed map whose object form has that shape is written in the
+// {"type": "map"} form. At the top of a section map only {"type": "map", ...} counts as a wrapper.
 #ifndef SIFT_ENGINE_AMQP_JSON_VALUE_H_
 #define SIFT_ENGINE_AMQP_JSON_VALUE_H_
 

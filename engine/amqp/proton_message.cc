@@ -86,7 +86,7 @@ class SectionDecoder {
   }
 
   bool WrongType(std::string_view field, pn_data_t* data, std::string_view expected) {
-    return Fail(field, fmt::format("is a {}, expected {}", pn_type_name(pn_data_type(data)), expected));
+    return Fail(field, fmt::format("has type {}, expected {}", JsonTypeName(pn_data_type(data)), expected));
   }
 
   // A string or symbol field as a C string (pn_message_t's setters take NUL-terminated text).

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/amqp/json_value.h"
+
 #include <string>
 
 namespace sift::amqp {
@@ -85,7 +87,7 @@ std::string DescribeDescriptor(pn_data_t* data) {
       return fmt::format("symbol \"{}\"", std::string_view(s.start, s.size));
     }
     default:
-      return fmt::format("a {}", pn_type_name(pn_data_type(data)));
+      return fmt::format("a {}", JsonTypeName(pn_data_type(data)));
   }
 }
 
@@ -296,7 +298,7 @@ bool ProtonSections::Split(std::span<const uint8_t> bytes, std::string* error) {
     pn_data_next(data);
     if (pn_data_type(data) != PN_DESCRIBED) {
       *error = fmt::format("byte {}: expected a described section, found a {}", offset,
-                           pn_type_name(pn_data_type(data)));
+                           JsonTypeName(pn_data_type(data)));
       return false;
     }
     pn_data_enter(data);
@@ -310,7 +312,7 @@ bool ProtonSections::Split(std::span<const uint8_t> bytes, std::string* error) {
     pn_type_t type = pn_data_type(data);
     if (info.type != PN_INVALID && type != info.type) {
       *error = fmt::format("byte {}: {} section holds a {}, expected a {}", offset, info.name,
-                           pn_type_name(type), pn_type_name(info.type));
+                           JsonTypeName(type), JsonTypeName(info.type));
       return false;
     }
     int rank = Rank(section.kind);
