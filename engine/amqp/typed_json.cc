@@ -6,6 +6,9 @@
 #include <array>
 #include <exception>
 #include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -391,15 +394,31 @@ bool DecodeMessage(std::span<const uint8_t> bytes, Json* message, std::string* e
 ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vector<uint8_t>* out) {
   std::string where = line > 0 ? fmt::format("line {}: ", line) : std::string();
   try {
+    // The parser callback bounds nesting and refuses a key repeated in one object (which would
+    // otherwise silently keep the last value).
     bool too_deep = false;
-    Json::parser_callback_t limit_depth = [&too_deep](int depth, Json::parse_event_t, Json&) {
+    std::string duplicate;
+    std::vector<std::unordered_set<std::string>> keys;
+    Json::parser_callback_t check = [&](int depth, Json::parse_event_t event, Json& parsed) {
       if (depth > kMaxJsonDepth) too_deep = true;
+      if (event == Json::parse_event_t::object_start) {
+        keys.emplace_back();
+      } else if (event == Json::parse_event_t::object_end && !keys.empty()) {
+        keys.pop_back();
+      } else if (event == Json::parse_event_t::key && !keys.empty() && parsed.is_string() &&
+                 !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
+        duplicate = parsed.get<std::string>();
+      }
       return !too_deep;
     };
-    Json message = Json::parse(json.begin(), json.end(), limit_depth);
+    Json message = Json::parse(json.begin(), json.end(), check);
     if (too_deep) {
       return ConversionStatus::Error(
           fmt::format("{}JSON nested deeper than {} levels", where, kMaxJsonDepth));
+    }
+    if (!duplicate.empty()) {
+      return ConversionStatus::Error(
+          fmt::format("{}key {} appears twice in one JSON object", where, Json(duplicate).dump()));
     }
     std::vector<uint8_t> bytes;
     std::string error;

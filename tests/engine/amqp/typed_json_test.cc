@@ -368,6 +368,8 @@ TEST(TypedJson, EncodeErrorsNameTheLineAndTheKeyPath) {
             "line 1: message_annotations[\"é\"]: annotation key is a symbol, which must be ASCII (core "
             "1.6.21)");
   EXPECT_EQ(EncodeError(R"({"offset": -1})"), "line 1: offset: must be a non-negative integer");
+  EXPECT_EQ(EncodeError(R"({"application_properties": {"a": 1, "b": {"a": 1}, "a": 2}})"),
+            "line 1: key \"a\" appears twice in one JSON object");
   EXPECT_EQ(EncodeError("[1]"), "line 1: a message must be a JSON object, found array");
 }
 
