@@ -1,8 +1,8 @@
 // CRC32C (Castagnoli polynomial 0x1EDC6F41, reflected 0x82F63B78), the checksum of chunk headers and
-// payloads (docs/store-format.md). Uses the SSE4.2 crc32 instruction when the CPU has it (checked once
-// per call site through a function pointer chosen at startup) and a slicing-by-8 table otherwise; both
-// give identical results. RocksDB's own crc32c is not in its public headers (only a file-checksum
-// factory is), so storage carries its own.
+// payloads (docs/store-format.md). The implementation is chosen once at startup from the CPU's
+// features: carry-less multiplication folding (PCLMULQDQ + SSE4.2), three interleaved SSE4.2 crc32
+// streams, or a slicing-by-8 table; all give identical results (tests compare them). RocksDB's own
+// crc32c is not in its public headers (only a file-checksum factory is), so storage carries its own.
 #ifndef SIFT_STORAGE_CRC32C_H_
 #define SIFT_STORAGE_CRC32C_H_
 
@@ -19,7 +19,7 @@ inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }
 // The portable table implementation, exposed so tests can compare it with the hardware one.
 uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n);
 
-// True if Extend uses the SSE4.2 instruction on this machine.
+// True if Extend uses CPU instructions (SSE4.2, and PCLMULQDQ when present) on this machine.
 bool IsHardwareAccelerated();
 
 }  // namespace sift::storage::crc32c

@@ -6,7 +6,8 @@
 //   BM_ScanKeyPerMessage                  the same messages, one RocksDB key per message (key stream
 //                                         u32 BE + offset u64 BE, value the message), same options
 //   BM_ScanChunkValues/...                tuning: the chunk layout read straight from RocksDB with
-//                                         chunk size, compression and block cache varied
+//                                         chunk size, compression, block cache and data varied
+//   BM_Crc32c/portable:P                  CRC32C of a 256 KiB payload (dispatched or table)
 //
 // Every scan is warmed up once before timing (page cache and block cache warm). Data lives in
 // $SIFT_BENCH_DIR (default /tmp) and is removed at exit.
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "storage/chunk_format.h"
+#include "storage/crc32c.h"
 #include "storage/key_layout.h"
 #include "storage/stream_store.h"
 
@@ -450,6 +452,24 @@ BENCHMARK(BM_ScanChunkValues)
     ->Args({256, 1, 8, 1})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1.0);
+
+// ---------------------------------------------------------------------------------------------------
+// CRC32C over one 256 KiB chunk payload: the dispatched implementation and the portable table.
+
+void BM_Crc32c(benchmark::State& state) {
+  const bool portable = state.range(0) != 0;
+  std::string buf(256 << 10, '\0');
+  MakeMessage(1, &buf);
+  buf.resize(256 << 10, 'x');
+  uint32_t c = 0;
+  for (auto _ : state) {
+    c ^= portable ? crc32c::ExtendPortable(0, buf.data(), buf.size()) : crc32c::Value(buf.data(), buf.size());
+    benchmark::DoNotOptimize(c);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * buf.size()));
+  state.counters["hardware"] = portable ? 0 : crc32c::IsHardwareAccelerated();
+}
+BENCHMARK(BM_Crc32c)->ArgNames({"portable"})->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace sift::storage
