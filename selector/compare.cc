@@ -8,61 +8,11 @@
 
 namespace sift::selector {
 
-ValueClass ClassOf(ValueType type) {
-  switch (type) {
-    case ValueType::kMissing:
-    case ValueType::kNull: return ValueClass::kAbsent;
-    case ValueType::kString:
-    case ValueType::kSymbol:
-    case ValueType::kChar: return ValueClass::kText;
-    case ValueType::kBoolean: return ValueClass::kBoolean;
-    case ValueType::kUByte:
-    case ValueType::kUShort:
-    case ValueType::kUInt:
-    case ValueType::kULong:
-    case ValueType::kByte:
-    case ValueType::kShort:
-    case ValueType::kInt:
-    case ValueType::kLong:
-    case ValueType::kFloat:
-    case ValueType::kDouble:
-    case ValueType::kDecimal32:
-    case ValueType::kDecimal64:
-    case ValueType::kDecimal128:
-    case ValueType::kTimestamp: return ValueClass::kNumber;
-    case ValueType::kBinary: return ValueClass::kBinary;
-    case ValueType::kUuid: return ValueClass::kUuid;
-    case ValueType::kList:
-    case ValueType::kMap:
-    case ValueType::kArray:
-    case ValueType::kDescribed: return ValueClass::kOther;
-  }
-  return ValueClass::kOther;
-}
-
-bool ToNumber(const Value& v, Number* out) {
-  switch (v.type) {
-    case ValueType::kByte:
-    case ValueType::kShort:
-    case ValueType::kInt:
-    case ValueType::kLong:
-    case ValueType::kTimestamp: *out = Number::Signed(v.i64); return true;
-    case ValueType::kUByte:
-    case ValueType::kUShort:
-    case ValueType::kUInt:
-    case ValueType::kULong: *out = Number::Unsigned(v.u64); return true;
-    case ValueType::kFloat:
-    case ValueType::kDouble: *out = Number::Double(v.f64); return true;
-    case ValueType::kDecimal32:
-    case ValueType::kDecimal64:
-    case ValueType::kDecimal128: {
-      double d;
-      if (!DecimalToDouble(v.type, v.bytes(), &d)) return false;
-      *out = Number::Double(d);
-      return true;
-    }
-    default: return false;
-  }
+bool DecimalToNumber(const Value& v, Number* out) {
+  double d;
+  if (!DecimalToDouble(v.type, v.bytes(), &d)) return false;
+  *out = Number::Double(d);
+  return true;
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #ifndef SIFT_SELECTOR_COMPARE_H_
 #define SIFT_SELECTOR_COMPARE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -42,10 +43,45 @@ struct Number {
 
 enum class ValueClass : uint8_t { kAbsent, kText, kNumber, kBoolean, kBinary, kUuid, kOther };
 
-ValueClass ClassOf(ValueType type);
+// The class of each ValueType, indexed by its value (kept in the order of selector/value.h).
+inline constexpr ValueClass kValueClass[] = {
+    ValueClass::kAbsent,  ValueClass::kAbsent,  ValueClass::kBoolean, ValueClass::kNumber, ValueClass::kNumber,
+    ValueClass::kNumber,  ValueClass::kNumber,  ValueClass::kNumber,  ValueClass::kNumber, ValueClass::kNumber,
+    ValueClass::kNumber,  ValueClass::kNumber,  ValueClass::kNumber,  ValueClass::kNumber, ValueClass::kNumber,
+    ValueClass::kNumber,  ValueClass::kText,    ValueClass::kNumber,  ValueClass::kUuid,   ValueClass::kBinary,
+    ValueClass::kText,    ValueClass::kText,    ValueClass::kOther,   ValueClass::kOther,  ValueClass::kOther,
+    ValueClass::kOther,
+};
+static_assert(sizeof(kValueClass) / sizeof(kValueClass[0]) == static_cast<size_t>(ValueType::kDescribed) + 1);
+
+inline ValueClass ClassOf(ValueType type) {
+  auto i = static_cast<size_t>(type);
+  return i < sizeof(kValueClass) / sizeof(kValueClass[0]) ? kValueClass[i] : ValueClass::kOther;
+}
+
+// Decimals (out of line: BID decoding).
+bool DecimalToNumber(const Value& v, Number* out);
 
 // True and *out set for the numeric types (timestamp included); decimals become doubles.
-bool ToNumber(const Value& v, Number* out);
+inline bool ToNumber(const Value& v, Number* out) {
+  switch (v.type) {
+    case ValueType::kByte:
+    case ValueType::kShort:
+    case ValueType::kInt:
+    case ValueType::kLong:
+    case ValueType::kTimestamp: *out = Number::Signed(v.i64); return true;
+    case ValueType::kUByte:
+    case ValueType::kUShort:
+    case ValueType::kUInt:
+    case ValueType::kULong: *out = Number::Unsigned(v.u64); return true;
+    case ValueType::kFloat:
+    case ValueType::kDouble: *out = Number::Double(v.f64); return true;
+    case ValueType::kDecimal32:
+    case ValueType::kDecimal64:
+    case ValueType::kDecimal128: return DecimalToNumber(v, out);
+    default: return false;
+  }
+}
 
 // Three-way comparison of numbers: -1, 0, 1, or 2 when unordered (a NaN is involved).
 int CompareNumbers(const Number& a, const Number& b);

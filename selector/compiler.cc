@@ -563,7 +563,9 @@ std::shared_ptr<const Program> Compiler::CompilePropertyFilter(std::span<const s
   ProgramBuilder builder(program.get(), error);
   std::vector<uint32_t> conjuncts;
   size_t offset = 0;  // position of an entry, counted in entries, for the error
-  for (const auto& [name, reference] : fields) {
+  for (const auto& entry : fields) {
+    const std::string& name = entry.first;  // not a structured binding: lambdas capture it (C++17 rules)
+    const Value& reference = entry.second;
     auto fail = [&](std::string message) {
       error->code = ErrorCode::kInvalidPropertyFilter;
       error->position = offset;

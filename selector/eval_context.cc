@@ -15,19 +15,14 @@ EvalContext::EvalContext(size_t initial_scratch) {
 
 EvalContext::~EvalContext() = default;
 
-void EvalContext::BeginEvaluation() {
-  if (blocks_.size() > 1) {
-    // Warm-up: the last evaluation needed more than the main block; replace all blocks by one
-    // that holds everything it needed, so the next evaluation of that size allocates nothing.
-    size_t total = 0;
-    for (const Block& b : blocks_) total += b.size;
-    total = std::max(total, total_used_);
-    blocks_.clear();
-    blocks_.push_back(Block{std::make_unique<char[]>(total), total});
-  }
-  used_ = 0;
-  total_used_ = 0;
-  now_.reset();
+void EvalContext::Coalesce() {
+  // Warm-up: the last evaluation needed more than the main block; replace all blocks by one that
+  // holds everything it needed, so the next evaluation of that size allocates nothing.
+  size_t total = 0;
+  for (const Block& b : blocks_) total += b.size;
+  total = std::max(total, total_used_);
+  blocks_.clear();
+  blocks_.push_back(Block{std::make_unique<char[]>(total), total});
 }
 
 char* EvalContext::Grow(size_t n) {

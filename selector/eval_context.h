@@ -38,7 +38,12 @@ class EvalContext {
   // --- Used by the evaluator (selector/program.h); not needed by callers of Selector. ---
 
   // Starts one evaluation: forgets earlier scratch contents and the cached clock reading.
-  void BeginEvaluation();
+  void BeginEvaluation() {
+    if (blocks_.size() > 1) Coalesce();
+    used_ = 0;
+    total_used_ = 0;
+    now_.reset();
+  }
   // The instant UTC() stands for in the current evaluation.
   int64_t Now();
   // `n` bytes of scratch, valid until the next BeginEvaluation(). Never fails (grows on demand).
@@ -53,6 +58,7 @@ class EvalContext {
     size_t size = 0;
   };
   char* Grow(size_t n);
+  void Coalesce();
 
   std::vector<Block> blocks_;  // blocks_[0] is the main block; more only during warm-up
   size_t used_ = 0;            // bytes used of blocks_.back()

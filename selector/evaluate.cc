@@ -43,84 +43,87 @@ inline Truth FromOrder(Op op, int c) {
 
 }  // namespace
 
+// `field op constant`, the most common condition: one Get, then a memcmp or a number comparison.
+inline Truth Program::CompareFieldConst(const Instr& in, Frame& frame) {
+  const Value v = frame.source.Get(in.slot);
+  const ValueType t = v.type;
+  if (in.constant_class == ValueClass::kText && (t == ValueType::kString || t == ValueType::kSymbol)) {
+    // The common case, `color = 'red'`: a length check and a memcmp.
+    const std::string_view k = in.constant.bytes();
+    if (in.op == Op::kEq) {
+      return v.size == k.size() && (k.empty() || std::memcmp(v.data, k.data(), k.size()) == 0) ? Truth::kTrue
+                                                                                                : Truth::kFalse;
+    }
+    if (in.op == Op::kNe) {
+      return v.size == k.size() && (k.empty() || std::memcmp(v.data, k.data(), k.size()) == 0) ? Truth::kFalse
+                                                                                                : Truth::kTrue;
+    }
+    int c = v.bytes().compare(k);
+    return FromOrder(in.op, c < 0 ? -1 : (c > 0 ? 1 : 0));
+  }
+  if (in.constant_class == ValueClass::kNumber) {
+    Number n;
+    if (ClassOf(t) != ValueClass::kNumber || !ToNumber(v, &n)) return Truth::kUnknown;
+    if (n.kind == Number::Kind::kSigned && in.number.kind == Number::Kind::kSigned) {
+      return FromOrder(in.op, n.i < in.number.i ? -1 : (n.i > in.number.i ? 1 : 0));
+    }
+    return FromOrder(in.op, CompareNumbers(n, in.number));
+  }
+  return CompareValues(in.op, v, in.constant);
+}
+
+// AND / OR with short-circuit (filter expressions section 6: three-valued logic). Kept apart from
+// EvalTruth's big switch so the common root shapes run without its frame.
+inline Truth Program::EvalLogical(const Instr& in, Frame& frame) const {
+  const Truth decides = in.kind == InstrKind::kAnd ? Truth::kFalse : Truth::kTrue;
+  Truth result = in.kind == InstrKind::kAnd ? Truth::kTrue : Truth::kFalse;
+  const uint32_t* c = children_.data() + in.first;
+  for (uint32_t k = 0; k < in.count; ++k) {
+    const Instr& child = instrs_[c[k]];
+    Truth t = child.kind == InstrKind::kCompareFieldConst ? CompareFieldConst(child, frame) : EvalTruth(c[k], frame);
+    if (t == decides) return t;
+    if (t == Truth::kUnknown) result = Truth::kUnknown;
+  }
+  return result;
+}
+
 Truth Program::Evaluate(FieldSource& source, EvalContext& context) const {
   context.BeginEvaluation();
   Frame frame{source, context};
+  const Instr& root = instrs_[root_];
+  if (root.kind == InstrKind::kCompareFieldConst) return CompareFieldConst(root, frame);
+  if (root.kind == InstrKind::kAnd || root.kind == InstrKind::kOr) return EvalLogical(root, frame);
   return EvalTruth(root_, frame);
 }
 
 Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
   const Instr& in = instrs_[i];
   switch (in.kind) {
-    case InstrKind::kAnd: {
-      Truth result = Truth::kTrue;
-      const uint32_t* c = children_.data() + in.first;
-      for (uint32_t k = 0; k < in.count; ++k) {
-        Truth t = EvalTruth(c[k], frame);
-        if (t == Truth::kFalse) return Truth::kFalse;
-        if (t == Truth::kUnknown) result = Truth::kUnknown;
-      }
-      return result;
-    }
-    case InstrKind::kOr: {
-      Truth result = Truth::kFalse;
-      const uint32_t* c = children_.data() + in.first;
-      for (uint32_t k = 0; k < in.count; ++k) {
-        Truth t = EvalTruth(c[k], frame);
-        if (t == Truth::kTrue) return Truth::kTrue;
-        if (t == Truth::kUnknown) result = Truth::kUnknown;
-      }
-      return result;
-    }
+    case InstrKind::kAnd:
+    case InstrKind::kOr: return EvalLogical(in, frame);
     case InstrKind::kNot: return Not(EvalTruth(in.a, frame));
-    case InstrKind::kCompareFieldConst: {
-      const Value v = frame.source.Get(in.slot);
-      const ValueType t = v.type;
-      if (in.constant_class == ValueClass::kText && (t == ValueType::kString || t == ValueType::kSymbol)) {
-        // The common case, `color = 'red'`: a length check and a memcmp.
-        const std::string_view k = in.constant.bytes();
-        if (in.op == Op::kEq) {
-          return v.size == k.size() && (k.empty() || std::memcmp(v.data, k.data(), k.size()) == 0) ? Truth::kTrue
-                                                                                                    : Truth::kFalse;
-        }
-        if (in.op == Op::kNe) {
-          return v.size == k.size() && (k.empty() || std::memcmp(v.data, k.data(), k.size()) == 0) ? Truth::kFalse
-                                                                                                    : Truth::kTrue;
-        }
-        int c = v.bytes().compare(k);
-        return FromOrder(in.op, c < 0 ? -1 : (c > 0 ? 1 : 0));
-      }
-      if (in.constant_class == ValueClass::kNumber) {
-        Number n;
-        if (ClassOf(t) != ValueClass::kNumber || !ToNumber(v, &n)) return Truth::kUnknown;
-        if (n.kind == Number::Kind::kSigned && in.number.kind == Number::Kind::kSigned) {
-          return FromOrder(in.op, n.i < in.number.i ? -1 : (n.i > in.number.i ? 1 : 0));
-        }
-        return FromOrder(in.op, CompareNumbers(n, in.number));
-      }
-      return CompareValues(in.op, v, in.constant);
-    }
+    case InstrKind::kCompareFieldConst: return CompareFieldConst(in, frame);
     case InstrKind::kCompare: {
-      Value x = EvalValue(in.a, frame);
+      Value x = Operand(in.a, frame);
       if (!x.present() || x.type == ValueType::kNull) return Truth::kUnknown;
-      Value y = EvalValue(in.b, frame);
+      Value y = Operand(in.b, frame);
       return CompareValues(in.op, x, y);
     }
     case InstrKind::kLike: {
-      Value v = EvalValue(in.a, frame);
+      Value v = Operand(in.a, frame);
       if (ClassOf(v.type) != ValueClass::kText) return Truth::kUnknown;
       char buf[4];
       bool match = likes_[in.aux]->Matches(TextOf(v, buf));
       return (match != in.negated) ? Truth::kTrue : Truth::kFalse;
     }
-    case InstrKind::kInSet: return Negate(sets_[in.aux]->Contains(EvalValue(in.a, frame)), in.negated);
+    case InstrKind::kInSet: return Negate(sets_[in.aux]->Contains(Operand(in.a, frame)), in.negated);
     case InstrKind::kIn: {
-      Value v = EvalValue(in.a, frame);
+      Value v = Operand(in.a, frame);
       if (!v.present() || v.type == ValueType::kNull) return Truth::kUnknown;
       Truth result = Truth::kFalse;
       const uint32_t* c = children_.data() + in.first;
       for (uint32_t k = 0; k < in.count; ++k) {
-        Truth t = CompareValues(Op::kEq, v, EvalValue(c[k], frame));
+        Truth t = CompareValues(Op::kEq, v, Operand(c[k], frame));
         if (t == Truth::kTrue) {
           result = Truth::kTrue;
           break;
@@ -130,7 +133,7 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
       return Negate(result, in.negated);
     }
     case InstrKind::kBetween: {
-      Value v = EvalValue(in.a, frame);
+      Value v = Operand(in.a, frame);
       if (!v.present() || v.type == ValueType::kNull) return Truth::kUnknown;
       Truth low = CompareValues(Op::kGe, v, EvalValue(in.b, frame));
       Truth result;
@@ -145,7 +148,7 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
       return Negate(result, in.negated);
     }
     case InstrKind::kIsNull: {
-      Value v = EvalValue(in.a, frame);
+      Value v = Operand(in.a, frame);
       bool is_null = v.type == ValueType::kMissing || v.type == ValueType::kNull;
       return (is_null != in.negated) ? Truth::kTrue : Truth::kFalse;
     }
@@ -185,15 +188,15 @@ Value Program::EvalValue(uint32_t i, Frame& frame) const {
     case InstrKind::kConst: return in.constant;
     case InstrKind::kField: return frame.source.Get(in.slot);
     case InstrKind::kArith: {
-      Value x = EvalValue(in.a, frame);
+      Value x = Operand(in.a, frame);
       if (!x.present() || x.type == ValueType::kNull) return Value::Null();
-      return Arithmetic(in.op, x, EvalValue(in.b, frame), frame.context);
+      return Arithmetic(in.op, x, Operand(in.b, frame), frame.context);
     }
-    case InstrKind::kUnaryArith: return UnaryArithmetic(in.op, EvalValue(in.a, frame));
+    case InstrKind::kUnaryArith: return UnaryArithmetic(in.op, Operand(in.a, frame));
     case InstrKind::kFunction: {
       Value args[3];
       const uint32_t n = in.count < 3 ? in.count : 3;
-      for (uint32_t k = 0; k < n; ++k) args[k] = EvalValue(children_[in.first + k], frame);
+      for (uint32_t k = 0; k < n; ++k) args[k] = Operand(children_[in.first + k], frame);
       return CallFunction(in.function, std::span<const Value>(args, n), frame.context);
     }
     default: return FromTruth(EvalTruth(i, frame));

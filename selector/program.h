@@ -97,6 +97,13 @@ class Program {
 
   Truth EvalTruth(uint32_t i, Frame& frame) const;
   Value EvalValue(uint32_t i, Frame& frame) const;
+  // An operand's value; a field is read directly, without a recursive call.
+  Value Operand(uint32_t i, Frame& frame) const {
+    const Instr& in = instrs_[i];
+    return in.kind == InstrKind::kField ? frame.source.Get(in.slot) : EvalValue(i, frame);
+  }
+  static Truth CompareFieldConst(const Instr& in, Frame& frame);
+  Truth EvalLogical(const Instr& in, Frame& frame) const;
   void ExplainInstr(uint32_t i, int indent, std::string* out) const;
   std::string InstrSummary(const Instr& in) const;
 
