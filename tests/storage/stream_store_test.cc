@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,6 +48,44 @@ TEST(StreamStore, OpenRejectsBadOptions) {
   Status s = StreamStore::Open(dir.path(), o, &store);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.message().find("max_chunk_messages"), std::string_view::npos);
+}
+
+TEST(StreamStore, OpenRejectsEveryBadOption) {
+  TempDir dir;
+  std::unique_ptr<StreamStore> store;
+  auto expect_refused = [&](StoreOptions o, std::string_view field) {
+    Status s = StreamStore::Open(dir.path(), o, &store);
+    EXPECT_TRUE(s.IsInvalidArgument()) << field << ": " << s.ToString();
+    EXPECT_NE(s.message().find(field), std::string_view::npos) << field << ": " << s.ToString();
+    store.reset();
+  };
+  StoreOptions o;
+  o.max_chunk_bytes = 0;
+  expect_refused(o, "max_chunk_bytes");
+  o = StoreOptions{};
+  o.max_message_bytes = 0;
+  expect_refused(o, "max_message_bytes");
+  o = StoreOptions{};
+  o.max_message_bytes = 0xFFFF0000u;
+  expect_refused(o, "4 GiB");
+  o = StoreOptions{};
+  o.linger = std::chrono::microseconds(-1);
+  expect_refused(o, "linger");
+  o = StoreOptions{};
+  o.write_buffer_bytes = 1024;
+  expect_refused(o, "write_buffer_bytes");
+  EXPECT_TRUE(StreamStore::Open("", StoreOptions{}, &store).IsInvalidArgument());
+  EXPECT_EQ(store, nullptr);
+}
+
+TEST(StreamStore, OpenOnAFileIsAnError) {
+  TempDir dir;
+  const std::string file = dir.path() + "/plain-file";
+  { std::ofstream(file) << "not a store"; }
+  std::unique_ptr<StreamStore> store;
+  Status s = StreamStore::Open(file, StoreOptions{}, &store);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.message().find("plain-file"), std::string_view::npos) << s.ToString();
 }
 
 TEST(StreamStore, SecondOpenOfTheSameFolderIsBusy) {
