@@ -9,10 +9,10 @@
 //    44  CRC32C of header bytes 0..43
 //   payload: `count` records, each varint64 (timestamp - first timestamp), varint32 length, bytes.
 //
-// Invariants checked by DecodeChunk/ChunkRecords: both checksums match, the payload is exactly
-// `count` well-formed records, timestamps are non-decreasing, the last record's timestamp is the
-// header's last timestamp. A value that fails any check is Corruption, never a crash or an
-// out-of-range read.
+// Invariants checked by DecodeChunk (header, checksums) and by the reader while it decodes records
+// with ReadRecord: the payload is exactly `count` well-formed records, every record's timestamp lies
+// between the header's first and last timestamps. A value that fails any check is Corruption, never
+// a crash or an out-of-range read.
 #ifndef SIFT_STORAGE_CHUNK_FORMAT_H_
 #define SIFT_STORAGE_CHUNK_FORMAT_H_
 

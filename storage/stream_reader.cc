@@ -72,6 +72,11 @@ class ChunkReader final : public StreamReader {
                          fmt::format("malformed record at offset {}", record_offset_));
             break;
           }
+          if (delta > chunk_.last_timestamp_ms - chunk_.first_timestamp_ms) {
+            ChunkDamaged(chunk_.first_offset, chunk_.first_offset + chunk_.count,
+                         fmt::format("record at offset {} has a timestamp after the chunk's last", record_offset_));
+            break;
+          }
           --remaining_;
           const uint64_t offset = record_offset_++;
           const int64_t ts = chunk_.first_timestamp_ms + delta;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -11,6 +12,7 @@
 #include <set>
 
 #include "storage/chunk_format.h"
+#include "storage/crc32c.h"
 #include "storage/key_layout.h"
 #include "storage/stream_store.h"
 #include "tests/storage/store_test_util.h"
@@ -168,6 +170,60 @@ TEST(Integrity, ChunkValueReplacedOrTruncatedIsCorruption) {
   EXPECT_EQ(r->chunks_skipped(), 3u);
   EXPECT_NE(r->last_skipped().message().find("chunk at offset 12 (offsets 12..15)"), std::string_view::npos)
       << r->last_skipped().ToString();
+}
+
+TEST(Integrity, RecordsThatContradictAValidHeaderAreCorruption) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    FillStream(*store, 3, 2, 6);
+  }
+  {
+    // Well-sealed chunks (both checksums right) whose records contradict the header: a record
+    // timestamp after the header's last one, and a count larger than the records present.
+    ChunkBuilder b;
+    b.Reset(2, 1000);
+    b.Add(1000, "a");
+    b.Add(1500, "b");
+    std::string v(b.Finish());
+    const int64_t last = 1200;
+    std::memcpy(v.data() + 32, &last, 8);
+    uint32_t crc = crc32c::Value(v.data(), 44);
+    std::memcpy(v.data() + 44, &crc, 4);
+    auto db = OpenRaw(dir.path());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), keys::ChunkKey(kFirstStreamId, 2), v).ok());
+    ChunkBuilder c;
+    c.Reset(4, 1000);
+    c.Add(1000, "x");
+    c.Add(1000, "y");
+    std::string w(c.Finish());
+    const uint32_t count = 3;
+    std::memcpy(w.data() + 8, &count, 4);
+    crc = crc32c::Value(w.data(), 44);
+    std::memcpy(w.data() + 44, &crc, 4);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), keys::ChunkKey(kFirstStreamId, 4), w).ok());
+  }
+  auto store = OpenStore(dir.path());
+  std::unique_ptr<StreamReader> r;
+  ASSERT_TRUE(store->NewReader("s", {}, &r).ok());
+  Record rec;
+  ASSERT_TRUE(r->Next(&rec));
+  ASSERT_TRUE(r->Next(&rec));
+  ASSERT_TRUE(r->Next(&rec));  // offset 2 ("a") is consistent with the header
+  EXPECT_EQ(rec.offset, 2u);
+  EXPECT_FALSE(r->Next(&rec));
+  EXPECT_TRUE(r->status().IsCorruption());
+  EXPECT_NE(r->status().message().find("chunk at offset 2 (offsets 2..3): record at offset 3 has a timestamp after"),
+            std::string_view::npos)
+      << r->status().ToString();
+  r->SkipChunk();
+  ASSERT_TRUE(r->status().ok());
+  ASSERT_TRUE(r->Next(&rec));  // chunk 4 delivers its two records, then finds the third missing
+  ASSERT_TRUE(r->Next(&rec));
+  EXPECT_EQ(rec.data, "y");
+  EXPECT_FALSE(r->Next(&rec));
+  EXPECT_TRUE(r->status().IsCorruption());
+  EXPECT_NE(r->status().message().find("malformed record at offset 6"), std::string_view::npos) << r->status().ToString();
 }
 
 TEST(Integrity, DamagedLastChunkStillRecoversTheNextOffset) {
