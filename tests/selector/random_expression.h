@@ -199,15 +199,17 @@ class RandomExpressions {
     }
     int64_t v = SmallInt();
     if (OneIn(40)) v = OneIn(2) ? INT64_MAX : INT64_MIN;
+    // |v| without overflow (|INT64_MIN| = 2^63 fits in uint64).
+    const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
     switch (Below(10)) {
       case 0: return TestValue::Of(Value::Signed(ValueType::kByte, static_cast<int8_t>(v)));
       case 1: return TestValue::Of(Value::Signed(ValueType::kShort, static_cast<int16_t>(v)));
       case 2: return TestValue::Of(Value::Signed(ValueType::kInt, static_cast<int32_t>(v)));
       case 3: case 4: return TestValue::Of(Value::Long(v));
-      case 5: return TestValue::Of(Value::Unsigned(ValueType::kUByte, static_cast<uint8_t>(v < 0 ? -v : v)));
-      case 6: return TestValue::Of(Value::Unsigned(ValueType::kUInt, static_cast<uint32_t>(v < 0 ? -v : v)));
+      case 5: return TestValue::Of(Value::Unsigned(ValueType::kUByte, static_cast<uint8_t>(magnitude)));
+      case 6: return TestValue::Of(Value::Unsigned(ValueType::kUInt, static_cast<uint32_t>(magnitude)));
       case 7: return TestValue::Of(Value::Unsigned(ValueType::kULong,
-                                                   OneIn(20) ? UINT64_MAX : static_cast<uint64_t>(v < 0 ? -v : v)));
+                                                   OneIn(20) ? UINT64_MAX : magnitude));
       case 8: return TestValue::Of(Value::Float(static_cast<float>(v) + (OneIn(2) ? 0.5f : 0.0f)));
       default: return TestValue::Of(Value::Double(static_cast<double>(v) + (OneIn(2) ? 0.5 : 0.0)));
     }
