@@ -95,7 +95,7 @@ struct ReaderOptions {
   CorruptionPolicy on_corruption = CorruptionPolicy::kStop;
 
   // Read-ahead for iterating chunks that are not in the block cache, in bytes (0: RocksDB's automatic
-  // read-ahead). See docs/store-format.md for the measurements behind the default.
+  // read-ahead; docs/store-format.md explains the default).
   size_t readahead_bytes = 0;
 
   // Put the chunks this reader reads into the block cache. false suits one-off full scans of old data
