@@ -1,0 +1,73 @@
+// `sift serve`: an AMQP 1.0 endpoint (Qpid Proton proactor) in front of an engine::StreamEngine.
+//
+// Producers attach a sender whose target address names a stream; every transfer is validated,
+// appended, and settled `accepted` only once the append is durable (a worker thread group-commits
+// the appends of many transfers with one fsync), or `rejected` with amqp:decode-error naming the byte
+// and the reason, nothing stored. Consumers attach a receiver whose source address names a stream and
+// whose filter-set (link_filter.h) selects messages and a start position; only matching messages use
+// credit, each carries its offset in the message annotation `x-stream-offset`, and consumers tail
+// new appends. Consumers scan on a pool of reader threads, so neither a slow consumer nor a long
+// filtered scan ever blocks the event loop, appends or other consumers. docs/serve.md is the manual.
+#ifndef SIFT_TOOLS_SERVE_SERVE_H_
+#define SIFT_TOOLS_SERVE_SERVE_H_
+
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace sift::tools {
+
+struct ServeOptions {
+  // HOST:PORT to listen on; port 0 picks a free port (the "listening on" line tells which).
+  std::string listen = "127.0.0.1:5672";
+  // The store folder; empty means $SIFT_STORE, else ./sift-data. Created when missing.
+  std::string store;
+  // Create a stream the first time a producer or consumer attaches to it; when false such a link is
+  // refused with amqp:not-found.
+  bool auto_create = true;
+  // SASL PLAIN user file (docs/serve.md: one `user:password` per line, `#` comments). Empty: only
+  // SASL ANONYMOUS is offered.
+  std::string users_file;
+  // TLS: PEM certificate chain and private key (and its password). With a certificate, clients must
+  // use TLS.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_key_password;
+  // fsync before `accepted` (true), or acknowledge once the append reached the OS (survives a process
+  // crash, not a power loss).
+  bool sync = true;
+  // Largest AMQP frame accepted and sent, in bytes.
+  uint32_t max_frame_size = 256u << 10;
+  // Sessions per connection (the channel-max of the open frame, plus one).
+  uint32_t max_sessions = 16;
+  // Links per connection.
+  uint32_t max_links = 64;
+  // Simultaneous connections.
+  uint32_t max_connections = 1024;
+  // Largest message accepted from a producer, in bytes (larger: rejected, message-size-exceeded).
+  uint32_t max_message_bytes = 16u << 20;
+  // Credit window granted to each producer link: transfers in flight before acknowledgements.
+  uint32_t producer_credit = 1000;
+  // Threads that scan streams for consumers.
+  uint32_t reader_threads = 2;
+  // Print connection-level events on stderr.
+  bool verbose = false;
+};
+
+// Adds the serve flags (--listen, --store, --no-auto-create, --users, --tls-cert, ...) to `app`,
+// bound to *options.
+void AddServeFlags(CLI::App* app, ServeOptions* options);
+
+// Opens the store, listens, and serves until SIGTERM or SIGINT, then shuts down gracefully:
+// it stops listening, lets in-flight appends finish and settles them, closes the connections and
+// flushes the store. Prints "sift serve: listening on HOST:PORT" on stdout once listening. Returns the
+// process exit code: 0 after a clean shutdown, 2 for bad options, 3 when the store cannot be opened
+// or the address cannot be listened on (the error line on stderr, FORMATS.md).
+int RunServe(const ServeOptions& options);
+
+}  // namespace sift::tools
+
+#endif  // SIFT_TOOLS_SERVE_SERVE_H_

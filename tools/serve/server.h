@@ -1,0 +1,47 @@
+// Server: the event loop of `sift serve` (private to tools/serve; serve.h is the entry point).
+//
+// Threads and who owns what:
+// - the event thread (the caller of Run) is the only one that touches Proton objects: it accepts
+//   connections, opens sessions, attaches links, reads transfers and sends deliveries;
+// - the append worker takes completed transfers, validates them, appends each stream's share as one
+//   atomic batch, makes the round durable with one fsync (group commit) and posts the outcomes back;
+// - reader threads poll consumers (engine::Consumer), annotate each match with its offset and post the
+//   deliveries back; a consumer that caught up parks until its stream is appended to.
+// Workers never call Proton except pn_connection_wake, under the connection's mutex and only while
+// the connection is alive (the wake is the only thread-safe call on a connection).
+#ifndef SIFT_TOOLS_SERVE_SERVER_H_
+#define SIFT_TOOLS_SERVE_SERVER_H_
+
+#include <memory>
+
+#include "engine/stream_engine.h"
+#include "tools/serve/plain_authenticator.h"
+#include "tools/serve/serve.h"
+
+struct pn_ssl_domain_t;
+
+namespace sift::tools {
+
+class Server {
+ public:
+  // `engine` must outlive the server; `authenticator` decides SASL (never null), `ssl` is null without TLS
+  // (both outlive the server).
+  Server(const ServeOptions& options, engine::StreamEngine* engine, const PlainAuthenticator* authenticator,
+         pn_ssl_domain_t* ssl);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Listens on `host`:`port` and serves until SIGTERM / SIGINT. Returns the exit code (0, or 3 when the
+  // address cannot be listened on). Every worker has stopped and every consumer is gone on return.
+  int Run(const std::string& host, const std::string& port);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sift::tools
+
+#endif  // SIFT_TOOLS_SERVE_SERVER_H_
