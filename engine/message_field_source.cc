@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "engine/amqp/coding.h"
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/field_types.h"
 
@@ -164,30 +165,63 @@ void MessageFieldSource::LoadMap(Section section, amqp::SectionKind kind) {
       !amqp::SectionValueTypeOk(kind, map)) {
     return;
   }
+  // One pass over the entries, matching every requested key of this section. str8 / sym8 keys are
+  // compared in place and unmatched values skipped in O(1), so no EncodedValue is built per entry.
+  const uint8_t* base = map.raw().data() - map.offset();
+  const uint8_t* p = map.payload().data();
+  const uint8_t* end = p + map.payload().size();
   size_t wanted = slots.size();
-  amqp::Cursor c = amqp::Cursor::Elements(map);
-  EncodedValue key;
-  EncodedValue value;
-  while (wanted > 0 && c.Next(&key) && c.Next(&value)) {
-    if (key.is_described()) continue;
-    const uint8_t code = key.format_code();
-    const bool text = code == amqp::code::kStr8 || code == amqp::code::kStr32 ||
-                      code == amqp::code::kSym8 || code == amqp::code::kSym32;
+  amqp::DecodeError error;
+  for (uint32_t i = map.count() / 2; i > 0 && wanted > 0; --i) {
+    std::string_view text;
+    bool is_text = false;
+    bool is_ulong = false;
     uint64_t number = 0;
-    const bool ulong = !text &&
-                       (code == amqp::code::kULong || code == amqp::code::kSmallULong ||
-                        code == amqp::code::kULong0) &&
-                       key.GetUnsigned(&number);
-    if (!text && !ulong) continue;
-    const auto bytes = key.payload();
+    const uint8_t* key_end = nullptr;
+    const size_t left = amqp::BytesLeft(p, end);
+    if (left >= 2 && (p[0] == amqp::code::kStr8 || p[0] == amqp::code::kSym8) &&
+        size_t{p[1]} <= left - 2) {
+      text = {reinterpret_cast<const char*>(p + 2), p[1]};
+      is_text = true;
+      key_end = p + 2 + p[1];
+    } else {
+      EncodedValue key;
+      key_end = amqp::ReadValue(base, p, end, &key, &error);
+      if (key_end == nullptr) break;
+      const uint8_t code = key.format_code();
+      if (!key.is_described()) {
+        if (code == amqp::code::kStr32 || code == amqp::code::kSym32) {
+          text = {reinterpret_cast<const char*>(key.payload().data()), key.payload().size()};
+          is_text = true;
+        } else if (code == amqp::code::kULong || code == amqp::code::kSmallULong ||
+                   code == amqp::code::kULong0) {
+          is_ulong = key.GetUnsigned(&number);
+        }
+      }
+    }
+    bool any = false;
+    for (uint32_t slot : slots) {
+      const Slot& s = slots_[slot];
+      if (!s.found && ((is_text && s.key.size() == text.size() &&
+                        std::memcmp(s.key.data(), text.data(), text.size()) == 0) ||
+                       (is_ulong && s.key_is_ulong && s.ulong_key == number))) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) {
+      p = amqp::SkipValue(base, key_end, end, &error);
+      if (p == nullptr) break;
+      continue;
+    }
+    EncodedValue value;
+    p = amqp::ReadValue(base, key_end, end, &value, &error);
+    if (p == nullptr) break;
     for (uint32_t slot : slots) {
       Slot& s = slots_[slot];
-      if (s.found) continue;
-      const bool match =
-          text ? (s.key.size() == bytes.size() &&
-                  std::memcmp(s.key.data(), bytes.data(), bytes.size()) == 0)
-               : (s.key_is_ulong && s.ulong_key == number);
-      if (match) {
+      if (!s.found && ((is_text && s.key.size() == text.size() &&
+                        std::memcmp(s.key.data(), text.data(), text.size()) == 0) ||
+                       (is_ulong && s.key_is_ulong && s.ulong_key == number))) {
         s.located = value;
         s.found = true;
         --wanted;

@@ -48,6 +48,28 @@ bool ParseDecimal(std::string_view text, uint64_t* out) {
   return true;
 }
 
+// How QuickSkip moves past a value by its first byte: a fixed payload width (0..16), a 1-byte or
+// 4-byte size prefix, or kSlow (described values and invalid codes).
+constexpr uint8_t kSize1 = 0x81;
+constexpr uint8_t kSize4 = 0x84;
+constexpr uint8_t kSlow = 0xff;
+struct SkipTable {
+  uint8_t how[256];
+  constexpr SkipTable() : how() {
+    for (int c = 0; c < 256; ++c) {
+      const uint8_t code = static_cast<uint8_t>(c);
+      if (!IsValidFormatCode(code)) {
+        how[c] = kSlow;
+      } else if (FixedWidth(code) >= 0) {
+        how[c] = static_cast<uint8_t>(FixedWidth(code));
+      } else {
+        how[c] = (code & 0x10) ? kSize4 : kSize1;
+      }
+    }
+  }
+};
+constexpr SkipTable kSkip;
+
 }  // namespace
 
 class ValueReader {
@@ -239,6 +261,86 @@ class ValueReader {
     *out = v;
   }
 
+  // The end of the value at p when it is a plain (not described), well-bounded encoding; nullptr
+  // otherwise, and the caller falls back to Value() for the error.
+  static const uint8_t* QuickSkip(const uint8_t* p, const uint8_t* limit) {
+    if (p >= limit) return nullptr;
+    const uint8_t how = kSkip.how[*p];
+    const size_t left = static_cast<size_t>(limit - p) - 1;
+    if (how <= 16) return left >= how ? p + 1 + how : nullptr;
+    if (how == kSize1) {
+      if (left < 1) return nullptr;
+      const size_t n = p[1];
+      return n <= left - 1 ? p + 2 + n : nullptr;
+    }
+    if (how == kSize4) {
+      if (left < 4) return nullptr;
+      const uint32_t n = LoadU32(p + 1);
+      return n <= left - 4 ? p + 5 + n : nullptr;
+    }
+    return nullptr;  // described (0x00) or invalid: the long way, which reports the error
+  }
+
+  static bool KeyIsText(const EncodedValue& k, std::string_view key) {
+    const uint8_t c = k.code_;
+    if (k.descriptor_ != nullptr) return false;
+    if (c != code::kStr8 && c != code::kSym8 && c != code::kStr32 && c != code::kSym32) {
+      return false;
+    }
+    return k.size_ == key.size() && std::memcmp(k.data_, key.data(), key.size()) == 0;
+  }
+
+  // Map lookup by text key (string or symbol), or by ulong key given as decimal text. The common
+  // case — str8 / sym8 keys, plain values — is compared and skipped in place, without building an
+  // EncodedValue per entry.
+  static bool FindText(const EncodedValue& map, std::string_view key, EncodedValue* out,
+                       DecodeError* error) {
+    if (map.begin_ == nullptr || !map.is_map()) return false;
+    const uint8_t* p = map.data_;
+    const uint8_t* end = map.data_ + map.size_;
+    uint64_t number = 0;
+    int numeric = -1;  // parsed lazily: most maps have no ulong keys
+    DecodeError e;
+    for (uint32_t i = map.count_ / 2; i > 0; --i) {
+      bool match = false;
+      const uint8_t* kend = nullptr;
+      const size_t left = BytesLeft(p, end);
+      if (left >= 2 && (p[0] == code::kStr8 || p[0] == code::kSym8) && size_t{p[1]} <= left - 2) {
+        const uint8_t n = p[1];
+        match = n == key.size() && std::memcmp(p + 2, key.data(), n) == 0;
+        kend = p + 2 + n;
+      } else {
+        EncodedValue k;
+        kend = Value(map.base_, p, end, &k, &e, 0);
+        if (kend == nullptr) break;
+        uint64_t u = 0;
+        if (KeyIsText(k, key)) {
+          match = true;
+        } else if (k.descriptor_ == nullptr &&
+                   (k.code_ == code::kULong || k.code_ == code::kSmallULong ||
+                    k.code_ == code::kULong0) &&
+                   k.GetUnsigned(&u)) {
+          if (numeric < 0) numeric = ParseDecimal(key, &number) ? 1 : 0;
+          match = numeric == 1 && u == number;
+        }
+      }
+      if (match) {
+        EncodedValue v;
+        if (Value(map.base_, kend, end, &v, &e, 0) == nullptr) break;
+        *out = v;
+        return true;
+      }
+      p = QuickSkip(kend, end);
+      if (p == nullptr) {
+        EncodedValue v;
+        p = Value(map.base_, kend, end, &v, &e, 0);
+        if (p == nullptr) break;
+      }
+    }
+    if (!e.ok() && error != nullptr) *error = e;
+    return false;
+  }
+
   // The value inside a described value (which may itself be described).
   static EncodedValue Inner(const EncodedValue& v) {
     EncodedValue inner = v;
@@ -256,6 +358,14 @@ class ValueReader {
 const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
                          EncodedValue* out, DecodeError* error) {
   return ValueReader::Value(base, p, limit, out, error, 0);
+}
+
+const uint8_t* SkipValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
+                         DecodeError* error) {
+  const uint8_t* end = ValueReader::QuickSkip(p, limit);
+  if (end != nullptr) return end;
+  EncodedValue v;
+  return ValueReader::Value(base, p, limit, &v, error, 0);
 }
 
 const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p,
@@ -497,22 +607,7 @@ bool FindEntry(const EncodedValue& map, Match match, EncodedValue* out, DecodeEr
 }  // namespace
 
 bool EncodedValue::FindKey(std::string_view key, EncodedValue* out, DecodeError* error) const {
-  uint64_t number = 0;
-  const bool numeric = ParseDecimal(key, &number);
-  return FindEntry(
-      *this,
-      [&](const EncodedValue& k) {
-        const uint8_t c = k.format_code();
-        if (k.is_described()) return false;
-        if (c == code::kStr8 || c == code::kSym8 || c == code::kStr32 || c == code::kSym32) {
-          const auto p = k.payload();
-          return p.size() == key.size() && std::memcmp(p.data(), key.data(), key.size()) == 0;
-        }
-        uint64_t u = 0;
-        return numeric && (c == code::kULong || c == code::kSmallULong || c == code::kULong0) &&
-               k.GetUnsigned(&u) && u == number;
-      },
-      out, error);
+  return ValueReader::FindText(*this, key, out, error);
 }
 
 bool EncodedValue::FindULongKey(uint64_t key, EncodedValue* out, DecodeError* error) const {

@@ -131,6 +131,12 @@ const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* l
 const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p,
                            const uint8_t* limit, EncodedValue* out, DecodeError* error);
 
+// Skips the value at p: returns the first byte after it, or nullptr with *error set when it is
+// malformed. O(1): a compound is skipped through its size prefix without looking at its count or
+// elements (so a bad count inside a skipped compound is not an error here; Validate() finds it).
+const uint8_t* SkipValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
+                         DecodeError* error);
+
 inline constexpr int kMaxDescriptorDepth = 8;
 
 }  // namespace sift::amqp

@@ -2,8 +2,8 @@
 //
 // The scan over top-level sections is incremental: a request for section K reads section headers
 // (constructor, descriptor, size prefix) only until K is found, skipping each section body in O(1).
-// What it has located is cached in sections_, so each section header is read at most once per
-// message. Field reads then walk only the located section.
+// What it has located is cached in sections_ (where each section's value starts), so each section
+// header is read at most once per message; a section's value is parsed when a field of it is read. Field reads then walk only the located section.
 #include "engine/amqp/message_view.h"
 
 #include "engine/amqp/coding.h"
@@ -74,7 +74,7 @@ bool SectionOfDescriptor(const EncodedValue& value, SectionKind* kind) {
 void MessageView::Reset(std::span<const uint8_t> message) {
   begin_ = message.data();
   end_ = message.data() + message.size();
-  for (auto& s : sections_) s = EncodedValue();
+  located_ = 0;
   scan_ = begin_;
   scan_done_ = false;
   scan_failed_ = false;
@@ -98,18 +98,34 @@ bool MessageView::ScanOne() const {
   }
   EncodedValue v;
   DecodeError e;
-  const uint8_t* next = ReadValue(begin_, scan_, end_, &v, &e);
   SectionKind kind = SectionKind::kHeader;
-  if (next == nullptr || !SectionOfDescriptor(v, &kind)) {
-    if (next != nullptr) {
-      e = DecodeError::Make(DecodeErrorCode::kNotASection, v.offset(), v.format_code(), 0, 0,
-                            v.is_described() ? "described value with an unknown descriptor"
-                                             : FormatCodeName(v.format_code()).data());
+  const uint8_t* next = nullptr;
+  const uint8_t* value = nullptr;
+  if (BytesLeft(scan_, end_) >= 4 && scan_[0] == code::kDescribed &&
+      scan_[1] == code::kSmallULong && SectionFromDescriptorCode(scan_[2], &kind)) {
+    // The encoding every client uses (0x00 0x53 0x7N): skip the section's value by its size.
+    value = scan_ + 3;
+    next = SkipValue(begin_, value, end_, &e);
+    if (next == nullptr) {
+      Fail(e);
+      scan_done_ = true;
+      scan_failed_ = true;
+      return false;
     }
-    Fail(e);
-    scan_done_ = true;
-    scan_failed_ = true;
-    return false;
+  } else {
+    next = ReadValue(begin_, scan_, end_, &v, &e);
+    if (next == nullptr || !SectionOfDescriptor(v, &kind)) {
+      if (next != nullptr) {
+        e = DecodeError::Make(DecodeErrorCode::kNotASection, v.offset(), v.format_code(), 0, 0,
+                              v.is_described() ? "described value with an unknown descriptor"
+                                               : FormatCodeName(v.format_code()).data());
+      }
+      Fail(e);
+      scan_done_ = true;
+      scan_failed_ = true;
+      return false;
+    }
+    value = v.WithoutDescriptor().raw().data();
   }
   if (IsBody(kind)) {
     if (body_count_ == 0) {
@@ -122,31 +138,36 @@ bool MessageView::ScanOne() const {
       body_end_ = next;
     }
   }
-  EncodedValue& slot = sections_[static_cast<int>(kind)];
-  if (!slot.valid()) slot = v.WithoutDescriptor();
+  if (!Located(kind)) {
+    sections_[static_cast<int>(kind)] = value;
+    located_ |= 1u << static_cast<int>(kind);
+  }
   scan_ = next;
   ++sections_seen_;
   return true;
 }
 
 bool MessageView::Locate(SectionKind kind) const {
-  const int k = static_cast<int>(kind);
-  while (!sections_[k].valid() && ScanOne()) {
+  while (!Located(kind) && ScanOne()) {
   }
-  return sections_[k].valid();
+  return Located(kind);
 }
 
 bool MessageView::FindSection(SectionKind kind, EncodedValue* value) const {
   if (!Locate(kind)) return false;
-  *value = sections_[static_cast<int>(kind)];
+  DecodeError e;
+  if (ReadValue(begin_, sections_[static_cast<int>(kind)], end_, value, &e) == nullptr) {
+    Fail(e);
+    return false;
+  }
   return true;
 }
 
 bool MessageView::HasSection(SectionKind kind) const { return Locate(kind); }
 
 bool MessageView::TypedSection(SectionKind kind, EncodedValue* value) const {
-  if (!Locate(kind)) return false;
-  const EncodedValue& v = sections_[static_cast<int>(kind)];
+  EncodedValue v;
+  if (!FindSection(kind, &v)) return false;
   if (!SectionValueTypeOk(kind, v)) {
     Fail(DecodeError::Make(DecodeErrorCode::kSectionType, v.offset(), v.format_code(),
                            static_cast<uint64_t>(kind), 0, SectionLabel(kind),
@@ -164,7 +185,7 @@ selector::Value MessageView::Header(HeaderField field) const {
   if (!TypedSection(SectionKind::kHeader, &header)) {
     // Absent header: every field has its default. A header of the wrong type, or a message whose
     // first section cannot be read (so a header may be hiding there): nothing can be trusted.
-    if (sections_[0].valid() || (scan_failed_ && sections_seen_ == 0)) {
+    if (Located(SectionKind::kHeader) || (scan_failed_ && sections_seen_ == 0)) {
       return selector::Value::Missing();
     }
   } else {

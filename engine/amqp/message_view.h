@@ -146,12 +146,15 @@ class MessageView {
   selector::Value MapValue(SectionKind kind, std::string_view key) const;
   selector::Value MapValue(SectionKind kind, uint64_t key) const;
   void Fail(const DecodeError& error) const;
+  bool Located(SectionKind kind) const { return (located_ >> static_cast<int>(kind)) & 1u; }
 
   const uint8_t* begin_ = nullptr;
   const uint8_t* end_ = nullptr;
-  // Sections located so far (value with the descriptor dropped; !valid() when not yet seen). For data
-  // and amqp-sequence, the first one.
-  mutable EncodedValue sections_[kSectionKindCount];
+  // Sections located so far: the first byte of each section's value, after its descriptor (parsed
+  // only when a field of it is read). Meaningful only where located_ has the bit, so Reset() need not
+  // clear them. For data and amqp-sequence, the first one.
+  mutable const uint8_t* sections_[kSectionKindCount] = {};
+  mutable uint32_t located_ = 0;            // bit k: sections_[k] is section k of this message
   mutable const uint8_t* scan_ = nullptr;   // next top-level byte not yet looked at
   mutable bool scan_done_ = false;          // every section located, or the scan met an error
   mutable bool scan_failed_ = false;        // the scan stopped at a malformed section

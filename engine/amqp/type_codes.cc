@@ -49,10 +49,6 @@ std::string_view FormatCodeName(uint8_t format_code) {
   }
 }
 
-bool IsValidFormatCode(uint8_t format_code) {
-  return format_code != code::kDescribed && FormatCodeName(format_code) != "invalid";
-}
-
 namespace {
 constexpr std::string_view kSectionNames[kSectionKindCount] = {
     "header", "delivery-annotations", "message-annotations", "properties",

@@ -56,8 +56,25 @@ inline constexpr uint8_t kArray8 = 0xe0;
 inline constexpr uint8_t kArray32 = 0xf0;
 }  // namespace code
 
+namespace internal {
+struct FormatCodeTable {
+  bool valid[256] = {};
+  constexpr FormatCodeTable() {
+    constexpr uint8_t kCodes[] = {
+        0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56,
+        0x60, 0x61, 0x70, 0x71, 0x72, 0x73, 0x74, 0x80, 0x81, 0x82, 0x83, 0x84, 0x94,
+        0x98, 0xa0, 0xa1, 0xa3, 0xb0, 0xb1, 0xb3, 0xc0, 0xc1, 0xd0, 0xd1, 0xe0, 0xf0};
+    for (uint8_t c : kCodes) valid[c] = true;
+  }
+};
+inline constexpr FormatCodeTable kFormatCodes;
+}  // namespace internal
+
 // True for the format codes listed above, except kDescribed (which is a constructor prefix).
-bool IsValidFormatCode(uint8_t format_code);
+// A table lookup: it sits on the hot path of every value read.
+constexpr bool IsValidFormatCode(uint8_t format_code) {
+  return internal::kFormatCodes.valid[format_code];
+}
 
 // The spec's name of an encoding ("smallulong", "str8", "list32", "described"); "invalid" for a code
 // that is not one. Always a static string.
