@@ -25,5 +25,18 @@ TEST(DifferentialHeavy, MillionPairsAgreeWithReference) {
   EXPECT_EQ(r.disagreements, 0u) << "first disagreements:" << report;
 }
 
+// Property filters at scale: 20,000 random filters (both kinds, with &p: / &s: / && modifiers and
+// null references) times 10 random messages.
+TEST(DifferentialHeavy, PropertyFiltersAgreeWithReference) {
+  DifferentialResult r = RunPropertyFilterDifferential(0xF117E5, 20000, 10, 20);
+  std::printf("filter pairs %llu, disagreements %llu, reference matches %llu\n",
+              static_cast<unsigned long long>(r.pairs), static_cast<unsigned long long>(r.disagreements),
+              static_cast<unsigned long long>(r.outcomes[static_cast<int>(Truth::kTrue)]));
+  std::string report;
+  for (const std::string& d : r.first) report += "\n  " + d;
+  EXPECT_EQ(r.pairs, 200000u);
+  EXPECT_EQ(r.disagreements, 0u) << "first disagreements:" << report;
+}
+
 }  // namespace
 }  // namespace sift::selector::testing

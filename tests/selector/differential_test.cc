@@ -1,5 +1,5 @@
-// Differential test of the selector (small, runs under ASan): 20,000 seeded random (expression,
-// message) pairs, each evaluated by the compiled Selector (through MapFieldSource) and by the
+// Differential test of the selector (small, runs under ASan): 40,000 seeded random (expression,
+// message) pairs and 20,000 (property filter, message) pairs, each evaluated by the compiled Selector (through MapFieldSource) and by the
 // reference evaluator; they must agree on every pair. differential_heavy_test.cc runs 1,000,000.
 #include <gtest/gtest.h>
 
@@ -22,6 +22,16 @@ void ExpectAgreement(uint64_t seed, int expressions, int messages) {
 TEST(Differential, SqlAndJmsExpressionsAgreeWithReference) { ExpectAgreement(20261130, 1000, 20); }
 
 TEST(Differential, AnotherSeedAgrees) { ExpectAgreement(7, 500, 40); }
+
+// Property filters (filter expressions section 4.1): random filters, random messages.
+TEST(Differential, PropertyFiltersAgreeWithReference) {
+  DifferentialResult r = RunPropertyFilterDifferential(99, 2000, 10);
+  std::string report;
+  for (const std::string& d : r.first) report += "\n  " + d;
+  EXPECT_EQ(r.disagreements, 0u) << r.disagreements << " of " << r.pairs << " pairs disagree; first:" << report;
+  EXPECT_GT(r.outcomes[static_cast<int>(Truth::kTrue)], r.pairs / 20) << "matches are rare";
+  EXPECT_GT(r.outcomes[static_cast<int>(Truth::kFalse)], r.pairs / 20) << "non-matches are rare";
+}
 
 // The generator is deterministic: the same seed gives the same texts (reproducible failures).
 TEST(Differential, GeneratorIsDeterministic) {

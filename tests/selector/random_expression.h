@@ -761,6 +761,128 @@ inline DifferentialResult RunDifferential(uint64_t seed, int expressions, int me
   return result;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Property filters (filter expressions section 4.1), against their own reference reading.
+
+// Whether `value` matches the reference `ref` of a property filter (4.1.1; LANGUAGE.md "Filters";
+// docs/selector-semantics.md "Property filters"): a null reference matches anything; otherwise an
+// absent or null value does not match; a string reference starting with &p: / &s: matches text
+// (string or symbol) by prefix / suffix, && stands for a literal &; numbers match when equal (two
+// integers exactly, otherwise as doubles); text by bytes; other values within their class by value.
+inline bool ReferencePropertyMatch(const TestValue* value, const TestValue& ref) {
+  if (ref.type == ValueType::kNull) return true;
+  if (value == nullptr || value->type == ValueType::kNull) return false;
+  if (ref.type == ValueType::kString && !ref.bytes.empty() && ref.bytes[0] == '&') {
+    const std::string& r = ref.bytes;
+    bool text = value->type == ValueType::kString || value->type == ValueType::kSymbol;
+    if (r.compare(0, 3, "&p:") == 0) {
+      std::string lit = r.substr(3);
+      return text && value->bytes.compare(0, lit.size(), lit) == 0 && value->bytes.size() >= lit.size();
+    }
+    if (r.compare(0, 3, "&s:") == 0) {
+      std::string lit = r.substr(3);
+      return text && value->bytes.size() >= lit.size() &&
+             value->bytes.compare(value->bytes.size() - lit.size(), lit.size(), lit) == 0;
+    }
+    if (r.compare(0, 2, "&&") != 0) return false;  // compiles to an error instead
+    RefValue text_value = FromTestValue(value);  // "&&abc" stands for the text "&abc"
+    return text_value.kind == RefValue::Kind::kText && text_value.bytes == r.substr(1);
+  }
+  RefValue a = FromTestValue(value), b = FromTestValue(&ref);
+  bool a_num = a.kind == RefValue::Kind::kExact || a.kind == RefValue::Kind::kApprox;
+  bool b_num = b.kind == RefValue::Kind::kExact || b.kind == RefValue::Kind::kApprox;
+  if (a_num && b_num) {
+    if (a.kind == RefValue::Kind::kExact && b.kind == RefValue::Kind::kExact) return a.exact == b.exact;
+    double x = a.kind == RefValue::Kind::kExact ? static_cast<double>(a.exact) : a.approx;
+    double y = b.kind == RefValue::Kind::kExact ? static_cast<double>(b.exact) : b.approx;
+    return x == y;
+  }
+  if (a.kind != b.kind) return false;
+  if (a.kind == RefValue::Kind::kBool) return a.boolean == b.boolean;
+  if (a.kind == RefValue::Kind::kText || a.kind == RefValue::Kind::kBinary || a.kind == RefValue::Kind::kUuid) {
+    return a.bytes == b.bytes;
+  }
+  return false;
+}
+
+// Random application-properties and properties filters over the differential message fields,
+// compiled with Selector::Compile*Filter (and AllOf when both kinds are present), evaluated on random
+// messages and compared with ReferencePropertyMatch. Counts as RunDifferential does.
+inline DifferentialResult RunPropertyFilterDifferential(uint64_t seed, int filters, int messages, size_t keep = 10) {
+  DifferentialResult result;
+  RandomExpressions gen(seed);
+  EvalContext context;
+  static constexpr const char* kAppNames[] = {"x", "y", "s", "t", "b", "n", "o", "none"};
+  static constexpr const char* kPrefixes[] = {"&p:", "&s:", "&&", ""};
+  for (int i = 0; i < filters; ++i) {
+    // Reference values: drawn from the same distributions as message values, so they often match.
+    TestMessage donor = gen.Message();
+    std::vector<std::pair<std::string, TestValue>> app, props;
+    size_t n = 1 + gen.Below(3);
+    for (size_t k = 0; k < n; ++k) {
+      std::string name = kAppNames[gen.Below(8)];
+      const TestValue* v = donor.Find(Section::kApplicationProperties, name);
+      TestValue ref = v != nullptr ? *v : TestValue::Of(Value::Null());
+      if (ref.type == ValueType::kString && gen.OneIn(2)) {
+        std::string prefix = kPrefixes[gen.Below(4)];
+        size_t cut = ref.bytes.empty() ? 0 : gen.Below(ref.bytes.size() + 1);
+        // A prefix or suffix of the donor text (whole code points: cut only at ASCII boundaries).
+        while (cut > 0 && cut < ref.bytes.size() && (static_cast<unsigned char>(ref.bytes[cut]) & 0xC0) == 0x80) --cut;
+        std::string part = prefix == "&s:" ? ref.bytes.substr(cut) : ref.bytes.substr(0, cut);
+        ref.bytes = prefix + part;
+      } else if (ref.type == ValueType::kString && !ref.bytes.empty() && ref.bytes[0] == '&') {
+        ref.bytes = "&" + ref.bytes;  // keep it a plain text reference
+      }
+      if (ref.type == ValueType::kList || ref.type == ValueType::kMap) ref = TestValue::Of(Value::Null());
+      app.emplace_back(name, std::move(ref));
+    }
+    if (gen.OneIn(3)) {
+      const TestValue* v = donor.Find(Section::kProperties, "subject");
+      TestValue ref = v != nullptr ? *v : TestValue::Of(Value::Null());
+      if (ref.type == ValueType::kString && !ref.bytes.empty() && ref.bytes[0] == '&') ref.bytes = "&" + ref.bytes;
+      props.emplace_back("subject", std::move(ref));
+    }
+    std::vector<std::pair<std::string, Value>> app_views, prop_views;
+    for (const auto& [name, ref] : app) app_views.emplace_back(name, ref.view());
+    for (const auto& [name, ref] : props) prop_views.emplace_back(name, ref.view());
+    std::vector<Selector> parts;
+    parts.push_back(Selector::CompileApplicationPropertiesFilter(app_views));
+    if (!props.empty()) parts.push_back(Selector::CompilePropertiesFilter(prop_views));
+    Selector selector = parts.size() == 1 ? parts[0] : Selector::AllOf(parts);
+    std::string text;
+    for (const auto& [name, ref] : app) text += (text.empty() ? "a." : ", a.") + name + " ~ " + DescribeValue(ref);
+    for (const auto& [name, ref] : props) text += ", p." + name + " ~ " + DescribeValue(ref);
+    if (!selector.ok()) {
+      ++result.compile_errors;
+      result.disagreements += messages;
+      result.pairs += messages;
+      if (result.first.size() < keep) result.first.push_back("{" + text + "}: refused: " + selector.error().ToString());
+      continue;
+    }
+    MapFieldSource source(selector.fields());
+    for (int j = 0; j < messages; ++j) {
+      TestMessage message = gen.Message();
+      bool want = true;
+      for (const auto& [name, ref] : app) want = want && ReferencePropertyMatch(message.Find(Section::kApplicationProperties, name), ref);
+      for (const auto& [name, ref] : props) want = want && ReferencePropertyMatch(message.Find(Section::kProperties, name), ref);
+      source.Reset(&message);
+      Truth got = selector.Evaluate(source, context);
+      Truth expected = want ? Truth::kTrue : Truth::kFalse;
+      ++result.pairs;
+      ++result.outcomes[static_cast<int>(expected)];
+      if (got != expected) {
+        ++result.disagreements;
+        if (result.first.size() < keep) {
+          result.first.push_back("filter {" + text + "} on {" + DescribeMessage(message) + "}: selector " +
+                                 TruthText(got) + ", reference " + TruthText(expected));
+        }
+      }
+    }
+  }
+  return result;
+}
+
 }  // namespace sift::selector::testing
 
 #endif  // SIFT_TESTS_SELECTOR_RANDOM_EXPRESSION_H_
