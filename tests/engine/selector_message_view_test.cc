@@ -101,7 +101,9 @@ INSTANTIATE_TEST_SUITE_P(CaseFiles, ConformanceOnEncodedMessages, ::testing::Val
 TEST(SelectorOnMessageView, RandomPairsAgreeWithMapSourceAndReference) {
   RandomExpressions gen(0xB17E5);
   ReferenceEvaluator reference(&DifferentialFields());
+  reference.set_now(kDifferentialNow);
   EvalContext context;
+  context.SetNow(kDifferentialNow);
   uint64_t pairs = 0, disagreements = 0;
   std::string first;
   for (int i = 0; i < 1500; ++i) {

@@ -327,6 +327,12 @@ class RandomExpressions {
   // A numeric-valued expression (statically never a string, boolean or binary).
   RefExpr Numeric(int depth) {
     uint64_t r = Below(depth <= 0 ? 3 : 7);
+    if (r == 0 && OneIn(12)) {
+      RefExpr e;  // UTC(): a timestamp (a number)
+      e.kind = RefKind::kFunction;
+      e.function = "UTC";
+      return e;
+    }
     if (r == 0 || r == 1) return Field(NumericField());
     if (r == 2) return NumberLiteral();
     if (r == 3) {
@@ -721,11 +727,17 @@ inline const char* TruthText(Truth t) {
 
 // Compiles `expressions` random expressions and evaluates each on `messages` random messages, both
 // through Selector::Evaluate (over MapFieldSource) and the reference; counts the disagreements.
+// The instant UTC() stands for in differential runs: the timestamps of the generated messages (1000,
+// 2000) and small numbers compare with it in both directions once arithmetic is applied.
+constexpr int64_t kDifferentialNow = 1500;
+
 inline DifferentialResult RunDifferential(uint64_t seed, int expressions, int messages, size_t keep = 10) {
   DifferentialResult result;
   RandomExpressions gen(seed);
   ReferenceEvaluator reference(&DifferentialFields());
+  reference.set_now(kDifferentialNow);
   EvalContext context;
+  context.SetNow(kDifferentialNow);
   auto note = [&](std::string what) {
     if (result.first.size() < keep) result.first.push_back(std::move(what));
   };

@@ -60,7 +60,7 @@ struct RefExpr {
   bool has_escape = false;  // kLike
   std::string escape;       // kLike: one code point, UTF-8
   bool negated = false;     // kLike, kIn, kBetween, kIsNull
-  std::string function;     // kFunction: "LOWER", "UPPER", "LEFT", "RIGHT", "SUBSTRING"
+  std::string function;     // kFunction: "UTC", "LOWER", "UPPER", "LEFT", "RIGHT", "SUBSTRING"
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -207,6 +207,9 @@ class ReferenceEvaluator {
  public:
   // `fields` is the fixed list the expressions' kField indices refer to.
   explicit ReferenceEvaluator(const std::vector<FieldRef>* fields) : fields_(fields) {}
+
+  // The instant UTC() stands for, in ms since the epoch (the implementation's EvalContext::SetNow).
+  void set_now(int64_t ms) { now_ms_ = ms; }
 
   Truth Evaluate(const RefExpr& e, const TestMessage& message) {
     message_ = &message;
@@ -503,6 +506,13 @@ class ReferenceEvaluator {
   // Functions (filter expressions section 6): string functions on strings and symbols; positions
   // and lengths count code points; SUBSTRING is 1-based. Anything else is UNKNOWN.
   RefValue Call(const RefExpr& e) {
+    if (e.function == "UTC") {
+      // The evaluation's clock reading, a timestamp (EvalContext::SetNow fixes it in tests).
+      RefValue now;
+      now.kind = RefValue::Kind::kExact;
+      now.exact = now_ms_;
+      return now;
+    }
     std::vector<RefValue> args;
     for (const RefExpr& k : e.kids) args.push_back(Scalar(k));
     for (const RefValue& a : args) {
@@ -556,6 +566,7 @@ class ReferenceEvaluator {
 
   const std::vector<FieldRef>* fields_;
   const TestMessage* message_ = nullptr;
+  int64_t now_ms_ = 0;
 };
 
 }  // namespace sift::selector::testing
