@@ -431,7 +431,8 @@ bool HasWrapperShape(const Json& json, std::string_view* name) {
   if (!json.is_object()) return false;
   auto t = json.find("type");
   if (t == json.end() || !t->is_string() || !json.contains("value")) return false;
-  for (const auto& [key, unused] : json.items()) {
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    const std::string& key = it.key();
     if (key != "type" && key != "value" && key != "encoding" && key != "element" &&
         key != "descriptor") {
       return false;
@@ -533,7 +534,8 @@ bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string*
 
 bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* data,
                 std::string* error) {
-  for (const auto& [key, unused] : json.items()) {
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    const std::string& key = it.key();
     if (!AllowedWrapperKey(type, key)) {
       return Fail(path, fmt::format("unknown key \"{}\" in a {} wrapper", key, JsonTypeName(type)), error);
     }
@@ -764,7 +766,9 @@ bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_
       }
       pn_data_put_map(data);
       pn_data_enter(data);
-      for (const auto& [key, value] : json.items()) {
+      for (auto it = json.begin(); it != json.end(); ++it) {
+        const std::string& key = it.key();
+        const Json& value = it.value();
         pn_data_put_string(data, pn_bytes(key.size(), key.data()));
         PathStep step(path, KeyStep(key));
         if (!PutJson(value, kNaturalHint, path, data, error)) return false;
@@ -896,7 +900,9 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
   if (IsSectionMapWrapper(json)) return PutWrapper(json, PN_MAP, path, data, error);
   pn_data_put_map(data);
   pn_data_enter(data);
-  for (const auto& [key, value] : json.items()) {
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    const std::string& key = it.key();
+    const Json& value = it.value();
     PathStep step(path, KeyStep(key));
     if (keys == MapKeys::kStrings) {
       pn_data_put_string(data, pn_bytes(key.size(), key.data()));

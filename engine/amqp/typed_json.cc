@@ -2,6 +2,7 @@
 #include "engine/amqp/typed_json.h"
 
 #include <proton/codec.h>
+#include <proton/error.h>
 
 #include <array>
 #include <exception>
@@ -76,11 +77,20 @@ bool Fail(std::string_view where, std::string_view why, std::string* error) {
   return false;
 }
 
-void AppendEncoded(pn_data_t* data, std::vector<uint8_t>* out) {
+bool AppendEncoded(pn_data_t* data, std::string_view where, std::vector<uint8_t>* out,
+                   std::string* error) {
   ssize_t size = pn_data_encoded_size(data);
   size_t at = out->size();
-  out->resize(at + static_cast<size_t>(size));
-  pn_data_encode(data, reinterpret_cast<char*>(out->data() + at), static_cast<size_t>(size));
+  if (size >= 0) {
+    out->resize(at + static_cast<size_t>(size));
+    ssize_t written =
+        pn_data_encode(data, reinterpret_cast<char*>(out->data() + at), static_cast<size_t>(size));
+    if (written == size) return true;
+    size = written;
+  }
+  out->resize(at);
+  return Fail(where, fmt::format("Proton cannot encode the value ({})", pn_code(static_cast<int>(size))),
+              error);
 }
 
 void AppendDescriptor(ProtonSectionKind kind, std::vector<uint8_t>* out) {
@@ -97,7 +107,8 @@ bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, s
   if (!json.is_object()) {
     return Fail(name, fmt::format("expected an object, found {}", json.type_name()), error);
   }
-  for (const auto& [key, unused] : json.items()) {
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    const std::string& key = it.key();
     bool known = false;
     for (const ListField& f : fields) known = known || f.key == key;
     if (!known) return Fail(name, fmt::format("unknown key \"{}\"", key), error);
@@ -117,7 +128,7 @@ bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, s
     DataPtr data = NewData();
     std::string path = fmt::format("{}.{}", name, field.key);
     if (!PutJson(*it, field.hint, path, data.get(), error)) return false;
-    AppendEncoded(data.get(), &body);
+    if (!AppendEncoded(data.get(), path, &body, error)) return false;
   }
   AppendDescriptor(kind, out);
   if (count == 0) {
@@ -138,15 +149,14 @@ bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, s
 
 // A described section holding `put`'s value, encoded by Proton.
 template <typename Put>
-bool EncodeSection(ProtonSectionKind kind, Put put, std::vector<uint8_t>* out) {
+bool EncodeSection(ProtonSectionKind kind, Put put, std::vector<uint8_t>* out, std::string* error) {
   DataPtr data = NewData();
   pn_data_put_described(data.get());
   pn_data_enter(data.get());
   pn_data_put_ulong(data.get(), static_cast<uint64_t>(kind));
   if (!put(data.get())) return false;
   pn_data_exit(data.get());
-  AppendEncoded(data.get(), out);
-  return true;
+  return AppendEncoded(data.get(), ProtonSectionName(kind), out, error);
 }
 
 bool EncodeMapSection(const Json& json, ProtonSectionKind kind, MapKeys keys, std::string_view name,
@@ -154,7 +164,7 @@ bool EncodeMapSection(const Json& json, ProtonSectionKind kind, MapKeys keys, st
   std::string path(name);
   return EncodeSection(kind, [&](pn_data_t* data) {
     return PutSectionMap(json, keys, path, data, error);
-  }, out);
+  }, out, error);
 }
 
 bool EncodeBinarySection(const Json& text, std::string& path, std::vector<uint8_t>* out,
@@ -169,7 +179,7 @@ bool EncodeBinarySection(const Json& text, std::string& path, std::vector<uint8_
   return EncodeSection(ProtonSectionKind::kData, [&](pn_data_t* data) {
     pn_data_put_binary(data, pn_bytes(raw.size(), raw.data()));
     return true;
-  }, out);
+  }, out, error);
 }
 
 bool EncodeSequenceSection(const Json& items, std::string& path, std::vector<uint8_t>* out,
@@ -179,7 +189,7 @@ bool EncodeSequenceSection(const Json& items, std::string& path, std::vector<uin
   }
   return EncodeSection(ProtonSectionKind::kAmqpSequence, [&](pn_data_t* data) {
     return PutJson(items, kNaturalHint, path, data, error);
-  }, out);
+  }, out, error);
 }
 
 // body: one of {"data": base64 | [base64, ...]}, {"value": typed}, {"sequence": [...]},
@@ -193,7 +203,8 @@ bool EncodeBody(const Json& body, std::vector<uint8_t>* out, std::string* error)
                         "\"text\"",
                 error);
   }
-  const auto& [key, value] = *body.items().begin();
+  const std::string& key = body.begin().key();
+  const Json& value = body.begin().value();
   std::string path = "body." + key;
   if (key == "data") {
     if (!value.is_array()) return EncodeBinarySection(value, path, out, error);
@@ -221,7 +232,7 @@ bool EncodeBody(const Json& body, std::vector<uint8_t>* out, std::string* error)
     }
     return EncodeSection(ProtonSectionKind::kAmqpValue, [&](pn_data_t* data) {
       return PutJson(value, kNaturalHint, path, data, error);
-    }, out);
+    }, out, error);
   }
   return Fail("body", fmt::format("unknown key \"{}\" (expected \"data\", \"value\", \"sequence\", "
                                   "\"sequences\" or \"text\")",
@@ -233,7 +244,8 @@ bool EncodeMessage(const Json& message, std::vector<uint8_t>* out, std::string* 
   if (!message.is_object()) {
     return Fail("", fmt::format("a message must be a JSON object, found {}", message.type_name()), error);
   }
-  for (const auto& [key, unused] : message.items()) {
+  for (auto it = message.begin(); it != message.end(); ++it) {
+    const std::string& key = it.key();
     bool known = false;
     for (std::string_view k : kMessageKeys) known = known || k == key;
     if (!known) return Fail("", fmt::format("unknown key \"{}\" in the message", key), error);
