@@ -7,7 +7,10 @@
 // amount >= 500` matches exactly N/8 of them (amount cycles 0..999 in steps that make half of each
 // region >= 500), so the consumer knows when it is done.
 //
-// Usage: serve_throughput [--url HOST:PORT] [--stream NAME] [--count N] [--filter SQL]
+// Then (unless --replay 0) a second consumer with the same filter attaches at "first" and reads the
+// stored stream back: msgs/s delivered and scanned from storage over AMQP.
+//
+// Usage: serve_throughput [--url HOST:PORT] [--stream NAME] [--count N] [--filter SQL] [--replay 0|1]
 #include <proton/connection.hpp>
 #include <proton/container.hpp>
 #include <proton/delivery.hpp>
@@ -53,6 +56,16 @@ proton::message MakeMessage(uint64_t i) {
   return m;
 }
 
+proton::source::filter_map Filters(const std::string& sql, const char* start) {
+  proton::source::filter_map filters;
+  proton::value value;
+  proton::codec::encoder enc(value);
+  enc << proton::codec::start::described() << proton::symbol("amqp:sql-filter") << sql << proton::codec::finish();
+  filters.put(proton::symbol("sql-filter"), value);
+  filters.put(proton::symbol("rabbitmq:stream-offset-spec"), proton::symbol(start));
+  return filters;
+}
+
 struct Run {
   std::string url = "127.0.0.1:5672";
   std::string stream = "bench";
@@ -66,6 +79,31 @@ struct Run {
   uint64_t sent = 0, accepted = 0, rejected = 0, delivered = 0, out_of_order = 0;
   uint64_t last_offset = 0;
   bool producer_done = false, consumer_done = false;
+  // Replay: after both are done, a second filtered consumer reads the stream from the start.
+  bool replay = true;
+  Clock::time_point replay_start, replay_done;
+  uint64_t replayed = 0;
+};
+
+// The second phase: the same filter from offset 0, all stored, as fast as the server can scan.
+class Replayer : public proton::messaging_handler {
+ public:
+  explicit Replayer(Run* run) : run_(run) {}
+  void Start(proton::container& c) {
+    run_->replay_start = Clock::now();
+    proton::receiver_options ro;
+    ro.handler(*this).credit_window(2000).source(proton::source_options().filters(Filters(run_->filter, "first")));
+    c.open_receiver(run_->url + "/" + run_->stream, ro);
+  }
+  void on_message(proton::delivery& d, proton::message&) override {
+    if (++run_->replayed == run_->expected) {
+      run_->replay_done = Clock::now();
+      d.connection().close();
+    }
+  }
+
+ private:
+  Run* run_;
 };
 
 class Producer : public proton::messaging_handler {
@@ -104,17 +142,10 @@ class Producer : public proton::messaging_handler {
 
 class Consumer : public proton::messaging_handler {
  public:
-  Consumer(Run* run, Producer* producer) : run_(run), producer_(producer) {}
+  Consumer(Run* run, Producer* producer, Replayer* replayer) : run_(run), producer_(producer), replayer_(replayer) {}
   void on_container_start(proton::container& c) override {
-    proton::source::filter_map filters;
-    proton::value sql;
-    proton::codec::encoder enc(sql);
-    enc << proton::codec::start::described() << proton::symbol("amqp:sql-filter") << run_->filter
-        << proton::codec::finish();
-    filters.put(proton::symbol("sql-filter"), sql);
-    filters.put(proton::symbol("rabbitmq:stream-offset-spec"), proton::symbol("next"));
     proton::receiver_options ro;
-    ro.credit_window(2000).source(proton::source_options().filters(filters));
+    ro.credit_window(2000).source(proton::source_options().filters(Filters(run_->filter, "next")));
     c.open_receiver(run_->url + "/" + run_->stream, ro);
   }
   void on_receiver_open(proton::receiver& r) override {
@@ -132,6 +163,7 @@ class Consumer : public proton::messaging_handler {
       run_->delivered_at = Clock::now();
       run_->consumer_done = true;
       d.connection().close();
+      if (run_->replay) replayer_->Start(d.container());
     }
   }
   void on_error(const proton::error_condition& e) override {
@@ -142,6 +174,7 @@ class Consumer : public proton::messaging_handler {
  private:
   Run* run_;
   Producer* producer_;
+  Replayer* replayer_;
 };
 
 }  // namespace
@@ -154,8 +187,9 @@ int main(int argc, char** argv) {
     else if (flag == "--stream") run.stream = argv[i + 1];
     else if (flag == "--count") run.count = std::strtoull(argv[i + 1], nullptr, 10);
     else if (flag == "--filter") run.filter = argv[i + 1];
+    else if (flag == "--replay") run.replay = std::string(argv[i + 1]) != "0";
     else {
-      fprintf(stderr, "usage: serve_throughput [--url HOST:PORT] [--stream NAME] [--count N] [--filter SQL]\n");
+      fprintf(stderr, "usage: serve_throughput [--url HOST:PORT] [--stream NAME] [--count N] [--filter SQL] [--replay 0|1]\n");
       return 2;
     }
   }
@@ -164,7 +198,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "a custom --filter: the consumer waits for N/8 matches, as for the default filter\n");
   }
   Producer producer(&run);
-  Consumer consumer(&run, &producer);
+  Replayer replayer(&run);
+  Consumer consumer(&run, &producer, &replayer);
   proton::container container(consumer, "serve-throughput");
   container.run();
   const double publish_s = std::chrono::duration<double>(run.published_at - run.start).count();
@@ -176,6 +211,12 @@ int main(int argc, char** argv) {
          "%.0f msgs/s scanned\n",
          static_cast<unsigned long long>(run.delivered), static_cast<unsigned long long>(run.expected),
          run.filter.c_str(), deliver_s, run.delivered / deliver_s, run.count / deliver_s);
+  if (run.replay) {
+    const double replay_s = std::chrono::duration<double>(run.replay_done - run.replay_start).count();
+    printf("replay from first: %llu delivered in %.3f s: %.0f msgs/s delivered, %.0f msgs/s scanned\n",
+           static_cast<unsigned long long>(run.replayed), replay_s, run.replayed / replay_s, run.count / replay_s);
+  }
+  if (run.replay && run.replayed != run.expected) return 1;
   if (run.out_of_order != 0 || run.delivered != run.expected || run.rejected != 0) {
     fprintf(stderr, "FAILED: %llu out of order deliveries\n", static_cast<unsigned long long>(run.out_of_order));
     return 1;

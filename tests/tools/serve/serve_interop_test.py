@@ -77,7 +77,8 @@ class Server:
         self.log.close()
 
     def stderr(self):
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         with open(self.log.name) as f:
             return f.read()
 
@@ -205,15 +206,31 @@ class Publisher(MessagingHandler):
         self.error = event.transport.condition
         if event.connection:
             event.connection.close()
+        event.container.stop()
+
+    def on_connection_remote_close(self, event):
+        # The server closed (shutdown): done. Stop here rather than wait for the socket to drain.
+        self.error = self.error or event.connection.remote_condition
+        event.connection.close()
+        if len(self.accepted) + len(self.rejected) < len(self.messages):
+            event.container.stop()
 
     def on_disconnected(self, event):
         self.error = self.error or "disconnected"
+        event.container.stop()
 
 
 def publish(url, address, messages, **kwargs):
     p = Publisher(url, address, messages, **kwargs)
     Container(p).run()
     return p
+
+
+def first_object(data):
+    """The first value in a proton Data (a terminus field)."""
+    data.rewind()
+    data.next()
+    return data.get_object()
 
 
 def write_record_file(path, messages):
@@ -365,10 +382,10 @@ class FilteredConsumersTest(ServeTestCase):
     def test_attach_echoes_filters_and_offers_capabilities(self):
         rcv = self.conn.create_receiver(STREAM, name="echo", credit=0,
                                         options=filter_option(sql("amount > 1"), app_filter({"vip": True})))
-        echoed = rcv.link.remote_source.filter.get_object()
+        echoed = first_object(rcv.link.remote_source.filter)
         self.assertEqual(set(echoed.keys()), {symbol("sql-filter"), symbol("application-properties-filter")})
         self.assertEqual(echoed[symbol("sql-filter")].value, "amount > 1")
-        caps = rcv.link.remote_source.capabilities.get_object()
+        caps = first_object(rcv.link.remote_source.capabilities)
         self.assertIn(symbol("AMQP_FILTEX_SQL_V1_0"), list(caps))
         self.assertIn(symbol("AMQP_FILTEX_PROP_V1_0"), list(caps))
         rcv.close()
