@@ -8,9 +8,9 @@
 //                               decoded message (Proton getters, map lookups in its pn_data_t) — what
 //                               a broker that decodes every message does
 //
-// Messages: the "orders" profile of engine::SyntheticOrders (~400 bytes each, encoded by Proton's C
-// encoder: header, message annotations, properties, 8 application properties, a data body), built
-// once, deterministically (seed 1), into one contiguous buffer, before any timing.
+// Messages: OrderMessages (tests/engine/selector_message_view_encoder.h; ~400 bytes each, encoded by
+// Proton's pn_message_t encoder: header, message annotations, properties, 8 application properties,
+// a data body), built once, deterministically (seed 1), into one contiguous buffer, before timing.
 //
 // Counters: items/s and bytes/s (messages and their encoded bytes), time/msg (CPU time per message),
 // allocs/msg (C++ operator new calls per message; Proton's own malloc calls are not counted),
@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "engine/message_field_source.h"
-#include "engine/synthetic_orders.h"
 #include "selector/field_source.h"
 #include "selector/selector.h"
+#include "tests/engine/selector_message_view_encoder.h"
 
 #ifdef SIFT_COUNT_ALLOCATIONS
 #include "tests/support/allocation_counter.h"
@@ -62,16 +62,12 @@ struct Corpus {
 const Corpus& Messages() {
   static const Corpus corpus = [] {
     Corpus c;
-    std::unique_ptr<engine::SyntheticOrders> gen;
-    engine::SyntheticOrdersOptions options;
-    options.profile = "orders";
-    options.seed = 1;
-    if (!engine::SyntheticOrders::Create(options, &gen).ok()) std::abort();
+    testing::OrderMessages gen(1);
     std::string one;
     c.bytes.reserve(kMessages * 420);
     c.offsets.push_back(0);
     for (uint64_t i = 0; i < kMessages; ++i) {
-      if (!gen->Encode(i, &one).ok()) std::abort();
+      if (!gen.Encode(i, &one)) std::abort();
       c.bytes.insert(c.bytes.end(), one.begin(), one.end());
       c.offsets.push_back(c.bytes.size());
     }
