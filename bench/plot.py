@@ -98,6 +98,10 @@ def fmt_count(x):
     return "%.3g" % x if x is not None else "-"
 
 
+def fmt_matches(x):
+    return "{:,}".format(int(x)) if x is not None else "-"
+
+
 def tables(results):
     out = []
     errors = [r for r in results.values() if r.error]
@@ -119,7 +123,7 @@ def tables(results):
                 if not (scan or base):
                     continue
                 rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    shape, placement, sel, fmt_count(scan.matches if scan else None), mmsgs(scan),
+                    shape, placement, sel, fmt_matches(scan.matches if scan else None), mmsgs(scan),
                     mmsgs(deliver), mmsgs(base), fmt_ratio(ratio(scan, base)), fmt_ratio(ratio(deliver, base)),
                     fmt_share(ratio(scan, ref)), fmt_count(scan.allocs if scan else None)))
     if rows:
@@ -145,7 +149,7 @@ def tables(results):
                     key=lambda r: r.ns):
         base = find(results, "baseline", r.shape, r.placement, r.selectivity, r.selector, real_time=False)
         rows.append("| %s | %s | %.1f | %s | %s | %s | %s | %s |" % (
-            r.selector, fmt_count(r.matches), r.ns, "%.0f" % base.ns if base else "-", fmt_ratio(ratio(r, base)),
+            r.selector, fmt_matches(r.matches), r.ns, "%.0f" % base.ns if base else "-", fmt_ratio(ratio(r, base)),
             fmt_count(r.allocs), fmt_count(base.mallocs if base else None), fmt_count(r.mallocs)))
     if rows:
         out.append("Selector shapes (as-generated 8-property corpus; ns per message, one thread, CPU time%s):\n"
@@ -155,6 +159,21 @@ def tables(results):
         out.append("|---|---|---|---|---|---|---|---|")
         out.extend(rows)
         out.append("")
+
+    # The store, one thread.
+    scan = find(results, "store_sift", "p8", "first", "0.001%", "customer_eq", real_time=False)
+    base = find(results, "store_baseline", "p8", "first", "0.001%", "customer_eq", real_time=False)
+    if scan or base:
+        out.append("RocksDB store through engine consumers, warm block cache (p8, customer first, 0.001%; "
+                   "one thread, CPU time):\n")
+        out.append("| kind | M msgs/s | ns/msg | allocs/msg | mallocs/msg |")
+        out.append("|---|---|---|---|---|")
+        for name, r in (("store_sift (consumer with the filter)", scan),
+                        ("store_baseline (consumer delivers all, Proton decode + selector)", base)):
+            if r:
+                out.append("| %s | %s | %.1f | %s | %s |" % (name, mmsgs(r), r.ns, fmt_count(r.allocs),
+                                                           fmt_count(r.mallocs)))
+        out.append("\nstore ratio sift / baseline: %s\n" % fmt_ratio(ratio(scan, base)))
 
     # Threads.
     rows = []
@@ -263,7 +282,7 @@ def plots(results, out_dir):
     shapes = sorted((r for r in results.values() if r.kind == "sift_scan" and r.placement == "as-generated"),
                     key=lambda r: r.ns)
     if shapes:
-        fig, ax = plt.subplots(figsize=(10, 0.55 * len(shapes) + 1.8))
+        fig, ax = plt.subplots(figsize=(10, 0.55 * len(shapes) + 2.2))
         names = [r.selector for r in shapes]
         ys = range(len(shapes))
         sift_ns = [r.ns for r in shapes]
@@ -289,7 +308,7 @@ def plots(results, out_dir):
         ax.set_xlabel("ns per message (one thread, lower is better)")
         ax.set_title("Cost per message by selector shape (~450 B messages, 8 application properties)", fontsize=10)
         ax.grid(True, axis="x", which="both", alpha=0.3)
-        ax.legend(fontsize=8, loc="upper right")
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3, frameon=False)
         fig.tight_layout()
         path = os.path.join(out_dir, "filter-shapes.png")
         fig.savefig(path, dpi=110)

@@ -642,6 +642,13 @@ void RegisterAll() {
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
   }
+  // The store, one thread, CPU time (comparable with the in-memory rows on a loaded machine).
+  benchmark::RegisterBenchmark(Name("store_sift", kStoreCorpus, "0.001%", kPlanted.name).c_str(), BM_Store,
+                               kPlanted, StoreMode::kSift)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(Name("store_baseline", kStoreCorpus, "0.001%", kPlanted.name).c_str(), BM_Store,
+                               kPlanted, StoreMode::kBaseline)
+      ->Unit(benchmark::kMillisecond)->Iterations(1);
   // Thread scaling, in memory and from the store (wall time).
   const CorpusKey reject = kStoreCorpus;
   benchmark::RegisterBenchmark(Name("reference", reject, "0.001%", "read_every_byte").c_str(), BM_Reference, reject)
