@@ -604,7 +604,7 @@ Json CharJson(uint32_t cp) {
   return cp;
 }
 
-bool GetScalar(pn_data_t* data, pn_type_t type, const JsonHint& hint, Json* out) {
+bool GetScalar(pn_data_t* data, pn_type_t type, const JsonHint& hint, Json* out, std::string* error) {
   Json v;
   bool plain_ok = true;
   switch (type) {
@@ -669,9 +669,18 @@ bool GetScalar(pn_data_t* data, pn_type_t type, const JsonHint& hint, Json* out)
     case PN_SYMBOL: {
       pn_bytes_t b = pn_data_get_symbol(data);
       v = std::string(b.start, b.size);
+      for (size_t i = 0; i < b.size; ++i) {
+        if (static_cast<uint8_t>(b.start[i]) >= 0x80) {
+          // Typed JSON input refuses such a symbol, so writing it would break the round trip.
+          *error = fmt::format("symbol {} is not ASCII (core 1.6.21)",
+                               v.dump(-1, ' ', false, Json::error_handler_t::replace));
+          return false;
+        }
+      }
       break;
     }
     default:
+      *error = fmt::format("value of unknown type {}", static_cast<int>(type));
       return false;
   }
   if (plain_ok && WritesPlain(type, hint)) {
@@ -884,11 +893,7 @@ bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::string* erro
       return true;
     }
     default:
-      if (!GetScalar(data, type, hint, out)) {
-        *error = fmt::format("value of unknown type {}", static_cast<int>(type));
-        return false;
-      }
-      return true;
+      return GetScalar(data, type, hint, out, error);
   }
 }
 

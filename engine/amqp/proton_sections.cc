@@ -183,6 +183,7 @@ class EncodingWalk {
       case 0xe:
       case 0xf: {
         size_t width = (code >> 4) % 2 == 0 ? 1 : 4;
+        const uint8_t* constructor = *p - 1;
         uint32_t size, count;
         if (!ReadUint(p, width, &size)) return false;
         const uint8_t* start = *p;
@@ -191,6 +192,12 @@ class EncodingWalk {
         }
         const uint8_t* limit = start + size;
         if (!ReadUint(p, width, &count)) return false;
+        // Every element takes at least a byte, except array elements of a zero-width constructor
+        // (null, true, false, uint0, ulong0, list0); bounding their count by the size keeps both this
+        // walk and Proton (which makes a node per element) linear in the input.
+        if (count > size) {
+          return Fail(constructor, fmt::format("compound count {} exceeds its size {}", count, size));
+        }
         EncodingWalk inner(base_, limit);
         bool ok = code >= 0xe0 ? inner.Array(p, count, depth + 1) : inner.Items(p, count, depth + 1);
         if (!ok) {

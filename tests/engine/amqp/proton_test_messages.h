@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace sift::amqp::testing {
 
 struct GeneratedMessages {
@@ -40,8 +42,7 @@ inline GeneratedMessages Generate(uint64_t seed, uint64_t count) {
                          .string();
   if (!std::filesystem::exists(stem + ".kinds")) {
     // Write under a private name, then rename: tests running in parallel may race to generate.
-    std::string tmp = stem + ".tmp" + std::to_string(std::hash<std::string>()(
-                                          std::to_string(reinterpret_cast<uintptr_t>(&result))));
+    std::string tmp = stem + ".tmp" + std::to_string(getpid());
     std::string command = std::string(SIFT_PYTHON) + " " + script + " --seed " + std::to_string(seed) +
                           " --count " + std::to_string(count) + " --out " + tmp + ".amqp --kinds " +
                           tmp + ".kinds";

@@ -309,6 +309,14 @@ TEST(TypedJson, InvalidUtf8IsReplaced) {
   EXPECT_EQ(Decode(Hex("005377a10261ff")), "{\"body\":{\"value\":\"a\xEF\xBF\xBD\"}}");
 }
 
+TEST(TypedJson, NonAsciiSymbolsAreRefusedBothWays) {
+  // message-annotations {sym8 "\xc3\xa9": 1}: input refuses such a symbol, so output does too.
+  EXPECT_EQ(DecodeError(Hex("005372c10702a302c3a95501")),
+            "byte 0: message-annotations: symbol \"é\" is not ASCII (core 1.6.21)");
+  EXPECT_EQ(DecodeError(Hex("005373c00b0840404040404040" "a301ff")),
+            "byte 0: content_encoding: symbol \"\xEF\xBF\xBD\" is not ASCII (core 1.6.21)");
+}
+
 TEST(TypedJson, SymbolSectionDescriptorsAndFooterDecode) {
   // amqp:header:list [true] by symbol, amqp-value "x", footer {"k": 1} by ulong.
   Bytes bytes = Hex(std::string("00a310") + "616d71703a6865616465723a6c697374" + "c0020141" + "005377a10178" +
@@ -403,6 +411,12 @@ TEST(TypedJson, DecodeErrorsNameTheByte) {
   // ... but as the last thing in a section it is decoded.
   EXPECT_EQ(Decode(Hex("00537700530100445505")),
             R"({"body":{"value":{"type":"described","descriptor":1,"value":{"type":"described","descriptor":0,"value":5}}}})");
+}
+
+TEST(TypedJson, CountsBeyondTheSizeAreRefused) {
+  // An array32 claiming 4294967295 null elements in 5 bytes: refused before Proton makes a node for each.
+  EXPECT_EQ(DecodeError(Hex("005377f000000005ffffffff40")),
+            "byte 3: compound count 4294967295 exceeds its size 5");
 }
 
 TEST(TypedJson, DeepNestingIsAnErrorNotACrash) {
