@@ -199,33 +199,33 @@ void MessageFieldSource::LoadMap(Section section, amqp::SectionKind kind) {
         }
       }
     }
-    bool any = false;
+    auto matches = [&](const Slot& s) {
+      return !s.found && ((is_text && s.key.size() == text.size() &&
+                           std::memcmp(s.key.data(), text.data(), text.size()) == 0) ||
+                          (is_ulong && s.key_is_ulong && s.ulong_key == number));
+    };
+    Slot* first = nullptr;
     for (uint32_t slot : slots) {
-      const Slot& s = slots_[slot];
-      if (!s.found && ((is_text && s.key.size() == text.size() &&
-                        std::memcmp(s.key.data(), text.data(), text.size()) == 0) ||
-                       (is_ulong && s.key_is_ulong && s.ulong_key == number))) {
-        any = true;
+      if (matches(slots_[slot])) {
+        first = &slots_[slot];
         break;
       }
     }
-    if (!any) {
-      p = amqp::SkipValue(base, key_end, end, &error);
+    if (first == nullptr) {
+      p = amqp::SkipPlainValue(key_end, end);
+      if (p == nullptr) p = amqp::SkipValue(base, key_end, end, &error);
       if (p == nullptr) break;
       continue;
     }
-    EncodedValue value;
-    p = amqp::ReadValue(base, key_end, end, &value, &error);
+    // Read the value straight into the slot (no copy of a freshly written EncodedValue).
+    p = amqp::ReadValue(base, key_end, end, &first->located, &error);
     if (p == nullptr) break;
     for (uint32_t slot : slots) {
       Slot& s = slots_[slot];
-      if (!s.found && ((is_text && s.key.size() == text.size() &&
-                        std::memcmp(s.key.data(), text.data(), text.size()) == 0) ||
-                       (is_ulong && s.key_is_ulong && s.ulong_key == number))) {
-        s.located = value;
-        s.found = true;
-        --wanted;
-      }
+      if (&s != first && !matches(s)) continue;
+      if (&s != first) s.located = first->located;
+      s.found = true;
+      --wanted;
     }
   }
 }
@@ -239,6 +239,10 @@ Value MessageFieldSource::Get(uint32_t slot) {
   s.resolved = true;
   if (!s.found) {
     s.value = Value::Missing();
+    return s.value;
+  }
+  if (s.path.empty()) {
+    s.value = s.located.ToValue();
     return s.value;
   }
   EncodedValue v = s.located;

@@ -48,27 +48,6 @@ bool ParseDecimal(std::string_view text, uint64_t* out) {
   return true;
 }
 
-// How QuickSkip moves past a value by its first byte: a fixed payload width (0..16), a 1-byte or
-// 4-byte size prefix, or kSlow (described values and invalid codes).
-constexpr uint8_t kSize1 = 0x81;
-constexpr uint8_t kSize4 = 0x84;
-constexpr uint8_t kSlow = 0xff;
-struct SkipTable {
-  uint8_t how[256];
-  constexpr SkipTable() : how() {
-    for (int c = 0; c < 256; ++c) {
-      const uint8_t code = static_cast<uint8_t>(c);
-      if (!IsValidFormatCode(code)) {
-        how[c] = kSlow;
-      } else if (FixedWidth(code) >= 0) {
-        how[c] = static_cast<uint8_t>(FixedWidth(code));
-      } else {
-        how[c] = (code & 0x10) ? kSize4 : kSize1;
-      }
-    }
-  }
-};
-constexpr SkipTable kSkip;
 
 }  // namespace
 
@@ -105,15 +84,18 @@ class ValueReader {
                                              0, "described value constructor"));
       }
     }
-    EncodedValue v;
+    // Filled in place (no local copy): the caller's value is often read right away, and a copy
+    // of a freshly written struct stalls on store forwarding.
+    EncodedValue& v = *out;
     v.base_ = base;
     v.begin_ = begin;
     v.descriptor_ = descriptor;
+    v.element_descriptor_ = nullptr;
+    v.element_code_ = 0;
     v.code_ = c;
     const uint8_t* end = Payload(base, c, ctor, p, limit, &v, error, levels);
     if (end == nullptr) return nullptr;
     v.end_ = end;
-    *out = v;
     return end;
   }
 
@@ -264,21 +246,7 @@ class ValueReader {
   // The end of the value at p when it is a plain (not described), well-bounded encoding; nullptr
   // otherwise, and the caller falls back to Value() for the error.
   static const uint8_t* QuickSkip(const uint8_t* p, const uint8_t* limit) {
-    if (p >= limit) return nullptr;
-    const uint8_t how = kSkip.how[*p];
-    const size_t left = static_cast<size_t>(limit - p) - 1;
-    if (how <= 16) return left >= how ? p + 1 + how : nullptr;
-    if (how == kSize1) {
-      if (left < 1) return nullptr;
-      const size_t n = p[1];
-      return n <= left - 1 ? p + 2 + n : nullptr;
-    }
-    if (how == kSize4) {
-      if (left < 4) return nullptr;
-      const uint32_t n = LoadU32(p + 1);
-      return n <= left - 4 ? p + 5 + n : nullptr;
-    }
-    return nullptr;  // described (0x00) or invalid: the long way, which reports the error
+    return SkipPlainValue(p, limit);
   }
 
   static bool KeyIsText(const EncodedValue& k, std::string_view key) {
@@ -296,12 +264,16 @@ class ValueReader {
   static bool FindText(const EncodedValue& map, std::string_view key, EncodedValue* out,
                        DecodeError* error) {
     if (map.begin_ == nullptr || !map.is_map()) return false;
-    const uint8_t* p = map.data_;
-    const uint8_t* end = map.data_ + map.size_;
+    return FindTextIn(map.base_, map.data_, map.data_ + map.size_, map.count_, key, out, error);
+  }
+
+  static bool FindTextIn(const uint8_t* base, const uint8_t* p, const uint8_t* end,
+                         uint32_t count, std::string_view key, EncodedValue* out,
+                         DecodeError* error) {
     uint64_t number = 0;
     int numeric = -1;  // parsed lazily: most maps have no ulong keys
     DecodeError e;
-    for (uint32_t i = map.count_ / 2; i > 0; --i) {
+    for (uint32_t i = count / 2; i > 0; --i) {
       bool match = false;
       const uint8_t* kend = nullptr;
       const size_t left = BytesLeft(p, end);
@@ -311,7 +283,7 @@ class ValueReader {
         kend = p + 2 + n;
       } else {
         EncodedValue k;
-        kend = Value(map.base_, p, end, &k, &e, 0);
+        kend = Value(base, p, end, &k, &e, 0);
         if (kend == nullptr) break;
         uint64_t u = 0;
         if (KeyIsText(k, key)) {
@@ -325,15 +297,13 @@ class ValueReader {
         }
       }
       if (match) {
-        EncodedValue v;
-        if (Value(map.base_, kend, end, &v, &e, 0) == nullptr) break;
-        *out = v;
+        if (Value(base, kend, end, out, &e, 0) == nullptr) break;
         return true;
       }
       p = QuickSkip(kend, end);
       if (p == nullptr) {
         EncodedValue v;
-        p = Value(map.base_, kend, end, &v, &e, 0);
+        p = Value(base, kend, end, &v, &e, 0);
         if (p == nullptr) break;
       }
     }
@@ -605,6 +575,24 @@ bool FindEntry(const EncodedValue& map, Match match, EncodedValue* out, DecodeEr
 }
 
 }  // namespace
+
+bool FindKeyInMap(const uint8_t* base, const uint8_t* map, const uint8_t* limit,
+                  std::string_view key, EncodedValue* out, DecodeError* error) {
+  const size_t left = BytesLeft(map, limit);
+  if (left >= 3 && map[0] == code::kMap8 && size_t{map[1]} <= left - 2 && map[1] >= 1 &&
+      map[2] <= map[1] - 1 && (map[2] & 1) == 0) {
+    // map8 whose size, count and parity are sound: scan in place.
+    const uint8_t* data = map + 3;
+    return ValueReader::FindTextIn(base, data, map + 2 + map[1], map[2], key, out, error);
+  }
+  EncodedValue m;
+  DecodeError e;
+  if (ReadValue(base, map, limit, &m, &e) == nullptr) {
+    if (error != nullptr) *error = e;
+    return false;
+  }
+  return ValueReader::FindText(m, key, out, error);
+}
 
 bool EncodedValue::FindKey(std::string_view key, EncodedValue* out, DecodeError* error) const {
   return ValueReader::FindText(*this, key, out, error);

@@ -13,6 +13,7 @@
 #ifndef SIFT_ENGINE_AMQP_ENCODED_VALUE_H_
 #define SIFT_ENGINE_AMQP_ENCODED_VALUE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -92,7 +93,8 @@ class EncodedValue {
 
   // Compound access. Each returns true and fills *out when found; false when not found or when the
   // compound is malformed on the way (then *error, if given, says where and why; it is left ok() for a
-  // plain "not found"). A described compound is looked into through its descriptor.
+  // plain "not found"; *out may have been written). A described compound is looked into through its
+  // descriptor.
   //
   // Element `index` of a list or array (O(1) for arrays of fixed-width elements, else a skip per
   // element).
@@ -123,13 +125,65 @@ class EncodedValue {
 
 // Parses one value — constructor, any descriptor, size/count prefix — at p, bounded by limit,
 // without looking inside compounds. Returns the first byte after the value, or nullptr with *error
-// set (offsets relative to base). Nested descriptors deeper than kMaxDescriptorDepth are an error.
+// set (offsets relative to base; *out is then unspecified). Nested descriptors deeper than
+// kMaxDescriptorDepth are an error.
 const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
                          EncodedValue* out, DecodeError* error);
 // Like ReadValue, for a value whose constructor was already read (array elements): `format_code` is
 // the element constructor's code; p is the first payload byte.
 const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p,
                            const uint8_t* limit, EncodedValue* out, DecodeError* error);
+
+namespace internal {
+// How SkipPlainValue moves past a value by its first byte: a fixed payload width (0..16), a 1-byte or
+// 4-byte size prefix, or kSlow (described values and invalid codes).
+inline constexpr uint8_t kSize1 = 0x81;
+inline constexpr uint8_t kSize4 = 0x84;
+inline constexpr uint8_t kSlow = 0xff;
+struct SkipTable {
+  uint8_t how[256];
+  constexpr SkipTable() : how() {
+    for (int c = 0; c < 256; ++c) {
+      const uint8_t code = static_cast<uint8_t>(c);
+      if (!IsValidFormatCode(code)) {
+        how[c] = kSlow;
+      } else if (FixedWidth(code) >= 0) {
+        how[c] = static_cast<uint8_t>(FixedWidth(code));
+      } else {
+        how[c] = (code & 0x10) ? kSize4 : kSize1;
+      }
+    }
+  }
+};
+inline constexpr SkipTable kSkip;
+}  // namespace internal
+
+// The first byte after the plain (not described) value at p, found from its constructor and size
+// prefix alone, or nullptr when the value is described, invalid or does not fit before limit (the
+// caller then takes SkipValue / ReadValue, which say why). The hot-path skip, inline.
+inline const uint8_t* SkipPlainValue(const uint8_t* p, const uint8_t* limit) {
+  if (p >= limit) return nullptr;
+  const uint8_t how = internal::kSkip.how[*p];
+  const size_t left = static_cast<size_t>(limit - p) - 1;
+  if (how <= 16) return left >= how ? p + 1 + how : nullptr;
+  if (how == internal::kSize1) {
+    if (left < 1) return nullptr;
+    const size_t n = p[1];
+    return n <= left - 1 ? p + 2 + n : nullptr;
+  }
+  if (how == internal::kSize4) {
+    if (left < 4) return nullptr;
+    const size_t n = (size_t{p[1]} << 24) | (size_t{p[2]} << 16) | (size_t{p[3]} << 8) | p[4];
+    return n <= left - 4 ? p + 5 + n : nullptr;
+  }
+  return nullptr;
+}
+
+// Looks up text key `key` in the map whose encoding starts at `map` (its constructor; map8 or
+// map32), bounded by limit: as EncodedValue::FindKey, without materialising the map first. False
+// when `map` is not a map (error untouched), the key is absent, or the map is malformed (*error set).
+bool FindKeyInMap(const uint8_t* base, const uint8_t* map, const uint8_t* limit,
+                  std::string_view key, EncodedValue* out, DecodeError* error);
 
 // Skips the value at p: returns the first byte after it, or nullptr with *error set when it is
 // malformed. O(1): a compound is skipped through its size prefix without looking at its count or

@@ -105,7 +105,8 @@ bool MessageView::ScanOne() const {
       scan_[1] == code::kSmallULong && SectionFromDescriptorCode(scan_[2], &kind)) {
     // The encoding every client uses (0x00 0x53 0x7N): skip the section's value by its size.
     value = scan_ + 3;
-    next = SkipValue(begin_, value, end_, &e);
+    next = SkipPlainValue(value, end_);
+    if (next == nullptr) next = SkipValue(begin_, value, end_, &e);
     if (next == nullptr) {
       Fail(e);
       scan_done_ = true;
@@ -260,6 +261,14 @@ selector::Value MessageView::Property(PropertiesField field) const {
 
 bool MessageView::FindMapEntry(SectionKind map_section, std::string_view key,
                                EncodedValue* value) const {
+  if (!Locate(map_section)) return false;
+  const uint8_t* at = sections_[static_cast<int>(map_section)];
+  if (*at == code::kMap8 || *at == code::kMap32) {  // the section has its type: look in place
+    DecodeError e;
+    if (FindKeyInMap(begin_, at, end_, key, value, &e)) return true;
+    if (!e.ok()) Fail(e);
+    return false;
+  }
   EncodedValue map;
   if (!TypedSection(map_section, &map) || !map.is_map()) return false;
   DecodeError e;
