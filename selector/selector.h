@@ -37,7 +37,7 @@ enum class Dialect : uint8_t {
 // Limits against hostile expressions, all enforced at compile time.
 struct Limits {
   size_t max_length = 4096;         // bytes of expression text
-  size_t max_depth = 256;           // nesting of sub-expressions
+  size_t max_depth = 256;           // nesting of sub-expressions (values above 500 act as 500)
   size_t max_in_list = 1024;        // members of one IN list
   size_t max_like_pattern = 1024;   // bytes of one LIKE pattern
 };

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "selector/date_time.h"
+#include "selector/like.h"
 
 namespace sift::selector {
 namespace {
@@ -115,9 +116,19 @@ class Checker {
         return true;
       case NodeKind::kLike: {
         StaticType t = StaticTypeOf(ast_, n.children[0]);
-        if (t == StaticType::kString || t == StaticType::kAny || t == StaticType::kNumberOrString) return true;
-        return Fail(n.children[0], ErrorCode::kTypeMismatch,
-                    "LIKE needs a string operand, found " + std::string(StaticTypeName(t)));
+        if (t != StaticType::kString && t != StaticType::kAny && t != StaticType::kNumberOrString) {
+          return Fail(n.children[0], ErrorCode::kTypeMismatch,
+                      "LIKE needs a string operand, found " + std::string(StaticTypeName(t)));
+        }
+        // A pattern re2 refuses (beyond its memory budget) is wrong for every message; finding it here
+        // keeps ParseExpression and Compile in agreement.
+        const Node& pattern = ast_.nodes[n.children[1]];
+        std::string_view escape = n.children.size() > 2 ? ast_.nodes[n.children[2]].value.bytes() : std::string_view();
+        Error like_error;
+        if (!LikeMatcher::Compile(pattern.value.bytes(), escape, &like_error)) {
+          return Fail(n.children[1], like_error.code, like_error.message);
+        }
+        return true;
       }
       case NodeKind::kUnary:
         if (n.op == Op::kNot) return NeedCondition(n.children[0], "NOT");

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "selector/selector.h"
 #include "tests/selector/simple_source.h"
@@ -356,6 +358,15 @@ TEST_F(EvaluateTest, LikeEscape) {
   EXPECT_EQ(Eval("'(x)*+?[]{}|^$' LIKE '(x)*+?[]{}|^_'"), T);
 }
 
+TEST_F(EvaluateTest, LikeOnInvalidUtf8Text) {
+  Set("s", Value::String("a\xff" "b"));
+  EXPECT_EQ(Eval("s LIKE 'a%b'"), T);   // fast paths compare bytes
+  EXPECT_EQ(Eval("s LIKE 'a%'"), T);
+  EXPECT_EQ(Eval("s LIKE '%'"), T);
+  EXPECT_EQ(Eval("s LIKE 'a_b'"), F);   // re2 (UTF-8) matches no character at an invalid byte
+  EXPECT_EQ(Eval("s LIKE '%_%'"), F);
+}
+
 TEST_F(EvaluateTest, CharOperandOfLike) {
   Set("c", Value::Char('x'));
   EXPECT_EQ(Eval("c LIKE 'x'"), T);
@@ -458,6 +469,43 @@ TEST_F(EvaluateTest, KeywordsAndFunctionsCaseInsensitive) {
   Set("a", Value::String("X"));
   EXPECT_EQ(Eval("a = 'X' and not a is null or false"), T);
   EXPECT_EQ(Eval("lower(a) = 'x' AND Upper(a) = 'X'"), T);
+}
+
+TEST_F(EvaluateTest, DeepestAcceptedExpressionsCompileAndEvaluate) {
+  Set("a", Value::Long(1));
+  std::string nots;
+  for (int i = 0; i < 254; ++i) nots += "NOT ";
+  EXPECT_EQ(Eval(nots + "a = 1"), T);  // an even number of NOTs
+  std::string parens = std::string(250, '(') + "a + 1" + std::string(250, ')') + " = 2";
+  EXPECT_EQ(Eval(parens), T);
+  std::string negations;
+  for (int i = 0; i < 250; ++i) negations += "-";
+  EXPECT_EQ(Eval(negations + "a = 1"), T);
+  std::string lowers;
+  for (int i = 0; i < 120; ++i) lowers += "LOWER(";
+  EXPECT_EQ(Eval(lowers + "'X'" + std::string(120, ')') + " = 'x'"), T);
+}
+
+TEST(SelectorSharingTest, OneSelectorEvaluatedFromManyThreads) {
+  Selector s = Selector::Compile(
+      "LOWER(name + '-x') LIKE 'ab_%' AND n IN (1, 2, 3) OR SUBSTRING(name, 2) = 'bc' AND n / 0 IS NULL");
+  ASSERT_TRUE(s.ok());
+  Selector copy = s;  // copies share the immutable program
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      SimpleSource source;  // one source and one context per thread
+      EvalContext context;
+      source.Set("application_properties.name", Value::String(t % 2 ? "abc" : "xyz"));
+      source.Set("application_properties.n", Value::Long(t));
+      source.Bind(copy.fields());
+      const Truth expected = t % 2 ? T : F;  // 'abc' matches the LIKE and n is in the list; 'xyz' nothing
+      for (int i = 0; i < 20000; ++i) wrong[t] += copy.Evaluate(source, context) != expected;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
 }
 
 }  // namespace

@@ -296,6 +296,22 @@ TEST(ParserLimitsTest, LikePatternLimit) {
   EXPECT_EQ(e.position, 7u);
 }
 
+TEST(ParserLimitsTest, PatternBeyondTheRegexMemoryBudgetIsRefused) {
+  CompileOptions options;
+  options.limits.max_length = 1 << 20;
+  options.limits.max_like_pattern = 1 << 20;
+  std::string text = "a LIKE '" + std::string(200000, '_') + "'";
+  Error e = ParseError(text, options);
+  EXPECT_EQ(e.code, ErrorCode::kInvalidPattern) << e.ToString();
+  EXPECT_EQ(e.position, 7u);
+  Selector s = Selector::Compile(text, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kInvalidPattern);
+  // Within the default pattern limit every pattern compiles.
+  Ast ast;
+  EXPECT_TRUE(ParseExpression("a LIKE '" + std::string(1000, '_') + "'", {}, &ast, &e)) << e.ToString();
+}
+
 TEST(ParserLimitsTest, DepthLimitOnParentheses) {
   CompileOptions options;
   options.limits.max_depth = 5;
@@ -352,7 +368,10 @@ TEST(ParserLimitsTest, ConfiguredDepthIsCappedAtTheSupportedMaximum) {
   Error e = ParseError(Nested("(", "a", ")", 100000), options);
   EXPECT_EQ(e.code, ErrorCode::kTooDeep);
   Ast ast;
-  EXPECT_TRUE(ParseExpression(Nested("(", "a", ")", 900), options, &ast, &e)) << e.ToString();
+  EXPECT_TRUE(ParseExpression(Nested("(", "a", ")", 499), options, &ast, &e)) << e.ToString();
+  e = ParseError(Nested("(", "a", ")", 501), options);
+  EXPECT_EQ(e.code, ErrorCode::kTooDeep);
+  EXPECT_NE(e.message.find("500"), std::string::npos) << e.message;
 }
 
 TEST(ParserTest, ParseExpressionAgreesWithCompile) {
