@@ -59,15 +59,6 @@ constexpr std::string_view kSectionSymbols[kSectionKindCount] = {
     "amqp:amqp-sequence:list", "amqp:amqp-value:*", "amqp:footer:map"};
 }  // namespace
 
-bool SectionFromDescriptorCode(uint64_t descriptor, SectionKind* out) {
-  if (descriptor < kFirstSectionDescriptor ||
-      descriptor >= kFirstSectionDescriptor + kSectionKindCount) {
-    return false;
-  }
-  *out = static_cast<SectionKind>(descriptor - kFirstSectionDescriptor);
-  return true;
-}
-
 bool SectionFromDescriptorSymbol(std::string_view descriptor, SectionKind* out) {
   for (int i = 0; i < kSectionKindCount; ++i) {
     if (descriptor == kSectionSymbols[i]) {

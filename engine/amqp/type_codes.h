@@ -112,7 +112,11 @@ inline constexpr uint64_t kFirstSectionDescriptor = 0x70;
 
 // The section a ulong descriptor (0x70..0x78) or symbolic descriptor ("amqp:header:list", ...)
 // names; false for anything else.
-bool SectionFromDescriptorCode(uint64_t descriptor, SectionKind* out);
+inline bool SectionFromDescriptorCode(uint64_t descriptor, SectionKind* out) {
+  if (descriptor - kFirstSectionDescriptor >= static_cast<uint64_t>(kSectionKindCount)) return false;
+  *out = static_cast<SectionKind>(descriptor - kFirstSectionDescriptor);
+  return true;
+}
 bool SectionFromDescriptorSymbol(std::string_view descriptor, SectionKind* out);
 
 // "header", "delivery-annotations", ..., "footer": the spec's section names.
