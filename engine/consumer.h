@@ -1,0 +1,133 @@
+// Consumer: a filtered reader of one stream — the embedding API's read side.
+//
+// A consumer is a stream, a compiled filter-set (FilterSpec → selector::Selector), a start position,
+// an optional end and a follow mode. Each Poll() scans records from the store in order, evaluates the
+// filter on each through a MessageFieldSource (every section read at most once, values viewed in
+// place, nothing allocated for a rejected message once the consumer has warmed up) and turns each
+// match into a Delivery, until the batch holds `credit` deliveries, the scan budget of one poll is
+// spent, or the end is reached. Only TRUE delivers (three-valued logic: UNKNOWN does not).
+//
+// Positions: start kFirst (oldest retained), kLast (the newest message), kNext (only messages appended
+// after the consumer is created), kOffset (first offset >= N), kFromEnd (the last N messages),
+// kTimestamp (first message appended at or after T). End: kOffset (stop before offset N), kTimestamp
+// (stop before the first message appended after T), kNone. Both ends are exclusive: [start, end).
+// Without follow the consumer ends at the end of the stream as it was when the consumer was created;
+// with follow it waits for appends (Poll's `wait`) and ends only at the end bound, if any.
+//
+// Corruption: a chunk that fails its checksum stops the consumer with a Corruption status (kStop, the
+// default) or is skipped and counted (kSkip; its offsets are not delivered).
+//
+// Thread safety: one Consumer is used by one thread at a time. Any number of consumers may run on as
+// many threads over the same StreamEngine, concurrently with appends to the streams they read (a
+// following consumer sees those appends). A consumer must be destroyed before its StreamEngine.
+#ifndef SIFT_ENGINE_CONSUMER_H_
+#define SIFT_ENGINE_CONSUMER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/delivery.h"
+#include "engine/status.h"
+#include "selector/selector.h"
+
+namespace sift::engine {
+
+struct StartPosition {
+  enum class Kind : uint8_t { kFirst, kLast, kNext, kOffset, kFromEnd, kTimestamp };
+  Kind kind = Kind::kFirst;
+  uint64_t offset = 0;    // kOffset: the offset; kFromEnd: how many messages back from the end
+  int64_t timestamp_ms = 0;  // kTimestamp
+
+  static StartPosition First() { return {}; }
+  static StartPosition Last() { return {Kind::kLast, 0, 0}; }
+  static StartPosition Next() { return {Kind::kNext, 0, 0}; }
+  static StartPosition Offset(uint64_t offset) { return {Kind::kOffset, offset, 0}; }
+  static StartPosition FromEnd(uint64_t count) { return {Kind::kFromEnd, count, 0}; }
+  static StartPosition Timestamp(int64_t ms) { return {Kind::kTimestamp, 0, ms}; }
+};
+
+struct EndPosition {
+  enum class Kind : uint8_t { kNone, kOffset, kTimestamp };
+  Kind kind = Kind::kNone;
+  uint64_t offset = 0;       // kOffset: the first offset not delivered
+  int64_t timestamp_ms = 0;  // kTimestamp: messages appended after this are not delivered
+
+  static EndPosition None() { return {}; }
+  static EndPosition Offset(uint64_t offset) { return {Kind::kOffset, offset, 0}; }
+  static EndPosition Timestamp(int64_t ms) { return {Kind::kTimestamp, 0, ms}; }
+};
+
+enum class CorruptionPolicy : uint8_t {
+  kStop,  // Poll returns the Corruption status; the consumer is done
+  kSkip,  // the chunk is skipped and counted in ConsumerStats::chunks_skipped
+};
+
+struct ConsumerOptions {
+  std::string stream;
+  // The compiled filter-set; the default selector matches every message. Must be ok().
+  selector::Selector filter;
+  StartPosition start;
+  EndPosition end;
+  // Wait for new messages at the end of the stream instead of ending.
+  bool follow = false;
+  // The most deliveries one Poll returns (the link credit of a broker's consumer). At least 1.
+  uint32_t credit = 256;
+  // The most records one Poll scans, so a poll over a long run of rejected messages still returns
+  // (with an empty batch) for progress reports and cancellation. At least 1.
+  uint32_t max_scan_per_poll = 1u << 16;
+  // What to do with a corrupt chunk.
+  CorruptionPolicy on_corruption = CorruptionPolicy::kStop;
+  // Keep scanned chunks in the store's block cache (false suits one-off scans of old data).
+  bool fill_cache = true;
+};
+
+struct ConsumerStats {
+  uint64_t scanned = 0;         // records evaluated
+  uint64_t matched = 0;         // records delivered
+  uint64_t bytes = 0;           // bytes of the records evaluated
+  uint64_t chunks = 0;          // chunks read
+  uint64_t chunks_skipped = 0;  // corrupt chunks skipped (CorruptionPolicy::kSkip)
+  std::chrono::nanoseconds elapsed{0};  // time spent in Poll, waits for appends excluded
+};
+
+class StreamEngine;
+
+class Consumer {
+ public:
+  ~Consumer();
+  Consumer(const Consumer&) = delete;
+  Consumer& operator=(const Consumer&) = delete;
+
+  // Clears *batch and fills it with the next deliveries (see the file comment). Returns ok with an
+  // empty batch when nothing matched in this poll's scan budget, or when following and nothing was
+  // appended within `wait`. Errors: Corruption (a corrupt chunk under kStop), NotFound (the stream was
+  // deleted), IOError. After an error, or once done(), Poll returns the same status with an empty batch.
+  Status Poll(DeliveryBatch* batch, std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+
+  // The consumer reached its end (the end bound, or the end of the stream without follow), or failed.
+  bool done() const { return done_; }
+
+  // The offset the consumer will look at next.
+  uint64_t position() const;
+
+  const ConsumerStats& stats() const { return stats_; }
+  // The error of the last corrupt chunk skipped (ok when none).
+  Status last_skipped() const;
+
+  struct Impl;
+
+ private:
+  friend class StreamEngine;
+  explicit Consumer(std::unique_ptr<Impl> impl);
+
+  std::unique_ptr<Impl> impl_;
+  ConsumerStats stats_;
+  bool done_ = false;
+  Status final_status_;
+};
+
+}  // namespace sift::engine
+
+#endif  // SIFT_ENGINE_CONSUMER_H_

@@ -1,0 +1,47 @@
+// Delivery and DeliveryBatch (see delivery.h): the batch copies matched bytes into one arena it reuses.
+#include "engine/delivery.h"
+
+#include <proton/message.h>
+
+#include "engine/amqp/proton_message.h"
+#include "engine/amqp/typed_json.h"
+
+namespace sift::engine {
+
+void DeliveryBatch::Clear() {
+  arena_.clear();
+  deliveries_.clear();
+  starts_.clear();
+}
+
+void DeliveryBatch::Add(uint64_t offset, int64_t timestamp_ms, std::string_view bytes) {
+  const char* before = arena_.data();
+  const size_t start = arena_.size();
+  arena_.append(bytes);
+  if (arena_.data() != before) {
+    // The arena moved: point earlier deliveries at the new copy.
+    for (size_t i = 0; i < deliveries_.size(); ++i) {
+      deliveries_[i].bytes_ = std::string_view(arena_.data() + starts_[i], deliveries_[i].bytes_.size());
+    }
+  }
+  Delivery d;
+  d.offset_ = offset;
+  d.timestamp_ms_ = timestamp_ms;
+  d.bytes_ = std::string_view(arena_.data() + start, bytes.size());
+  deliveries_.push_back(d);
+  starts_.push_back(start);
+}
+
+Status Delivery::ToProton(pn_message_t* out) const {
+  amqp::ConversionStatus s = amqp::DecodeToProton(data(), out);
+  if (!s.ok()) return Status::Corruption("cannot decode message", "offset " + std::to_string(offset_), s.error());
+  return Status::OK();
+}
+
+Status Delivery::ToJson(std::string* out) const {
+  amqp::ConversionStatus s = amqp::DecodeToTypedJson(data(), offset_, out);
+  if (!s.ok()) return Status::Corruption("cannot decode message", "offset " + std::to_string(offset_), s.error());
+  return Status::OK();
+}
+
+}  // namespace sift::engine

@@ -1,0 +1,75 @@
+// Delivery: one message a consumer's filter matched, and the batch that holds deliveries.
+//
+// A Delivery is cheap: an offset, the append timestamp and a view of the encoded bytes. The bytes are
+// owned by the DeliveryBatch it came in and live until that batch is cleared or refilled (the next
+// Consumer::Poll into it) or destroyed. A full decode — into a Proton message or into typed JSON
+// (FORMATS.md) — happens only when the caller asks for it, so a consumer that forwards bytes (a
+// broker sending a transfer) never pays for it.
+//
+// Thread safety: a batch and its deliveries are plain values; reading them from several threads is
+// safe, filling one batch from two threads is not.
+#ifndef SIFT_ENGINE_DELIVERY_H_
+#define SIFT_ENGINE_DELIVERY_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+
+struct pn_message_t;  // Proton C API (proton/message.h)
+
+namespace sift::engine {
+
+class Delivery {
+ public:
+  uint64_t offset() const { return offset_; }
+  int64_t timestamp_ms() const { return timestamp_ms_; }  // append time, ms since the Unix epoch
+  std::string_view bytes() const { return bytes_; }       // one encoded AMQP 1.0 message
+  std::span<const uint8_t> data() const {
+    return {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()};
+  }
+
+  // Full decode into `out` (owned by the caller, cleared first). Corruption when the stored bytes are
+  // not a message Proton can hold (the reason names the byte offset).
+  Status ToProton(pn_message_t* out) const;
+
+  // Full decode into one line of typed JSON (FORMATS.md) with "offset" set, no trailing newline.
+  Status ToJson(std::string* out) const;
+
+ private:
+  friend class DeliveryBatch;
+  uint64_t offset_ = 0;
+  int64_t timestamp_ms_ = 0;
+  std::string_view bytes_;
+};
+
+class DeliveryBatch {
+ public:
+  DeliveryBatch() = default;
+  DeliveryBatch(const DeliveryBatch&) = delete;  // deliveries view the batch's own bytes
+  DeliveryBatch& operator=(const DeliveryBatch&) = delete;
+
+  size_t size() const { return deliveries_.size(); }
+  bool empty() const { return deliveries_.empty(); }
+  const Delivery& operator[](size_t i) const { return deliveries_[i]; }
+  std::vector<Delivery>::const_iterator begin() const { return deliveries_.begin(); }
+  std::vector<Delivery>::const_iterator end() const { return deliveries_.end(); }
+
+  // Forgets every delivery; keeps the memory for the next fill.
+  void Clear();
+  // Copies `bytes` into the batch and adds a delivery viewing the copy.
+  void Add(uint64_t offset, int64_t timestamp_ms, std::string_view bytes);
+
+ private:
+  // Bytes of all deliveries back to back; views are rebuilt when the arena moves.
+  std::string arena_;
+  std::vector<Delivery> deliveries_;
+  std::vector<size_t> starts_;  // arena offset of each delivery's bytes
+};
+
+}  // namespace sift::engine
+
+#endif  // SIFT_ENGINE_DELIVERY_H_

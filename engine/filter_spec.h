@@ -1,0 +1,81 @@
+// FilterSpec: a consumer's filter-set as given by a user or a client, compiled into one Selector.
+//
+// A filter-set (AMQP core part 3, section 3.5.8) is any number of filters, all of which must match:
+// SQL filter expressions (filter expressions section 6), JMS selectors, a properties filter and an
+// application-properties filter (section 4.1). The two property filters arrive here as JSON objects
+// (the `--properties` / `--application-properties` flags of `sift`): keys are field names (properties:
+// the spec's names with hyphens, "message-id"; underscores are accepted for them too, as in typed
+// JSON) or application-property keys; values are typed JSON values of FORMATS.md ("eu-west", 42, 1.5,
+// true, null, {"type": "ubyte", "value": 2}), a string value possibly carrying the `&p:` (prefix),
+// `&s:` (suffix) or `&&` (a literal leading `&`) modifier of section 4.1.1.
+//
+// Compile() compiles every clause and ANDs them with Selector::AllOf, so the consumer reads each
+// section of a message once for all of them. The first bad clause is the error: a FilterError says
+// which clause, the byte position in its text (for the caret under an expression) and why.
+#ifndef SIFT_ENGINE_FILTER_SPEC_H_
+#define SIFT_ENGINE_FILTER_SPEC_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+#include "selector/selector.h"
+
+namespace sift::engine {
+
+enum class FilterKind : uint8_t {
+  kSql,                    // amqp:sql-filter
+  kJms,                    // apache.org:selector-filter:string
+  kProperties,             // amqp:properties-filter, as a JSON object
+  kApplicationProperties,  // amqp:application-properties-filter, as a JSON object
+};
+
+// "sql", "jms", "properties", "application-properties".
+std::string_view FilterKindName(FilterKind kind);
+
+struct FilterClause {
+  FilterKind kind = FilterKind::kSql;
+  std::string text;  // the expression, or the JSON object text
+};
+
+// Where and why a filter-set does not compile.
+struct FilterError {
+  size_t clause = 0;              // index into FilterSpec::clauses()
+  FilterKind kind = FilterKind::kSql;
+  bool has_position = false;      // `position` points into the clause text
+  size_t position = 0;            // byte offset into the clause text where the problem starts
+  std::string why;                // one sentence, without the position
+};
+
+class FilterSpec {
+ public:
+  FilterSpec() = default;
+
+  void Add(FilterKind kind, std::string text) { clauses_.push_back({kind, std::move(text)}); }
+  void AddSql(std::string expression) { Add(FilterKind::kSql, std::move(expression)); }
+  void AddJms(std::string selector) { Add(FilterKind::kJms, std::move(selector)); }
+  void AddProperties(std::string json_object) { Add(FilterKind::kProperties, std::move(json_object)); }
+  void AddApplicationProperties(std::string json_object) {
+    Add(FilterKind::kApplicationProperties, std::move(json_object));
+  }
+
+  const std::vector<FilterClause>& clauses() const { return clauses_; }
+  bool empty() const { return clauses_.empty(); }
+
+  // Compiles the set into *out (a selector matching everything when the set is empty). On failure
+  // returns InvalidArgument (what "bad selector" for SQL / JMS, "bad filter" for the property filters;
+  // where "<kind> filter N" with N counted from 1 within its kind, plus ", byte P" when there is a
+  // position; why the reason), leaves *out unchanged and, when `error` is not null, fills it.
+  Status Compile(selector::Selector* out, FilterError* error = nullptr,
+                 const selector::Limits& limits = {}) const;
+
+ private:
+  std::vector<FilterClause> clauses_;
+};
+
+}  // namespace sift::engine
+
+#endif  // SIFT_ENGINE_FILTER_SPEC_H_

@@ -1,0 +1,100 @@
+// The result of an engine operation that can fail (the LevelDB Status model, no exceptions).
+//
+// A Status is ok, or carries a code, a `where` (a file and record index, a stream and offset, a store
+// path, a selector flag and column) and a `why` (one sentence, lower case, no trailing period). The
+// three parts map one-to-one onto the `sift: <what>: <where>: <why>` error line of FORMATS.md, and the
+// code decides the exit code: input errors (kInvalidArgument, kMalformed) are 2, storage errors
+// (kNotFound, kCorruption, kIOError) are 3. An ok Status allocates nothing.
+#ifndef SIFT_ENGINE_STATUS_H_
+#define SIFT_ENGINE_STATUS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace sift::engine {
+
+class [[nodiscard]] Status {
+ public:
+  enum class Code : uint8_t {
+    kOk,
+    kInvalidArgument,  // a bad option, flag, selector or filter value: the caller's input
+    kMalformed,        // bytes that are not a well-formed AMQP message or record
+    kNotFound,         // a store or stream that does not exist
+    kCorruption,       // stored data that fails its checksum or cannot be decoded
+    kIOError,          // the file system or the store refused an operation
+  };
+
+  Status() = default;  // ok
+
+  static Status OK() { return Status(); }
+  static Status InvalidArgument(std::string_view what, std::string_view where, std::string_view why) {
+    return Status(Code::kInvalidArgument, what, where, why);
+  }
+  static Status Malformed(std::string_view what, std::string_view where, std::string_view why) {
+    return Status(Code::kMalformed, what, where, why);
+  }
+  static Status NotFound(std::string_view what, std::string_view where, std::string_view why) {
+    return Status(Code::kNotFound, what, where, why);
+  }
+  static Status Corruption(std::string_view what, std::string_view where, std::string_view why) {
+    return Status(Code::kCorruption, what, where, why);
+  }
+  static Status IOError(std::string_view what, std::string_view where, std::string_view why) {
+    return Status(Code::kIOError, what, where, why);
+  }
+
+  bool ok() const { return rep_ == nullptr; }
+  Code code() const { return rep_ ? rep_->code : Code::kOk; }
+  bool IsInvalidArgument() const { return code() == Code::kInvalidArgument; }
+  bool IsMalformed() const { return code() == Code::kMalformed; }
+  bool IsNotFound() const { return code() == Code::kNotFound; }
+  bool IsCorruption() const { return code() == Code::kCorruption; }
+  bool IsIOError() const { return code() == Code::kIOError; }
+  // Input errors are the caller's to fix; the others are the store's.
+  bool IsInputError() const { return IsInvalidArgument() || IsMalformed(); }
+
+  // What failed ("malformed record"), where ("orders.amqp: record 17, byte 1234") and why.
+  std::string_view what() const { return rep_ ? std::string_view(rep_->what) : std::string_view(); }
+  std::string_view where() const { return rep_ ? std::string_view(rep_->where) : std::string_view(); }
+  std::string_view why() const { return rep_ ? std::string_view(rep_->why) : std::string_view(); }
+
+  // "<what>: <where>: <why>" ("ok" when ok); empty parts are left out.
+  std::string ToString() const {
+    if (ok()) return "ok";
+    std::string out(rep_->what);
+    for (const std::string* part : {&rep_->where, &rep_->why}) {
+      if (part->empty()) continue;
+      if (!out.empty()) out += ": ";
+      out += *part;
+    }
+    return out;
+  }
+
+  // A copy whose `where` is prefixed with `context` ("orders.amqp" + "record 3" → "orders.amqp: record 3").
+  Status WithContext(std::string_view context) const {
+    if (ok() || context.empty()) return *this;
+    std::string where(context);
+    if (!rep_->where.empty()) {
+      where += ": ";
+      where += rep_->where;
+    }
+    return Status(rep_->code, rep_->what, where, rep_->why);
+  }
+
+ private:
+  struct Rep {
+    Code code;
+    std::string what, where, why;
+  };
+  Status(Code code, std::string_view what, std::string_view where, std::string_view why)
+      : rep_(std::make_shared<const Rep>(Rep{code, std::string(what), std::string(where), std::string(why)})) {}
+
+  std::shared_ptr<const Rep> rep_;  // null when ok; shared so copies are cheap and immutable
+};
+
+}  // namespace sift::engine
+
+#endif  // SIFT_ENGINE_STATUS_H_

@@ -1,0 +1,115 @@
+// StreamEngine: opening the store, stream management and validated appends (see stream_engine.h).
+// Consumers are created in consumer.cc.
+#include "engine/stream_engine.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/amqp/validate.h"
+#include "engine/stream_engine_impl.h"
+
+namespace sift::engine {
+namespace {
+
+std::span<const uint8_t> Bytes(std::string_view s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+}  // namespace
+
+Status StreamEngine::Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out) {
+  if (!options.create_if_missing) {
+    // "Missing" is checked here, before RocksDB is asked, so a read-only command never creates a store.
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return Status::NotFound("cannot open store", path, "no such directory");
+    if (!S_ISDIR(st.st_mode)) return Status::NotFound("cannot open store", path, "not a directory");
+    // An empty folder holds no store; answering here leaves it untouched (the store would write its
+    // lock and log files before finding out).
+    std::error_code ec;
+    if (std::filesystem::is_empty(path, ec) && !ec) {
+      return Status::NotFound("cannot open store", path, "not a sift store (empty directory)");
+    }
+  }
+  storage::StoreOptions store_options;
+  store_options.sync = options.sync;
+  store_options.create_if_missing = options.create_if_missing;
+  store_options.max_message_bytes = options.max_message_bytes;
+  store_options.max_chunk_messages = options.max_chunk_messages;
+  store_options.max_chunk_bytes = options.max_chunk_bytes;
+  store_options.block_cache_bytes = options.block_cache_bytes;
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  storage::Status s = storage::StreamStore::Open(path, store_options, &impl->store);
+  if (!s.ok()) {
+    // A folder that exists but holds no store, opened without create, is "missing" for the caller too.
+    if (!options.create_if_missing && s.IsInvalidArgument()) {
+      return Status::NotFound("cannot open store", path, "not a sift store (" + std::string(s.message()) + ")");
+    }
+    return FromStorage(s, "cannot open store", path);
+  }
+  out->reset(new StreamEngine(path, std::move(impl)));
+  return Status::OK();
+}
+
+StreamEngine::StreamEngine(std::string path, std::unique_ptr<Impl> impl) : path_(std::move(path)), impl_(std::move(impl)) {}
+
+StreamEngine::~StreamEngine() = default;
+
+Status StreamEngine::CreateStream(std::string_view name) {
+  storage::Status s = impl_->store->CreateStream(name);
+  if (s.IsAlreadyExists()) return Status::OK();
+  return FromStorage(s, "cannot create stream", name);
+}
+
+Status StreamEngine::DeleteStream(std::string_view name) {
+  return FromStorage(impl_->store->DeleteStream(name), "cannot delete stream", name);
+}
+
+Status StreamEngine::ListStreams(std::vector<std::string>* names) const {
+  return FromStorage(impl_->store->ListStreams(names), "cannot list streams", path_);
+}
+
+Status StreamEngine::GetStreamInfo(std::string_view name, StreamInfo* info) const {
+  storage::StreamInfo s;
+  storage::Status st = impl_->store->GetStreamInfo(name, &s);
+  if (st.IsNotFound()) return Status::NotFound("no such stream", name, "the store " + path_ + " has no stream of that name");
+  if (!st.ok()) return FromStorage(st, "cannot read stream", name);
+  info->name = s.name;
+  info->first_offset = s.first_offset;
+  info->next_offset = s.next_offset;
+  info->message_count = s.message_count;
+  info->chunk_count = s.chunk_count;
+  info->bytes = s.bytes;
+  info->first_timestamp_ms = s.first_timestamp_ms;
+  info->last_timestamp_ms = s.last_timestamp_ms;
+  return Status::OK();
+}
+
+Status StreamEngine::Append(std::string_view stream, std::string_view message, uint64_t* offset) {
+  return AppendBatch(stream, std::span<const std::string_view>(&message, 1), offset);
+}
+
+Status StreamEngine::AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
+                                 uint64_t* first_offset) {
+  if (impl_->options.validate) {
+    for (size_t i = 0; i < messages.size(); ++i) {
+      amqp::DecodeError error = amqp::Validate(Bytes(messages[i]));
+      if (!error.ok()) {
+        std::string where = messages.size() == 1 ? std::string() : "message " + std::to_string(i) + " of the batch, ";
+        where += "byte " + std::to_string(error.offset);
+        return Status::Malformed("malformed message", where, error.Reason());
+      }
+    }
+  }
+  storage::Status s = impl_->store->AppendBatch(stream, messages, first_offset);
+  if (s.IsNotFound()) return Status::NotFound("no such stream", stream, "the store " + path_ + " has no stream of that name");
+  return FromStorage(s, "cannot append", stream);
+}
+
+Status StreamEngine::Flush() { return FromStorage(impl_->store->Flush(), "cannot flush", path_); }
+
+}  // namespace sift::engine

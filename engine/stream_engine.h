@@ -1,0 +1,107 @@
+// StreamEngine: what a broker embeds — a store of named streams of AMQP 1.0 messages, appends, and
+// filtered consumers.
+//
+// It joins the layers: storage::StreamStore keeps the bytes (RocksDB, chunks, offsets, durability),
+// engine/amqp validates every appended message strictly (a malformed message is refused with the byte
+// and the reason, never stored), and Consumer filters on the encoded bytes. Nothing of RocksDB or re2
+// appears in this header.
+//
+// Durability: with EngineOptions::sync (the default) an append returns ok only once its messages are
+// fsync'd; "ok" means stored, with these offsets. A batch is stored atomically in consecutive offsets.
+//
+// Thread safety: every method may be called from any number of threads at once; appends run
+// concurrently with consumers (each consumer used by one thread at a time). Consumers must be
+// destroyed before the engine.
+#ifndef SIFT_ENGINE_STREAM_ENGINE_H_
+#define SIFT_ENGINE_STREAM_ENGINE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/consumer.h"
+#include "engine/status.h"
+
+namespace sift::engine {
+
+struct EngineOptions {
+  // Durability of appends: true fsyncs before an append returns; false leaves the last appends in
+  // the OS page cache (they survive a process crash, not a power loss) until Flush().
+  bool sync = true;
+  // Create the store folder when it does not exist. When false, opening a missing store is NotFound.
+  bool create_if_missing = true;
+  // Validate every appended message strictly (engine/amqp/validate.h) and refuse malformed ones.
+  bool validate = true;
+  // Largest accepted message, in bytes.
+  uint32_t max_message_bytes = 16u << 20;
+  // Chunk bounds of the store (messages, bytes): see storage/options.h.
+  uint32_t max_chunk_messages = 4096;
+  uint32_t max_chunk_bytes = 1u << 20;
+  // The store's block cache, in bytes.
+  size_t block_cache_bytes = 256u << 20;
+};
+
+// A snapshot of one stream.
+struct StreamInfo {
+  std::string name;
+  uint64_t first_offset = 0;        // oldest retained message (== next_offset when empty)
+  uint64_t next_offset = 0;         // what the next append gets
+  uint64_t message_count = 0;
+  uint64_t chunk_count = 0;
+  uint64_t bytes = 0;               // stored bytes, chunk headers included
+  int64_t first_timestamp_ms = 0;   // append time of the oldest message (0 when empty)
+  int64_t last_timestamp_ms = 0;    // append time of the newest message (0 when empty)
+};
+
+class StreamEngine {
+ public:
+  // Opens (or creates, per options) the store in folder `path`. Errors: NotFound (no store there and
+  // !create_if_missing), IOError (cannot create or read it, or another process holds it), Corruption.
+  static Status Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out);
+
+  ~StreamEngine();
+  StreamEngine(const StreamEngine&) = delete;
+  StreamEngine& operator=(const StreamEngine&) = delete;
+
+  // Creates a stream; ok if it already exists (idempotent, so producers can call it before appending).
+  // InvalidArgument for a bad name (1..255 bytes, no control characters).
+  Status CreateStream(std::string_view name);
+  // NotFound if there is no such stream.
+  Status DeleteStream(std::string_view name);
+  Status ListStreams(std::vector<std::string>* names) const;
+  Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
+
+  // Appends one message (validated first, see EngineOptions::validate); *offset gets its offset.
+  // Errors: NotFound (no such stream), Malformed (not a well-formed message: where names the byte),
+  // InvalidArgument (too large), IOError.
+  Status Append(std::string_view stream, std::string_view message, uint64_t* offset = nullptr);
+
+  // Appends messages atomically in consecutive offsets starting at *first_offset. One bad message
+  // refuses the whole batch (Malformed names its index in the batch and the byte).
+  Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
+                     uint64_t* first_offset = nullptr);
+
+  // Makes every acknowledged append durable (fsync), also with sync off.
+  Status Flush();
+
+  // Creates a consumer. Errors: InvalidArgument (the filter is not ok, zero credit), NotFound (no such
+  // stream), IOError.
+  Status NewConsumer(const ConsumerOptions& options, std::unique_ptr<Consumer>* out);
+
+  const std::string& path() const { return path_; }
+
+  struct Impl;
+
+ private:
+  StreamEngine(std::string path, std::unique_ptr<Impl> impl);
+  std::string path_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sift::engine
+
+#endif  // SIFT_ENGINE_STREAM_ENGINE_H_

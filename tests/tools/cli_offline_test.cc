@@ -1,0 +1,382 @@
+// End-to-end tests of the commands that need no store: gen, check, explain, filter, cat, and the
+// usage errors every command shares (exit codes and error lines of FORMATS.md).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/synthetic_orders.h"
+#include "tests/tools/cli_runner.h"
+
+namespace sift::testing {
+namespace {
+
+constexpr uint64_t kMessages = 2000;
+
+class CliOfflineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<ScratchDir>(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    CliResult gen = RunSift("gen --count " + std::to_string(kMessages) + " --seed 7 -o orders.amqp", dir_->path());
+    ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  }
+
+  // Offsets of the generated messages for which `predicate` holds, from the generator's own values.
+  template <typename Predicate>
+  std::vector<std::string> Expected(Predicate predicate) {
+    std::unique_ptr<engine::SyntheticOrders> orders;
+    engine::SyntheticOrdersOptions options;
+    options.seed = 7;
+    EXPECT_TRUE(engine::SyntheticOrders::Create(options, &orders).ok());
+    std::vector<std::string> offsets;
+    for (uint64_t i = 0; i < kMessages; ++i) {
+      if (predicate(orders->Describe(i))) offsets.push_back(std::to_string(i));
+    }
+    return offsets;
+  }
+
+  CliResult Sift(const std::string& args) { return RunSift(args, dir_->path()); }
+  std::string Path(const std::string& name) { return *dir_ / name; }
+
+  std::unique_ptr<ScratchDir> dir_;
+};
+
+// Splits a record file into its messages.
+std::vector<std::string> Records(const std::string& bytes) {
+  std::vector<std::string> records;
+  size_t p = 0;
+  while (p + 4 <= bytes.size()) {
+    uint32_t n = (uint32_t{static_cast<uint8_t>(bytes[p])} << 24) | (uint32_t{static_cast<uint8_t>(bytes[p + 1])} << 16) |
+                 (uint32_t{static_cast<uint8_t>(bytes[p + 2])} << 8) | uint32_t{static_cast<uint8_t>(bytes[p + 3])};
+    records.push_back(bytes.substr(p + 4, n));
+    p += 4 + n;
+  }
+  EXPECT_EQ(p, bytes.size());
+  return records;
+}
+
+// ---- gen ----
+
+TEST_F(CliOfflineTest, GenIsDeterministicPerSeed) {
+  ASSERT_EQ(Sift("gen -n 100 --seed 7 -o a.amqp").exit_code, 0);
+  ASSERT_EQ(Sift("gen -n 100 --seed 7 -o b.amqp").exit_code, 0);
+  ASSERT_EQ(Sift("gen -n 100 --seed 8 -o c.amqp").exit_code, 0);
+  EXPECT_EQ(ReadFile(Path("a.amqp")), ReadFile(Path("b.amqp")));
+  EXPECT_NE(ReadFile(Path("a.amqp")), ReadFile(Path("c.amqp")));
+  EXPECT_EQ(Records(ReadFile(Path("a.amqp"))).size(), 100u);
+  // The same prefix as the 2000-message file of the fixture, and --first generates a later slice.
+  EXPECT_EQ(ReadFile(Path("orders.amqp")).substr(0, ReadFile(Path("a.amqp")).size()), ReadFile(Path("a.amqp")));
+  ASSERT_EQ(Sift("gen -n 50 --first 50 --seed 7 -o d.amqp").exit_code, 0);
+  EXPECT_EQ(ReadFile(Path("a.amqp")).substr(ReadFile(Path("a.amqp")).size() - ReadFile(Path("d.amqp")).size()),
+            ReadFile(Path("d.amqp")));
+}
+
+TEST_F(CliOfflineTest, GenWritesStdoutAndProfiles) {
+  CliResult r = Sift("gen -n 10 --profile wide > wide.amqp && " + Quote(SiftBinary()) + " gen -n 10 --profile minimal > min.amqp");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> wide = Records(ReadFile(Path("wide.amqp")));
+  std::vector<std::string> minimal = Records(ReadFile(Path("min.amqp")));
+  ASSERT_EQ(wide.size(), 10u);
+  ASSERT_EQ(minimal.size(), 10u);
+  EXPECT_GT(wide[0].size(), 1000u);
+  EXPECT_LT(minimal[0].size(), 100u);
+  std::vector<std::string> orders = Records(ReadFile(Path("orders.amqp")));
+  EXPECT_GT(orders[0].size(), 350u);
+  EXPECT_LT(orders[0].size(), 550u);
+}
+
+TEST_F(CliOfflineTest, GenUnknownProfileIsUsageError) {
+  CliResult r = Sift("gen -n 1 --profile bogus -o x.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "sift: unknown profile: bogus: expected orders, wide or minimal\n");
+}
+
+// ---- usage errors ----
+
+TEST_F(CliOfflineTest, UnknownFlagIsExit2WithHouseErrorLine) {
+  CliResult r = Sift("filter --bogus orders.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  ASSERT_EQ(r.ErrLines().size(), 1u) << r.err;
+  EXPECT_TRUE(r.err.rfind("sift: usage: sift filter: ", 0) == 0) << r.err;
+  EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+}
+
+TEST_F(CliOfflineTest, UnknownCommandAndMissingCommandAreExit2) {
+  CliResult r = Sift("frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: usage: sift: ", 0) == 0) << r.err;
+  r = Sift("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: usage: sift: ", 0) == 0) << r.err;
+}
+
+TEST_F(CliOfflineTest, BadOptionValueIsExit2) {
+  CliResult r = Sift("filter -f yaml orders.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: usage: sift filter: ", 0) == 0) << r.err;
+  r = Sift("gen -n lots");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: usage: sift gen: ", 0) == 0) << r.err;
+}
+
+TEST_F(CliOfflineTest, HelpGoesToStdoutWithExit0) {
+  CliResult r = Sift("replay --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--on-corruption"), std::string::npos);
+  EXPECT_NE(r.out.find("--sql"), std::string::npos);
+}
+
+// ---- check and explain ----
+
+TEST_F(CliOfflineTest, CheckAcceptsValidFilters) {
+  CliResult r = Sift("check -e \"region = 'eu-west' AND amount > 500\" --jms \"JMSPriority > 4\" "
+                     "--properties '{\"subject\": \"&p:pa\"}' --application-properties '{\"vip\": true}'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(r.err.empty());
+}
+
+TEST_F(CliOfflineTest, CheckNeedsAFilter) {
+  CliResult r = Sift("check");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: usage: sift check: ", 0) == 0) << r.err;
+}
+
+TEST_F(CliOfflineTest, BadSelectorShowsCaretUnderTheColumn) {
+  // '#' starts no token; it is byte 23 of the expression, column 24.
+  const std::string expression = "region = 'eu-west' AND # amount > 5";
+  CliResult r = Sift("check -e " + Quote(expression));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  std::vector<std::string> lines = r.ErrLines();
+  ASSERT_EQ(lines.size(), 3u) << r.err;
+  EXPECT_TRUE(lines[0].rfind("sift: bad selector: --sql column 24: ", 0) == 0) << lines[0];
+  EXPECT_EQ(lines[1], "  " + expression);
+  EXPECT_EQ(lines[2], std::string(2 + 23, ' ') + "^");
+}
+
+TEST_F(CliOfflineTest, BadSelectorCaretCountsCodePoints) {
+  // "é" is two bytes but one column: '#' is byte 18, column 18.
+  const std::string expression = "color = 'bl\xC3\xA9' OR #";
+  CliResult r = Sift("check -e " + Quote(expression));
+  EXPECT_EQ(r.exit_code, 2);
+  std::vector<std::string> lines = r.ErrLines();
+  ASSERT_EQ(lines.size(), 3u) << r.err;
+  EXPECT_TRUE(lines[0].rfind("sift: bad selector: --sql column 18: ", 0) == 0) << lines[0];
+  EXPECT_EQ(lines[2], std::string(2 + 17, ' ') + "^");
+}
+
+TEST_F(CliOfflineTest, BadSelectorAtTheEndPointsPastTheText) {
+  const std::string expression = "amount >";
+  CliResult r = Sift("explain -e " + Quote(expression));
+  EXPECT_EQ(r.exit_code, 2);
+  std::vector<std::string> lines = r.ErrLines();
+  ASSERT_EQ(lines.size(), 3u) << r.err;
+  EXPECT_TRUE(lines[0].rfind("sift: bad selector: --sql column 9: ", 0) == 0) << lines[0];
+  EXPECT_EQ(lines[2], std::string(2 + 8, ' ') + "^");
+}
+
+TEST_F(CliOfflineTest, BadSelectorNamesWhichFlagOfSeveral) {
+  CliResult r = Sift("check -e 'amount > 1' -e 'amount >> 2'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: bad selector: --sql #2 column ", 0) == 0) << r.err;
+  r = Sift("check --jms 'JMSPriority >'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: bad selector: --jms column 14: ", 0) == 0) << r.err;
+}
+
+TEST_F(CliOfflineTest, BadPropertyFilterJsonIsExit2) {
+  CliResult r = Sift("check --properties '{\"subject\": }'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: bad filter: --properties column ", 0) == 0) << r.err;
+  r = Sift("check --application-properties '[1, 2]'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: bad filter: --application-properties: ", 0) == 0) << r.err;
+  r = Sift("check --application-properties '{\"tier\": {\"type\": \"ubyte\", \"value\": 300}}'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("out of range"), std::string::npos) << r.err;
+  r = Sift("check --application-properties '{\"region\": \"&x:eu\"}'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(r.err.rfind("sift: bad filter: --application-properties", 0) == 0) << r.err;
+}
+
+TEST_F(CliOfflineTest, ExplainPrintsThePlanOnStdout) {
+  CliResult r = Sift("explain -e \"region = 'eu-west' AND amount > 500\" --properties '{\"subject\": \"paid\"}'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("region"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("amount"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("subject"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty());
+}
+
+// ---- filter ----
+
+TEST_F(CliOfflineTest, FilterOffsetsMatchTheGeneratedValues) {
+  CliResult r = Sift("filter -e \"region = 'eu-west' AND amount > 500\" orders.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.OutLines(), Expected([](const engine::SyntheticOrder& o) { return o.region == "eu-west" && o.amount > 500; }));
+  EXPECT_TRUE(r.err.empty());
+}
+
+TEST_F(CliOfflineTest, FilterReadsStdin) {
+  CliResult r = RunSift("filter -e \"color = 'purple'\" -f count -", dir_->path(), Path("orders.amqp"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::to_string(Expected([](const engine::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
+  r = RunShell("cat orders.amqp | " + Quote(SiftBinary()) + " filter -e \"color = 'purple'\" -f count", dir_->path());
+  EXPECT_EQ(r.out, std::to_string(Expected([](const engine::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
+}
+
+TEST_F(CliOfflineTest, FilterWithoutFiltersMatchesEverything) {
+  CliResult r = Sift("filter -f count orders.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::to_string(kMessages) + "\n");
+}
+
+TEST_F(CliOfflineTest, FilterNothingMatchedIsExit1) {
+  CliResult r = Sift("filter -e \"region = 'mars'\" orders.amqp");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  r = Sift("filter -e \"region = 'mars'\" -f count orders.amqp");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "0\n");
+}
+
+TEST_F(CliOfflineTest, FiltersAreAnded) {
+  CliResult r = Sift("filter -e \"amount > 900\" --jms \"JMSType = 'paid'\" "
+                     "--application-properties '{\"region\": \"&p:eu-\"}' --properties '{\"to\": \"orders\"}' orders.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.OutLines(), Expected([](const engine::SyntheticOrder& o) {
+              return o.amount > 900 && o.subject == "paid" && o.region.substr(0, 3) == "eu-";
+            }));
+}
+
+TEST_F(CliOfflineTest, PropertyFilterModifiers) {
+  CliResult r = Sift("filter --application-properties '{\"region\": \"&s:-west\", \"vip\": true}' orders.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.OutLines(), Expected([](const engine::SyntheticOrder& o) {
+              return o.vip && (o.region == "eu-west" || o.region == "us-west");
+            }));
+  r = Sift("filter --application-properties '{\"tier\": {\"type\": \"ubyte\", \"value\": 2}}' -f count orders.amqp");
+  EXPECT_EQ(r.out, std::to_string(Expected([](const engine::SyntheticOrder& o) { return o.tier == 2; }).size()) + "\n");
+  r = Sift("filter --properties '{\"message_id\": \"order-00000042\"}' orders.amqp");
+  EXPECT_EQ(r.out, "42\n") << r.err;
+}
+
+TEST_F(CliOfflineTest, FilterCountLimitsMatches) {
+  CliResult r = Sift("filter -e \"vip\" -c 3 orders.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> all = Expected([](const engine::SyntheticOrder& o) { return o.vip; });
+  ASSERT_GE(all.size(), 3u);
+  EXPECT_EQ(r.OutLines(), std::vector<std::string>(all.begin(), all.begin() + 3));
+}
+
+TEST_F(CliOfflineTest, FilterJsonOutputIsTypedJsonWithOffsets) {
+  CliResult r = Sift("filter -e \"vip AND tier = 3\" -f json orders.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> expected = Expected([](const engine::SyntheticOrder& o) { return o.vip && o.tier == 3; });
+  std::vector<std::string> lines = r.OutLines();
+  ASSERT_EQ(lines.size(), expected.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    nlohmann::json j = nlohmann::json::parse(lines[i]);
+    EXPECT_EQ(std::to_string(j["offset"].get<uint64_t>()), expected[i]);
+    EXPECT_EQ(j["application_properties"]["vip"], true);
+    EXPECT_EQ(j["application_properties"]["tier"]["type"], "ubyte");
+    EXPECT_EQ(j["application_properties"]["tier"]["value"], 3);
+    EXPECT_EQ(j["properties"]["message_id"], "order-" + std::string(8 - expected[i].size(), '0') + expected[i]);
+  }
+}
+
+TEST_F(CliOfflineTest, FilterAmqpOutputIsARecordFileOfTheMatches) {
+  CliResult r = Sift("filter -e \"color = 'red' AND price < 100\" -f amqp orders.amqp > red.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> all = Records(ReadFile(Path("orders.amqp")));
+  std::vector<std::string> matched = Records(ReadFile(Path("red.amqp")));
+  std::vector<std::string> expected_offsets =
+      Expected([](const engine::SyntheticOrder& o) { return o.color == "red" && o.price < 100; });
+  ASSERT_EQ(matched.size(), expected_offsets.size());
+  for (size_t i = 0; i < matched.size(); ++i) EXPECT_EQ(matched[i], all[std::stoul(expected_offsets[i])]);
+  // The output is itself a valid input: filtering it again keeps every record.
+  r = Sift("filter -f count red.amqp");
+  EXPECT_EQ(r.out, std::to_string(matched.size()) + "\n");
+}
+
+TEST_F(CliOfflineTest, FilterJsonLinesInput) {
+  ASSERT_EQ(Sift("cat orders.amqp > orders.jsonl").exit_code, 0);
+  CliResult r = Sift("filter --format json -e \"region = 'us-east' AND NOT vip\" orders.jsonl");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.OutLines(), Expected([](const engine::SyntheticOrder& o) { return o.region == "us-east" && !o.vip; }));
+}
+
+TEST_F(CliOfflineTest, FilterStatsLineOnStderr) {
+  CliResult r = Sift("filter -e \"amount = 1\" -f count --stats orders.amqp");
+  EXPECT_LE(r.exit_code, 1) << r.err;
+  std::regex line(R"(sift: stats: scanned 2000, matched \d+, \d+ msgs/s, [0-9.]+ MB/s, elapsed [0-9.]+ s\n)");
+  EXPECT_TRUE(std::regex_match(r.err, line)) << r.err;
+}
+
+TEST_F(CliOfflineTest, MalformedRecordNamesRecordAndByte) {
+  // Record 0 valid, record 1 a described list header claiming more bytes than it has.
+  std::vector<std::string> records = Records(ReadFile(Path("orders.amqp")));
+  std::string bytes = ReadFile(Path("orders.amqp")).substr(0, 4 + records[0].size());
+  const std::string bad("\x00\x53\x70\xc0\x20\x01\x41", 7);  // header list8: size 0x20 but 2 bytes left
+  bytes += std::string("\x00\x00\x00\x07", 4) + bad;
+  WriteFile(Path("bad.amqp"), bytes);
+  CliResult r = Sift("filter bad.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "0\n");  // the good record before it was written out
+  ASSERT_EQ(r.ErrLines().size(), 1u) << r.err;
+  const size_t record_start = 4 + records[0].size();
+  EXPECT_TRUE(r.err.rfind("sift: malformed record: bad.amqp: record 1 at byte ", 0) == 0) << r.err;
+  // The byte is inside record 1 (after its 4-byte length).
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(record 1 at byte (\d+))")));
+  const size_t byte = std::stoul(m[1]);
+  EXPECT_GE(byte, record_start + 4);
+  EXPECT_LT(byte, record_start + 4 + bad.size());
+}
+
+TEST_F(CliOfflineTest, TruncatedRecordNamesRecordAndByte) {
+  std::string bytes = ReadFile(Path("orders.amqp"));
+  std::vector<std::string> records = Records(bytes);
+  const size_t third = 4 + records[0].size() + 4 + records[1].size();
+  WriteFile(Path("cut.amqp"), bytes.substr(0, third + 10));
+  CliResult r = Sift("filter -f count cut.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: malformed record: cut.amqp: record 2 at byte " + std::to_string(third) + ": ", 0) == 0)
+      << r.err;
+}
+
+TEST_F(CliOfflineTest, MissingInputFileIsExit2) {
+  CliResult r = Sift("filter no-such-file.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: cannot read input: no-such-file.amqp: ", 0) == 0) << r.err;
+}
+
+TEST_F(CliOfflineTest, MalformedJsonLineNamesTheLine) {
+  WriteFile(Path("bad.jsonl"), "{\"application_properties\": {\"a\": 1}}\n{\"bogus\": 1}\n");
+  CliResult r = Sift("filter --format json bad.jsonl");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: malformed JSON message: bad.jsonl: line 2: ", 0) == 0) << r.err;
+  EXPECT_NE(r.err.find("bogus"), std::string::npos);
+}
+
+// ---- cat ----
+
+TEST_F(CliOfflineTest, CatRoundTripsRecordsThroughJson) {
+  ASSERT_EQ(Sift("cat orders.amqp > orders.jsonl").exit_code, 0);
+  std::vector<std::string> lines = CliResult::Lines(ReadFile(Path("orders.jsonl")));
+  ASSERT_EQ(lines.size(), kMessages);
+  EXPECT_EQ(nlohmann::json::parse(lines[5])["offset"], 5);
+  CliResult r = Sift("cat --format json -f amqp orders.jsonl > back.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Proton-encoded messages survive typed JSON byte for byte (engine/amqp/typed_json.h).
+  EXPECT_EQ(ReadFile(Path("back.amqp")), ReadFile(Path("orders.amqp")));
+}
+
+}  // namespace
+}  // namespace sift::testing

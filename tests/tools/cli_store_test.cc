@@ -1,0 +1,292 @@
+// End-to-end tests of the store-backed commands: append, replay, stats, streams — positions, ends,
+// follow mode, output formats, and the storage errors (missing store, missing stream, corrupt chunk
+// with --on-corruption stop and skip).
+#include <gtest/gtest.h>
+
+#include <rocksdb/db.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/synthetic_orders.h"
+#include "storage/key_layout.h"
+#include "tests/tools/cli_runner.h"
+
+namespace sift::testing {
+namespace {
+
+constexpr uint64_t kMessages = 3000;
+
+std::vector<std::string> Range(uint64_t from, uint64_t to) {
+  std::vector<std::string> out;
+  for (uint64_t i = from; i < to; ++i) out.push_back(std::to_string(i));
+  return out;
+}
+
+class CliStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<ScratchDir>(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    CliResult gen = Sift("gen --count " + std::to_string(kMessages) + " --seed 3 -o orders.amqp");
+    ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  }
+
+  CliResult Sift(const std::string& args) { return RunSift(args, dir_->path()); }
+  std::string Path(const std::string& name) { return *dir_ / name; }
+
+  void Append() {
+    CliResult r = Sift("append --store store --stream orders --no-sync orders.amqp");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(r.out, "0.." + std::to_string(kMessages - 1) + "\n");
+  }
+
+  template <typename Predicate>
+  std::vector<std::string> Expected(Predicate predicate, uint64_t from = 0, uint64_t to = kMessages) {
+    std::unique_ptr<engine::SyntheticOrders> orders;
+    engine::SyntheticOrdersOptions options;
+    options.seed = 3;
+    EXPECT_TRUE(engine::SyntheticOrders::Create(options, &orders).ok());
+    std::vector<std::string> offsets;
+    for (uint64_t i = from; i < to; ++i) {
+      if (predicate(orders->Describe(i))) offsets.push_back(std::to_string(i));
+    }
+    return offsets;
+  }
+
+  // Flips one byte in the middle of the records of the chunk number `chunk` (0-based) of the store's
+  // only stream, behind the store's back (the store is closed): the chunk's checksum no longer holds.
+  // Returns the number of chunks.
+  size_t CorruptChunk(size_t chunk) {
+    rocksdb::DB* raw = nullptr;
+    rocksdb::Options options;
+    rocksdb::Status s = rocksdb::DB::Open(options, Path("store"), &raw);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<rocksdb::DB> db(raw);
+    std::vector<std::pair<std::string, std::string>> chunks;
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+    for (it->Seek(std::string(1, storage::keys::kChunkPrefix));
+         it->Valid() && it->key().size() > 0 && it->key()[0] == storage::keys::kChunkPrefix; it->Next()) {
+      chunks.emplace_back(it->key().ToString(), it->value().ToString());
+    }
+    it.reset();
+    EXPECT_GT(chunks.size(), chunk);
+    if (chunks.size() <= chunk) return chunks.size();
+    std::string value = chunks[chunk].second;
+    value[value.size() / 2] ^= 0x5a;
+    s = db->Put(rocksdb::WriteOptions(), chunks[chunk].first, value);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_TRUE(db->Close().ok());
+    return chunks.size();
+  }
+
+  std::unique_ptr<ScratchDir> dir_;
+};
+
+TEST_F(CliStoreTest, AppendPrintsTheOffsetRangeAndCreatesStoreAndStream) {
+  Append();
+  EXPECT_TRUE(std::filesystem::is_directory(Path("store")));
+  CliResult r = Sift("append --store store --stream orders --no-sync orders.amqp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::to_string(kMessages) + ".." + std::to_string(2 * kMessages - 1) + "\n");
+  r = Sift("streams --store store");
+  EXPECT_EQ(r.out, "orders\n");
+  r = Sift("stats --store store --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["stream"], "orders");
+  EXPECT_EQ(j["messages"], 2 * kMessages);
+  EXPECT_EQ(j["first_offset"], 0);
+  EXPECT_EQ(j["next_offset"], 2 * kMessages);
+  EXPECT_GE(j["chunks"].get<uint64_t>(), 2u);
+  EXPECT_GT(j["bytes"].get<uint64_t>(), ReadFile(Path("orders.amqp")).size());
+}
+
+TEST_F(CliStoreTest, AppendFromStdinAndJsonLines) {
+  CliResult r = RunSift("append --store store --stream s --no-sync -", dir_->path(), Path("orders.amqp"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(Sift("cat orders.amqp > orders.jsonl").exit_code, 0);
+  r = Sift("append --store store --stream s --format json --no-sync orders.jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::to_string(kMessages) + ".." + std::to_string(2 * kMessages - 1) + "\n");
+  // Both copies hold the same messages.
+  r = Sift("replay --store store --stream s -o " + std::to_string(kMessages) + " -f amqp > second.amqp");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(Path("second.amqp")), ReadFile(Path("orders.amqp")));
+}
+
+TEST_F(CliStoreTest, DefaultStoreIsSiftDataOrSiftStore) {
+  CliResult r = Sift("append --stream orders --no-sync orders.amqp");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_directory(Path("sift-data")));
+  r = Sift("replay --stream orders -f count");
+  EXPECT_EQ(r.out, std::to_string(kMessages) + "\n");
+  r = RunShell("SIFT_STORE=elsewhere " + Quote(SiftBinary()) + " append --stream x --no-sync orders.amqp", dir_->path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_directory(Path("elsewhere")));
+  r = RunShell("SIFT_STORE=elsewhere " + Quote(SiftBinary()) + " streams", dir_->path());
+  EXPECT_EQ(r.out, "x\n");
+}
+
+TEST_F(CliStoreTest, AppendStopsAtAMalformedRecordKeepingThoseBefore) {
+  std::string bytes = ReadFile(Path("orders.amqp")).substr(0, 0);
+  RunSift("gen -n 5 --seed 3 -o five.amqp", dir_->path());
+  bytes = ReadFile(Path("five.amqp")) + std::string("\x00\x00\x00\x03\x00\x53\x99", 7);
+  WriteFile(Path("bad.amqp"), bytes);
+  CliResult r = Sift("append --store store --stream s --no-sync bad.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: malformed record: bad.amqp: record 5 at byte ", 0) == 0) << r.err;
+  r = Sift("stats --store store --stream s --json");
+  EXPECT_EQ(nlohmann::json::parse(r.out)["messages"], 0) << r.out;
+}
+
+TEST_F(CliStoreTest, ReplayAgreesWithFilter) {
+  Append();
+  const std::string selector = "-e \"region = 'eu-west' AND amount > 500\" --jms \"JMSPriority >= 4\"";
+  CliResult replay = Sift("replay --store store --stream orders " + selector);
+  CliResult filter = Sift("filter " + selector + " orders.amqp");
+  EXPECT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_EQ(replay.out, filter.out);
+  EXPECT_EQ(replay.OutLines(), Expected([](const engine::SyntheticOrder& o) {
+              return o.region == "eu-west" && o.amount > 500 && o.priority >= 4;
+            }));
+}
+
+TEST_F(CliStoreTest, ReplayStartPositions) {
+  Append();
+  EXPECT_EQ(Sift("replay --store store --stream orders -o 2990").OutLines(), Range(2990, kMessages));
+  EXPECT_EQ(Sift("replay --store store --stream orders -o beginning -c 3").OutLines(), Range(0, 3));
+  EXPECT_EQ(Sift("replay --store store --stream orders -o -4").OutLines(), Range(kMessages - 4, kMessages));
+  EXPECT_EQ(Sift("replay --store store --stream orders --offset=-2").OutLines(), Range(kMessages - 2, kMessages));
+  EXPECT_EQ(Sift("replay --store store --stream orders -o last").OutLines(), Range(kMessages - 1, kMessages));
+  EXPECT_EQ(Sift("replay --store store --stream orders -o s@0 -c 2").OutLines(), Range(0, 2));
+  CliResult end = Sift("replay --store store --stream orders -o end");
+  EXPECT_EQ(end.exit_code, 1);
+  EXPECT_TRUE(end.out.empty());
+  CliResult future = Sift("replay --store store --stream orders -o s@99999999999999");
+  EXPECT_EQ(future.exit_code, 1);
+  CliResult bad = Sift("replay --store store --stream orders -o yesterday");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(bad.err.rfind("sift: usage: sift replay: --offset yesterday: ", 0) == 0) << bad.err;
+}
+
+TEST_F(CliStoreTest, ReplayEndsAndCounts) {
+  Append();
+  EXPECT_EQ(Sift("replay --store store --stream orders -o 10 --until 15").OutLines(), Range(10, 15));
+  EXPECT_EQ(Sift("replay --store store --stream orders -o 10 --until 15 -f count").out, "5\n");
+  EXPECT_EQ(Sift("replay --store store --stream orders --until e@0").exit_code, 1);
+  EXPECT_EQ(Sift("replay --store store --stream orders --until e@99999999999999 -f count").out,
+            std::to_string(kMessages) + "\n");
+  const std::vector<std::string> vip = Expected([](const engine::SyntheticOrder& o) { return o.vip; });
+  ASSERT_GE(vip.size(), 4u);
+  EXPECT_EQ(Sift("replay --store store --stream orders -e vip -c 4").OutLines(),
+            std::vector<std::string>(vip.begin(), vip.begin() + 4));
+  CliResult bad = Sift("replay --store store --stream orders --until soon");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(bad.err.rfind("sift: usage: sift replay: --until soon: ", 0) == 0) << bad.err;
+}
+
+TEST_F(CliStoreTest, ReplayOutputFormats) {
+  Append();
+  CliResult json = Sift("replay --store store --stream orders -o 100 --until 103 -f json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::vector<std::string> lines = json.OutLines();
+  ASSERT_EQ(lines.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    nlohmann::json j = nlohmann::json::parse(lines[i]);
+    EXPECT_EQ(j["offset"], 100 + i);
+    EXPECT_EQ(j["properties"]["message_id"], "order-00000" + std::to_string(100 + i));
+  }
+  CliResult amqp = Sift("replay --store store --stream orders -f amqp > all.amqp");
+  ASSERT_EQ(amqp.exit_code, 0) << amqp.err;
+  EXPECT_EQ(ReadFile(Path("all.amqp")), ReadFile(Path("orders.amqp")));
+}
+
+TEST_F(CliStoreTest, ReplayStatsLine) {
+  Append();
+  CliResult r = Sift("replay --store store --stream orders -e \"amount > 990\" -f count --stats");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::regex line(R"(sift: stats: scanned 3000, matched \d+, \d+ msgs/s, [0-9.]+ MB/s, elapsed [0-9.]+ s, chunks \d+\n)");
+  EXPECT_TRUE(std::regex_match(r.err, line)) << r.err;
+}
+
+TEST_F(CliStoreTest, ReplayFollowEndsAtItsBound) {
+  // A store is held by one process at a time, so a following replay tails appends made in its own
+  // process (tests/engine/consumer_follow_test.cc); here --follow must still stop at --until and -c.
+  Append();
+  CliResult r = RunShell("timeout 20 " + Quote(SiftBinary()) + " replay --store store --stream orders --follow -o 2995 --until 2998",
+                         dir_->path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.OutLines(), Range(2995, 2998));
+  r = RunShell("timeout 20 " + Quote(SiftBinary()) + " replay --store store --stream orders --follow -o 10 -c 2", dir_->path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.OutLines(), Range(10, 12));
+}
+
+TEST_F(CliStoreTest, MissingStoreIsExit3AndIsNotCreated) {
+  for (const char* command : {"replay --stream orders", "stats", "streams"}) {
+    CliResult r = Sift(std::string(command) + " --store no-store");
+    EXPECT_EQ(r.exit_code, 3) << command;
+    EXPECT_EQ(r.err, "sift: cannot open store: no-store: no such directory\n") << command;
+    EXPECT_FALSE(std::filesystem::exists(Path("no-store")));
+  }
+  // A folder that exists but is not a store is missing too, and stays as it was.
+  std::filesystem::create_directory(Path("empty"));
+  CliResult r = Sift("replay --store empty --stream orders");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "sift: cannot open store: empty: not a sift store (empty directory)\n");
+  EXPECT_TRUE(std::filesystem::is_empty(Path("empty")));
+}
+
+TEST_F(CliStoreTest, MissingStreamIsExit3) {
+  Append();
+  CliResult r = Sift("replay --store store --stream nope");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(r.err.rfind("sift: no such stream: nope: ", 0) == 0) << r.err;
+  r = Sift("stats --store store --stream nope");
+  EXPECT_EQ(r.exit_code, 3);
+}
+
+TEST_F(CliStoreTest, BadSelectorInReplayIsExit2) {
+  Append();
+  CliResult r = Sift("replay --store store --stream orders -e \"amount >< 3\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: bad selector: --sql column ", 0) == 0) << r.err;
+  EXPECT_EQ(r.ErrLines().size(), 3u) << r.err;
+}
+
+TEST_F(CliStoreTest, CorruptChunkStopsWithExit3) {
+  Append();
+  const size_t chunks = CorruptChunk(0);
+  ASSERT_GE(chunks, 2u);
+  CliResult r = Sift("replay --store store --stream orders -f count");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "0\n");
+  ASSERT_EQ(r.ErrLines().size(), 1u) << r.err;
+  EXPECT_TRUE(r.err.rfind("sift: corrupt chunk: orders: ", 0) == 0) << r.err;
+  // Explicit stop is the same.
+  EXPECT_EQ(Sift("replay --store store --stream orders --on-corruption stop").exit_code, 3);
+}
+
+TEST_F(CliStoreTest, CorruptChunkIsSkippedWithSkip) {
+  Append();
+  const size_t chunks = CorruptChunk(0);
+  ASSERT_GE(chunks, 2u);
+  CliResult all = Sift("replay --store store --stream orders --on-corruption skip --stats");
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  std::vector<std::string> offsets = all.OutLines();
+  // Chunk 0 is missing, the rest is delivered: a dense run of offsets that ends at the last one.
+  ASSERT_FALSE(offsets.empty());
+  const uint64_t first = std::stoull(offsets.front());
+  EXPECT_GT(first, 0u);
+  EXPECT_EQ(offsets, Range(first, kMessages));
+  EXPECT_NE(all.err.find("corrupt chunks skipped 1"), std::string::npos) << all.err;
+  EXPECT_NE(all.err.find("sift: warning: orders: skipped 1 corrupt chunk(s)"), std::string::npos) << all.err;
+}
+
+}  // namespace
+}  // namespace sift::testing

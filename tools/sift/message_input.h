@@ -1,0 +1,61 @@
+// Messages in: a record file (FORMATS.md) or typed JSON lines, from a file or stdin ("-").
+//
+// Every message handed out is well formed: records are checked with amqp::Validate (strict), JSON
+// lines are encoded by the typed JSON codec. A bad input stops the read with a Malformed status that
+// names the file, the record index (or line) and the byte, which the commands turn into exit code 2.
+// Views returned by Next() live until the next call (JSON) or as long as the input (records).
+#ifndef SIFT_TOOLS_SIFT_MESSAGE_INPUT_H_
+#define SIFT_TOOLS_SIFT_MESSAGE_INPUT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/amqp/record_file.h"
+#include "engine/status.h"
+
+namespace sift::tools {
+
+enum class InputFormat : uint8_t { kAmqp, kJson };
+
+class MessageInput {
+ public:
+  // `path`: a file, or "-" / empty for stdin. `validate`: check each record strictly (amqp input).
+  static engine::Status Open(const std::string& path, InputFormat format, bool validate,
+                             std::unique_ptr<MessageInput>* out);
+  ~MessageInput();
+
+  // The next message: true with *message set; false at the end (status() ok) or on a bad input
+  // (status() is the error). *index is the record index / 0-based line number of JSON messages.
+  bool Next(std::span<const uint8_t>* message, uint64_t* index);
+  const engine::Status& status() const { return status_; }
+
+  // Fraction of the input consumed, 0..1, or -1 when unknown (a pipe).
+  double progress() const;
+  const std::string& name() const { return name_; }
+
+ private:
+  MessageInput() = default;
+  InputFormat format_ = InputFormat::kAmqp;
+  bool validate_ = true;
+  std::string name_;
+  engine::Status status_;
+  // kAmqp
+  amqp::RecordFileReader records_;
+  uint64_t file_size_ = 0;
+  // kJson
+  std::FILE* file_ = nullptr;
+  bool owns_file_ = false;
+  std::string line_;
+  std::vector<uint8_t> encoded_;
+  uint64_t line_number_ = 0;  // lines read so far
+  uint64_t messages_ = 0;     // messages produced (blank lines are skipped)
+  uint64_t bytes_read_ = 0;
+};
+
+}  // namespace sift::tools
+
+#endif  // SIFT_TOOLS_SIFT_MESSAGE_INPUT_H_

@@ -1,0 +1,71 @@
+// Where a command's data goes: a buffered byte sink over stdout or a file, and the match writers of
+// the `-f offsets|json|count|amqp` output formats.
+//
+// Only data is written here (stdout by default); messages for people go to stderr. Writes are buffered
+// (1 MiB) and every write error is reported once, as a Status naming the destination.
+#ifndef SIFT_TOOLS_SIFT_OUTPUT_H_
+#define SIFT_TOOLS_SIFT_OUTPUT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/status.h"
+
+namespace sift::tools {
+
+// A buffered writer over a FILE* (stdout, or a file it opened and closes).
+class ByteSink {
+ public:
+  // "-" or empty: stdout. Otherwise the file is created or truncated.
+  static engine::Status Open(const std::string& path, std::unique_ptr<ByteSink>* out);
+  ~ByteSink();
+
+  void Write(std::string_view bytes);
+  // A record of FORMATS.md: 4-byte big-endian length, then the message.
+  void WriteRecord(std::string_view message);
+  // Flushes buffered bytes; the first write error since opening, if any, naming the destination.
+  engine::Status Flush();
+
+  bool is_terminal() const;
+  const std::string& name() const { return name_; }
+
+ private:
+  ByteSink(std::FILE* file, bool owned, std::string name);
+  std::FILE* file_;
+  bool owned_;
+  std::string name_;
+  std::string buffer_;
+  int error_ = 0;  // errno of the first failed write
+};
+
+enum class OutputFormat : uint8_t { kOffsets, kJson, kCount, kAmqp };
+
+// Parses "offsets", "json", "count" or "amqp".
+bool ParseOutputFormat(std::string_view text, OutputFormat* out);
+
+// Writes matched messages in one output format. Not thread-safe.
+class MatchWriter {
+ public:
+  MatchWriter(OutputFormat format, ByteSink* sink) : format_(format), sink_(sink) {}
+
+  // One match: its offset (record index or stream offset) and encoded bytes. For kJson the message is
+  // fully decoded into typed JSON; a message that cannot be decoded is an error naming the offset.
+  engine::Status Add(uint64_t offset, std::string_view message);
+  // Writes what the format prints at the end (the count) and flushes.
+  engine::Status Finish();
+
+  uint64_t matched() const { return matched_; }
+
+ private:
+  OutputFormat format_;
+  ByteSink* sink_;
+  uint64_t matched_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace sift::tools
+
+#endif  // SIFT_TOOLS_SIFT_OUTPUT_H_

@@ -1,0 +1,194 @@
+// `sift replay [--store DIR] --stream NAME [FILTER...] [-o beginning|end|last|N|-N|s@MS] [--until N|e@MS]
+//  [-c COUNT] [--follow] [-f offsets|json|count|amqp] [--on-corruption stop|skip] [--stats]`:
+// a filtered read of a stored stream through engine::Consumer. Positions: -o beginning (default) the
+// oldest message, end only messages appended from now on, last the newest message, N the offset N,
+// -N the last N messages, s@MS the first message appended at or after MS (ms since the epoch).
+// --until N stops before offset N, --until e@MS before the first message appended after MS: the
+// range is [start, end). Without --follow the replay ends at the end of the stream as it was when it
+// started; with --follow it waits for appends (until --until or -c is reached, or it is killed).
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "engine/consumer.h"
+#include "engine/stream_engine.h"
+#include "tools/sift/command.h"
+#include "tools/sift/filter_flags.h"
+#include "tools/sift/output.h"
+#include "tools/sift/run_report.h"
+#include "tools/sift/store_flags.h"
+
+namespace sift::tools {
+namespace {
+
+struct ReplayOptions {
+  std::string store;
+  std::string stream;
+  FilterFlags filters;
+  std::string offset = "beginning";
+  std::string until;
+  uint64_t count = 0;
+  bool follow = false;
+  std::string output_format = "offsets";
+  std::string on_corruption = "stop";
+  bool stats = false;
+};
+
+bool ParseUnsigned(std::string_view text, uint64_t* out) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+bool ParseSigned(std::string_view text, int64_t* out) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+bool ParseStart(const std::string& text, engine::StartPosition* out) {
+  uint64_t n = 0;
+  int64_t ms = 0;
+  if (text == "beginning" || text == "first") {
+    *out = engine::StartPosition::First();
+  } else if (text == "end" || text == "next") {
+    *out = engine::StartPosition::Next();
+  } else if (text == "last") {
+    *out = engine::StartPosition::Last();
+  } else if (text.rfind("s@", 0) == 0 && ParseSigned(std::string_view(text).substr(2), &ms)) {
+    *out = engine::StartPosition::Timestamp(ms);
+  } else if (text.size() > 1 && text[0] == '-' && ParseUnsigned(std::string_view(text).substr(1), &n)) {
+    *out = engine::StartPosition::FromEnd(n);
+  } else if (ParseUnsigned(text, &n)) {
+    *out = engine::StartPosition::Offset(n);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool ParseEnd(const std::string& text, engine::EndPosition* out) {
+  uint64_t n = 0;
+  int64_t ms = 0;
+  if (text.empty()) {
+    *out = engine::EndPosition::None();
+  } else if (text.rfind("e@", 0) == 0 && ParseSigned(std::string_view(text).substr(2), &ms)) {
+    *out = engine::EndPosition::Timestamp(ms);
+  } else if (ParseUnsigned(text, &n)) {
+    *out = engine::EndPosition::Offset(n);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+int RunReplay(const ReplayOptions& options) {
+  engine::ConsumerOptions consumer_options;
+  consumer_options.stream = options.stream;
+  if (!ParseStart(options.offset, &consumer_options.start)) {
+    PrintError("usage", "sift replay: --offset " + options.offset,
+               "expected beginning, end, last, N, -N or s@MS (see 'sift replay --help')");
+    return kExitUsage;
+  }
+  if (!ParseEnd(options.until, &consumer_options.end)) {
+    PrintError("usage", "sift replay: --until " + options.until, "expected N or e@MS (see 'sift replay --help')");
+    return kExitUsage;
+  }
+  if (!CompileFilterFlags(options.filters, &consumer_options.filter)) return kExitUsage;
+  OutputFormat format;
+  ParseOutputFormat(options.output_format, &format);
+  consumer_options.follow = options.follow;
+  consumer_options.on_corruption =
+      options.on_corruption == "skip" ? engine::CorruptionPolicy::kSkip : engine::CorruptionPolicy::kStop;
+  consumer_options.credit = 1024;
+  if (options.count != 0 && options.count < consumer_options.credit) {
+    consumer_options.credit = static_cast<uint32_t>(options.count);
+  }
+
+  std::unique_ptr<ByteSink> sink;
+  engine::Status status = ByteSink::Open("-", &sink);
+  if (!status.ok()) return ReportError(status);
+  if (format == OutputFormat::kAmqp && sink->is_terminal()) {
+    PrintError("usage", "sift replay", "refusing to write binary records to a terminal; redirect stdout");
+    return kExitUsage;
+  }
+  std::unique_ptr<engine::StreamEngine> engine;
+  status = OpenStore(options.store, /*create=*/false, &engine);
+  if (!status.ok()) return ReportError(status);
+  engine::StreamInfo info;
+  status = engine->GetStreamInfo(options.stream, &info);
+  if (!status.ok()) return ReportError(status);
+  std::unique_ptr<engine::Consumer> consumer;
+  status = engine->NewConsumer(consumer_options, &consumer);
+  if (!status.ok()) return ReportError(status);
+
+  MatchWriter writer(format, sink.get());
+  RunReport report(options.stats);
+  engine::DeliveryBatch batch;
+  const uint64_t range_start = consumer->position();
+  const uint64_t range_end = consumer_options.end.kind == engine::EndPosition::Kind::kOffset
+                                 ? std::min(consumer_options.end.offset, info.next_offset)
+                                 : info.next_offset;
+  bool limit_reached = false;
+  while (!consumer->done() && !limit_reached) {
+    status = consumer->Poll(&batch, std::chrono::milliseconds(options.follow ? 200 : 0));
+    for (const engine::Delivery& delivery : batch) {
+      engine::Status s = writer.Add(delivery.offset(), delivery.bytes());
+      if (!s.ok()) {
+        status = s;
+        break;
+      }
+      if (options.count != 0 && writer.matched() >= options.count) {
+        limit_reached = true;
+        break;
+      }
+    }
+    if (!status.ok()) break;
+    if (options.follow && !batch.empty()) (void)sink->Flush();  // a tail shows matches as they come
+    const uint64_t position = consumer->position();
+    const double fraction = range_end > range_start && !options.follow
+                                ? static_cast<double>(position - std::min(position, range_start)) / (range_end - range_start)
+                                : -1;
+    report.Progress(position, fraction, consumer->stats().scanned);
+  }
+  engine::Status flushed = writer.Finish();
+  const engine::ConsumerStats& stats = consumer->stats();
+  std::string extra = ", chunks " + std::to_string(stats.chunks);
+  if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
+  report.Finish(stats.scanned, writer.matched(), stats.bytes, extra);
+  if (!status.ok()) return ReportError(status);
+  if (!flushed.ok()) return ReportError(flushed);
+  if (stats.chunks_skipped > 0) {
+    engine::Status last = consumer->last_skipped();
+    PrintError("warning", options.stream,
+               "skipped " + std::to_string(stats.chunks_skipped) + " corrupt chunk(s); last: " + std::string(last.why()));
+  }
+  return MatchExitCode(writer.matched());
+}
+
+}  // namespace
+
+Command AddReplayCommand(CLI::App& app) {
+  auto options = std::make_shared<ReplayOptions>();
+  CLI::App* sub = app.add_subcommand("replay", "Replay a stored stream through filters");
+  AddStoreFlag(sub, &options->store);
+  sub->add_option("--stream", options->stream, "Stream name")->required();
+  AddFilterFlags(sub, &options->filters);
+  sub->add_option("-o,--offset", options->offset,
+                  "Start: beginning, end (new messages only), last, N (offset), -N (last N), s@MS (timestamp)")
+      ->capture_default_str()->allow_extra_args(false);
+  sub->add_option("--until", options->until, "End (exclusive): N (offset) or e@MS (append timestamp)");
+  sub->add_option("-c,--count", options->count, "Stop after this many matches (0: no limit)");
+  sub->add_flag("--follow", options->follow, "At the end of the stream, wait for new messages");
+  sub->add_option("-f,--output-format", options->output_format, "Output: offsets, json, count or amqp")
+      ->check(CLI::IsMember({"offsets", "json", "count", "amqp"}))->capture_default_str();
+  sub->add_option("--on-corruption", options->on_corruption, "A corrupt chunk: stop (exit 3) or skip it")
+      ->check(CLI::IsMember({"stop", "skip"}))->capture_default_str();
+  sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
+  return {sub, [options] { return RunReplay(*options); }};
+}
+
+}  // namespace sift::tools
