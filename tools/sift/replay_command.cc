@@ -104,6 +104,9 @@ int RunReplay(const ReplayOptions& options) {
   consumer_options.on_corruption =
       options.on_corruption == "skip" ? engine::CorruptionPolicy::kSkip : engine::CorruptionPolicy::kStop;
   consumer_options.credit = 1024;
+  // One process, one pass: the store's block cache starts empty and is dropped at exit, so filling
+  // it would only add copies and evictions; the OS page cache is what keeps a stream warm.
+  consumer_options.fill_cache = false;
   if (options.count != 0 && options.count < consumer_options.credit) {
     consumer_options.credit = static_cast<uint32_t>(options.count);
   }
