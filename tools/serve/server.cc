@@ -594,7 +594,8 @@ struct Server::Impl {
     c.pending.clear();
   }
 
-  void OnLinkClose(pn_link_t* link) {
+  // The peer closed or detached the link (core 2.6.6 / 2.7.4): stop its consumer, answer in kind.
+  void OnLinkClose(pn_link_t* link, bool closed) {
     ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
     if (s != nullptr) {
       auto c = s->consumers.find(link);
@@ -609,7 +610,11 @@ struct Server::Impl {
         if (s->links > 0) --s->links;
       }
     }
-    pn_link_close(link);
+    if (closed) {
+      pn_link_close(link);
+    } else {
+      pn_link_detach(link);
+    }
   }
 
   // Sends what the reader prepared, as credit allows; schedules the next poll.
@@ -855,8 +860,10 @@ struct Server::Impl {
         OnLinkOpen(pn_event_link(e));
         break;
       case PN_LINK_REMOTE_CLOSE:
+        OnLinkClose(pn_event_link(e), true);
+        break;
       case PN_LINK_REMOTE_DETACH:
-        OnLinkClose(pn_event_link(e));
+        OnLinkClose(pn_event_link(e), false);
         break;
       case PN_LINK_FLOW: {
         pn_link_t* link = pn_event_link(e);
