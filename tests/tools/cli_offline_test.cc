@@ -131,6 +131,15 @@ TEST_F(CliOfflineTest, HelpGoesToStdoutWithExit0) {
   EXPECT_NE(r.out.find("--sql"), std::string::npos);
 }
 
+TEST_F(CliOfflineTest, ServeIsACommandOfSift) {
+  CliResult r = Sift("serve --help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--listen"), std::string::npos) << r.out;
+  r = Sift("serve --bogus");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: usage: sift serve: ", 0) == 0) << r.err;
+}
+
 // ---- check and explain ----
 
 TEST_F(CliOfflineTest, CheckAcceptsValidFilters) {

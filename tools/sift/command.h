@@ -51,6 +51,7 @@ Command AddStatsCommand(CLI::App& app);
 Command AddStreamsCommand(CLI::App& app);
 Command AddGenCommand(CLI::App& app);
 Command AddCatCommand(CLI::App& app);
+Command AddServeCommand(CLI::App& app);
 
 }  // namespace sift::tools
 

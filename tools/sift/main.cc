@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   add(&sift::tools::AddStreamsCommand);
   add(&sift::tools::AddGenCommand);
   add(&sift::tools::AddCatCommand);
+  add(&sift::tools::AddServeCommand);
 
   try {
     app.parse(argc, argv);
