@@ -454,6 +454,47 @@ TEST(CursorTest, PathSteps) {
   EXPECT_FALSE(a.Step(index5, &b));
 }
 
+TEST(CursorTest, SkipValueAndSkipPlainValue) {
+  const ByteVector b = Cat({B({0x80, 0, 0, 0, 0, 0, 0, 0, 1}), testing::Str8("abc"),
+                            B({0xd0, 0, 0, 0, 5, 0, 0, 0, 1, 0x41}), B({0x00, 0x53, 0x01, 0x45})});
+  const uint8_t* p = b.data();
+  const uint8_t* end = b.data() + b.size();
+  p = SkipPlainValue(p, end);
+  ASSERT_EQ(p, b.data() + 9);
+  p = SkipPlainValue(p, end);
+  ASSERT_EQ(p, b.data() + 14);
+  p = SkipPlainValue(p, end);
+  ASSERT_EQ(p, b.data() + 24);
+  EXPECT_EQ(SkipPlainValue(p, end), nullptr);  // described: the long way
+  DecodeError e;
+  EXPECT_EQ(SkipValue(b.data(), p, end, &e), end);
+  EXPECT_EQ(SkipPlainValue(b.data(), b.data() + 8), nullptr);  // truncated ulong
+  EXPECT_EQ(SkipValue(b.data(), b.data(), b.data() + 8, &e), nullptr);
+  EXPECT_EQ(e.Message(), "byte 0: ulong needs 8 bytes, only 7 left");
+  const ByteVector bad = B({0x57});
+  EXPECT_EQ(SkipValue(bad.data(), bad.data(), bad.data() + 1, &e), nullptr);
+  EXPECT_EQ(e.Message(), "byte 0: 0x57 is not an AMQP 1.0 format code");
+}
+
+TEST(CursorTest, FindKeyInMapWithoutMaterialisingTheMap) {
+  const ByteVector m8 = testing::Map8(4, Cat({testing::Str8("a"), B({0x52, 1}),
+                                              testing::Sym8("b"), B({0x52, 2})}));
+  EncodedValue v;
+  DecodeError e;
+  ASSERT_TRUE(FindKeyInMap(m8.data(), m8.data(), m8.data() + m8.size(), "b", &v, &e));
+  EXPECT_EQ(v.ToValue().u64, 2u);
+  EXPECT_FALSE(FindKeyInMap(m8.data(), m8.data(), m8.data() + m8.size(), "c", &v, &e));
+  EXPECT_TRUE(e.ok());
+  const ByteVector m32 = B({0xd1, 0, 0, 0, 8, 0, 0, 0, 2, 0xa1, 1, 'a', 0x41});
+  ASSERT_TRUE(FindKeyInMap(m32.data(), m32.data(), m32.data() + m32.size(), "a", &v, &e));
+  EXPECT_TRUE(v.ToValue().boolean);
+  // A map8 whose second key is cut short: the lookup that reaches it reports where.
+  const ByteVector cut = B({0xc1, 0x07, 0x04, 0xa1, 1, 'a', 0x52, 1, 0xa1});
+  EXPECT_FALSE(FindKeyInMap(cut.data(), cut.data(), cut.data() + cut.size(), "z", &v, &e));
+  EXPECT_EQ(e.Message(), "byte 8: str8 needs 1 bytes, only 0 left");
+  EXPECT_FALSE(FindKeyInMap(m8.data(), m8.data() + 3, m8.data() + m8.size(), "a", &v, &e));
+}
+
 // ---- Errors of the value reader ----
 
 TEST(CursorErrorTest, InvalidFormatCode) {
