@@ -51,6 +51,33 @@ std::vector<Piece> Split(std::string_view pattern, std::string_view escape) {
 
 }  // namespace
 
+namespace {
+
+// Patterns up to this many code points are matched by the segment search even when they hold '_':
+// its cost per text is at most text length x pattern length, and it never allocates.
+constexpr size_t kMaxSegmentPattern = 256;
+
+// Length of the UTF-8 sequence starting at s[0] within n bytes, or 0 when it is not well formed
+// (such text never matches '_', as with re2 in UTF-8 mode).
+size_t CodePointLength(const char* s, size_t n) {
+  return Utf8SequenceLength(reinterpret_cast<const unsigned char*>(s), n);
+}
+
+bool IsValidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n = CodePointLength(text.data() + i, text.size() - i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std::string_view escape, Error* error) {
   std::unique_ptr<LikeMatcher> m(new LikeMatcher());
   m->pattern_ = std::string(pattern);
@@ -61,45 +88,54 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
     has_one = has_one || p.kind == Piece::kOne;
     runs += p.kind == Piece::kAnyRun;
   }
-  if (!has_one) {
-    // Literals separated by '%'s.
-    std::vector<std::string> segments(1);
+  if (!has_one || pieces.size() <= kMaxSegmentPattern) {
+    // Segments (literals and '_'s) separated by '%'s.
+    std::vector<Segment> segments(1);
     for (const Piece& p : pieces) {
+      Segment& seg = segments.back();
       if (p.kind == Piece::kAnyRun) {
         segments.emplace_back();
+      } else if (p.kind == Piece::kOne) {
+        seg.text += '_';
+        seg.one_char.push_back(true);
+        seg.code_points += 1;
+        seg.has_one = true;
       } else {
-        segments.back() += p.text;
+        seg.text += p.text;
+        seg.one_char.insert(seg.one_char.end(), p.text.size(), false);
+        seg.code_points += 1;
       }
     }
     bool starts = !pieces.empty() && pieces.front().kind == Piece::kAnyRun;
     bool ends = !pieces.empty() && pieces.back().kind == Piece::kAnyRun;
-    std::vector<std::string> nonempty;
-    for (auto& s : segments) {
-      if (!s.empty()) nonempty.push_back(std::move(s));
+    std::vector<Segment> nonempty;
+    for (auto& seg : segments) {
+      if (!seg.text.empty()) nonempty.push_back(std::move(seg));
     }
-    if (runs == 0) {
+    if (!has_one && runs == 0) {
       m->kind_ = Kind::kExact;
-      m->literal_ = nonempty.empty() ? std::string() : nonempty[0];
+      m->literal_ = nonempty.empty() ? std::string() : nonempty[0].text;
     } else if (nonempty.empty()) {
-      m->kind_ = Kind::kAny;
-    } else if (nonempty.size() == 1 && !starts && ends && runs == 1) {
+      m->kind_ = runs == 0 ? Kind::kExact : Kind::kAny;  // runs == 0 here means the empty pattern
+    } else if (!has_one && nonempty.size() == 1 && !starts && ends && runs == 1) {
       m->kind_ = Kind::kPrefix;
-      m->literal_ = nonempty[0];
-    } else if (nonempty.size() == 1 && starts && !ends && runs == 1) {
+      m->literal_ = nonempty[0].text;
+    } else if (!has_one && nonempty.size() == 1 && starts && !ends && runs == 1) {
       m->kind_ = Kind::kSuffix;
-      m->literal_ = nonempty[0];
-    } else if (nonempty.size() == 1 && starts && ends) {
+      m->literal_ = nonempty[0].text;
+    } else if (!has_one && nonempty.size() == 1 && starts && ends) {
       m->kind_ = Kind::kContains;
-      m->literal_ = nonempty[0];
+      m->literal_ = nonempty[0].text;
     } else {
       m->kind_ = Kind::kSegments;
+      m->has_one_ = has_one;
       m->segments_ = std::move(nonempty);
       m->anchored_start_ = !starts;
       m->anchored_end_ = !ends;
     }
     return m;
   }
-  // re2: '%' -> (?s:.*), '_' -> (?s:.) (one code point in UTF-8 mode), literals quoted.
+  // re2 for long patterns with '_': '%' -> .*, '_' -> . (one code point in UTF-8 mode), literals quoted.
   std::string re;
   re.reserve(pattern.size() * 2);
   for (const Piece& p : pieces) {
@@ -131,6 +167,57 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
   return m;
 }
 
+// The end of `seg` matched at text[at...], or npos.
+size_t LikeMatcher::MatchSegmentAt(const Segment& seg, std::string_view text, size_t at) {
+  if (!seg.has_one) {
+    return text.size() - at >= seg.text.size() && text.compare(at, seg.text.size(), seg.text) == 0
+               ? at + seg.text.size()
+               : std::string_view::npos;
+  }
+  size_t t = at;
+  for (size_t i = 0; i < seg.text.size(); ++i) {
+    if (seg.one_char[i]) {
+      size_t n = t < text.size() ? CodePointLength(text.data() + t, text.size() - t) : 0;
+      if (n == 0) return std::string_view::npos;
+      t += n;
+    } else {
+      if (t >= text.size() || text[t] != seg.text[i]) return std::string_view::npos;
+      ++t;
+    }
+  }
+  return t;
+}
+
+// The earliest place at or after `from` where `seg` matches; *end gets where that match ends.
+size_t LikeMatcher::FindSegment(const Segment& seg, std::string_view text, size_t from, size_t* end) {
+  if (!seg.has_one) {
+    size_t found = text.find(seg.text, from);
+    if (found != std::string_view::npos) *end = found + seg.text.size();
+    return found;
+  }
+  for (size_t at = from; at < text.size(); ++at) {
+    // Only code point boundaries can start a match: skip UTF-8 continuation bytes.
+    if ((static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) continue;
+    size_t e = MatchSegmentAt(seg, text, at);
+    if (e != std::string_view::npos) {
+      *end = e;
+      return at;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// Where the last `code_points` code points of text[begin, end) start, or npos if there are fewer.
+static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, size_t code_points) {
+  size_t at = end;
+  for (size_t i = 0; i < code_points; ++i) {
+    if (at <= begin) return std::string_view::npos;
+    --at;
+    while (at > begin && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  }
+  return at;
+}
+
 bool LikeMatcher::Matches(std::string_view text) const {
   switch (kind_) {
     case Kind::kExact: return text == literal_;
@@ -141,28 +228,34 @@ bool LikeMatcher::Matches(std::string_view text) const {
     case Kind::kContains: return text.find(literal_) != std::string_view::npos;
     case Kind::kAny: return true;
     case Kind::kSegments: {
-      // Greedy: each literal at its earliest position after the previous one is optimal when the
-      // only wildcard is '%'. The first / last literal are pinned when the pattern is anchored.
+      // '_' stands for one code point, so text that is not UTF-8 has no characters to match it
+      // (the same answer re2 gives in UTF-8 mode); '%'-only patterns compare bytes.
+      if (has_one_ && !IsValidUtf8(text)) return false;
+      // Greedy: each segment at its earliest position after the previous one is optimal, because a
+      // segment always spans the same number of code points. The first / last segments are pinned
+      // when the pattern is anchored.
       size_t first = 0, last = segments_.size();
       size_t begin = 0, end = text.size();
       if (anchored_start_) {
-        const std::string& s = segments_.front();
-        if (text.size() < s.size() || text.compare(0, s.size(), s) != 0) return false;
-        begin = s.size();
+        size_t e = MatchSegmentAt(segments_.front(), text, 0);
+        if (e == std::string_view::npos) return false;
+        begin = e;
         ++first;
+        if (segments_.size() == 1 && anchored_end_) return e == text.size();
       }
       if (anchored_end_) {
-        const std::string& s = segments_.back();
-        if (end - begin < s.size() || text.compare(end - s.size(), s.size(), s) != 0) return false;
-        end -= s.size();
+        const Segment& seg = segments_.back();
+        size_t at = BackCodePoints(text, begin, end, seg.code_points);
+        if (at == std::string_view::npos || MatchSegmentAt(seg, text, at) != end) return false;
+        end = at;
         --last;
       }
-      std::string_view middle = text.substr(begin, end - begin);
-      size_t at = 0;
+      std::string_view middle = text.substr(0, end);
+      size_t at = begin;
       for (size_t i = first; i < last; ++i) {
-        size_t found = middle.find(segments_[i], at);
-        if (found == std::string_view::npos) return false;
-        at = found + segments_[i].size();
+        size_t seg_end = 0;
+        if (FindSegment(segments_[i], middle, at, &seg_end) == std::string_view::npos) return false;
+        at = seg_end;
       }
       return true;
     }
@@ -181,7 +274,7 @@ std::string LikeMatcher::Describe() const {
     case Kind::kAny: return "any text";
     case Kind::kSegments: {
       std::string out = "segments";
-      for (const auto& s : segments_) out += " " + quote(s);
+      for (const auto& seg : segments_) out += " " + quote(seg.text);
       if (anchored_start_) out += " (anchored start)";
       if (anchored_end_) out += " (anchored end)";
       return out;

@@ -8,10 +8,15 @@
 //   kSuffix    %literal                       value ends with literal
 //   kContains  %literal%                      value contains literal
 //   kAny       only '%'s                      every text matches
-//   kSegments  '%'-separated literals, no '_' greedy left-to-right search (linear, exact for '%')
-//   kRegex     anything with '_'              re2 (UTF-8, linear time, memory bounded by max_mem)
+//   kSegments  '%'-separated segments of       greedy left-to-right search: each segment at its
+//              literals and '_'s               earliest place (exact, because a segment spans a
+//                                              fixed number of code points); O(text x segment)
+//   kRegex     a '_' pattern longer than       re2 (UTF-8, linear time, memory bounded by max_mem)
+//              kMaxSegmentPattern code points
 // Substring tests on bytes are exact on code points because UTF-8 is self-synchronising.
-// Matching never allocates (re2's DFA cache aside, which is bounded and warms up).
+// Matching never allocates, except in re2's DFA cache, which is bounded and warms up: that is why
+// every pattern of a usual length avoids re2, and the segment search bounds its own cost by the
+// pattern length instead.
 #ifndef SIFT_SELECTOR_LIKE_H_
 #define SIFT_SELECTOR_LIKE_H_
 
@@ -48,7 +53,19 @@ class LikeMatcher {
   Kind kind_ = Kind::kExact;
   std::string pattern_;
   std::string literal_;                // kExact / kPrefix / kSuffix / kContains
-  std::vector<std::string> segments_;  // kSegments: literals between '%'s
+  // kSegments: what lies between '%'s. A '_' wildcard is kept as the byte '_' in `text` and marked
+  // in `one_char` (an escaped, literal '_' is not marked).
+  struct Segment {
+    std::string text;
+    std::vector<bool> one_char;  // per byte of `text`: this byte stands for '_'
+    size_t code_points = 0;      // fixed width of the segment, in code points
+    bool has_one = false;
+  };
+  std::vector<Segment> segments_;
+
+  static size_t MatchSegmentAt(const Segment& seg, std::string_view text, size_t at);
+  static size_t FindSegment(const Segment& seg, std::string_view text, size_t from, size_t* end);
+  bool has_one_ = false;               // kSegments: some segment holds a '_'
   bool anchored_start_ = false;        // kSegments: the pattern does not start with '%'
   bool anchored_end_ = false;          // kSegments: the pattern does not end with '%'
   std::unique_ptr<Regex> regex_;       // kRegex

@@ -8,7 +8,8 @@
 // up on 10,000 other messages (another seed): allocation that happens once, while a context's scratch
 // or re2's lazily built DFA reach their steady state, is not per-message cost; what is measured is
 // 100,000 messages the selector has not seen. The selectors cover every
-// evaluation path that could allocate: string comparisons, numeric ranges, LIKE fast paths and re2,
+// evaluation path that could allocate: string comparisons, numeric ranges, LIKE fast paths, the
+// segment search and re2,
 // IN sets, functions and concatenation (EvalContext scratch), JMS id conversions, property filters.
 // Each selector is checked to both accept and reject some messages, so both paths are measured.
 #include <gtest/gtest.h>
@@ -109,15 +110,18 @@ TEST(SelectorMessageViewAlloc, ConjunctionOfRangeAndEquality) {
 
 TEST(SelectorMessageViewAlloc, LikePrefixOnProperties) { ExpectNoAllocation("p.subject LIKE 'cre%'"); }
 
-// re2 builds its DFA lazily: a state is allocated the first time an input reaches it (bounded by the
-// pattern's max_mem, docs/selector-semantics.md "LIKE"). Measured on 100,000 unseen messages after
-// a 10,000-message warm-up, this pattern still meets a new DFA state about once; so re2-backed LIKE
-// is held to 0 allocations once its DFA has seen the inputs (a second pass over the same messages),
-// and to a small constant, not a per-message cost, on unseen ones.
+// A LIKE with '_' goes through the segment search (selector/like.h), which allocates nothing,
+// even on messages no warm-up has shown it.
+TEST(SelectorMessageViewAlloc, LikeWithUnderscore) { ExpectNoAllocation("customer LIKE 'cust-_1%3'"); }
+
+// Only a '_' pattern longer than the segment search takes goes to re2, whose lazily built DFA may
+// allocate a state the first time an input reaches it: held to 0 allocations once its DFA has seen
+// the inputs (a second pass over the same messages), and to a small constant on unseen ones.
 TEST(SelectorMessageViewAlloc, LikeThroughRe2) {
-  const char* expression = "customer LIKE 'cust-_1%3'";
+  const std::string expression = "customer LIKE 'cust-_1%3' OR customer LIKE '" + std::string(300, '_') + "%'";
   Selector selector = Selector::Compile(expression);
   ASSERT_TRUE(selector.ok()) << selector.error().Format(expression);
+  ASSERT_NE(selector.Explain().find("re2 /"), std::string::npos);
   Counts unseen = CountOverAllMessages(selector);
   EXPECT_LE(unseen.allocations, 8u) << "re2 DFA growth on unseen messages is not bounded";
   EXPECT_GT(unseen.accepted, 0u);

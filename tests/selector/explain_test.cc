@@ -62,29 +62,40 @@ TEST(ExplainTest, ListsFieldsSectionsFastPathsAndCost) {
   EXPECT_TRUE(Contains(plan, "LIKE prefix 'orders.'")) << plan;
   EXPECT_TRUE(Contains(plan, "LIKE suffix '.eu'")) << plan;
   EXPECT_TRUE(Contains(plan, "LIKE contains 'x'")) << plan;
-  EXPECT_TRUE(Contains(plan, "LIKE re2")) << plan;
+  EXPECT_TRUE(Contains(plan, "LIKE segments 'a_c' (anchored start) (anchored end)")) << plan;
   EXPECT_TRUE(Contains(plan, "2 text (hashed)")) << plan;
   EXPECT_TRUE(Contains(plan, "estimated cost:")) << plan;
   EXPECT_TRUE(Contains(plan, "AND of 7, evaluated in this order")) << plan;
 }
 
 TEST(ExplainTest, CheapSelectiveConjunctsFirstAndRegexLast) {
-  Selector s = Selector::Compile("name LIKE 'a_c' AND amount > 5000 AND LOWER(x) = 'y' AND region = 'eu-west'");
+  // A '_' pattern longer than the segment search takes is the one LIKE that goes to re2.
+  const std::string expression = "name LIKE '" + std::string(300, 'x') +
+                                 "_%' AND amount > 5000 AND LOWER(x) = 'y' AND region = 'eu-west'";
+  Selector s = Selector::Compile(expression);
   ASSERT_TRUE(s.ok());
   std::string full = s.Explain();
   std::string plan = full.substr(full.find("plan:"));
   size_t eq = plan.find("region = 'eu-west'");
   size_t gt = plan.find("amount > 5000");
   size_t lower = plan.find("LOWER(");
-  size_t re = plan.find("LIKE 'a_c'");
+  size_t re = plan.find("LIKE 'xxx");
   ASSERT_NE(eq, std::string::npos);
   ASSERT_NE(re, std::string::npos);
+  EXPECT_NE(plan.find("re2 /"), std::string::npos) << plan;
   EXPECT_LT(eq, gt) << plan;  // equal cost: equality is more selective than a range
   EXPECT_LT(gt, lower) << plan;
   EXPECT_LT(lower, re) << plan;
   // Deterministic: the same text gives the same plan.
-  EXPECT_EQ(full, Selector::Compile("name LIKE 'a_c' AND amount > 5000 AND LOWER(x) = 'y' AND region = 'eu-west'")
-                      .Explain());
+  EXPECT_EQ(full, Selector::Compile(expression).Explain());
+}
+
+TEST(ExplainTest, ShortUnderscorePatternUsesTheSegmentSearch) {
+  Selector s = Selector::Compile("name LIKE 'a_c%' AND LOWER(x) = 'y'");
+  ASSERT_TRUE(s.ok());
+  std::string plan = s.Explain();
+  EXPECT_NE(plan.find("LIKE segments 'a_c' (anchored start)"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("re2 /"), std::string::npos) << plan;
 }
 
 TEST(ExplainTest, ConstantFoldingIsReported) {
