@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -98,6 +99,20 @@ inline CliResult RunSift(const std::string& args, const std::filesystem::path& d
   std::string line = Quote(SiftBinary()) + " " + args;
   if (!stdin_file.empty()) line += " < " + Quote(stdin_file);
   return RunShell(line, dir);
+}
+
+// True when `err` is exactly one stats line: "sift: stats: scanned N, matched M, R msgs/s, B MB/s,
+// elapsed S s" (then ", chunks C" when `chunks`), with N == scanned. (Parsed by hand: std::regex trips
+// GCC 12's maybe-uninitialized warning under the asan preset.)
+inline bool IsStatsLine(const std::string& err, uint64_t scanned, bool chunks) {
+  unsigned long long n = 0, m = 0, c = 0;
+  double rate = 0, mbps = 0, seconds = 0;
+  int used = 0;
+  const std::string format = chunks ? "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s, chunks %llu\n%n"
+                                    : "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s\n%n";
+  const int fields = chunks ? std::sscanf(err.c_str(), format.c_str(), &n, &m, &rate, &mbps, &seconds, &c, &used)
+                            : std::sscanf(err.c_str(), format.c_str(), &n, &m, &rate, &mbps, &seconds, &used);
+  return fields == (chunks ? 6 : 5) && static_cast<size_t>(used) == err.size() && n == scanned && m <= n;
 }
 
 }  // namespace sift::testing
