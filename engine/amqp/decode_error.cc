@@ -59,8 +59,6 @@ std::string DecodeError::Reason() const {
       return fmt::format("{} key is a {}, not a symbol or ulong", w, name);
     case DecodeErrorCode::kPropertyKey:
       return fmt::format("application-properties key is a {}, not a string", name);
-    case DecodeErrorCode::kPropertyValue:
-      return fmt::format("application-properties value is a {}, not a simple type", name);
     case DecodeErrorCode::kTrailingBytes:
       return fmt::format("{} trailing bytes after the {}", a, w);
     case DecodeErrorCode::kEmptyMessage:

@@ -35,7 +35,6 @@ enum class DecodeErrorCode : uint8_t {
   kFieldType,            // a header/properties field has the wrong type (what: field, expected)
   kAnnotationKey,        // an annotations/footer map key is not a symbol or ulong
   kPropertyKey,          // an application-properties key is not a string
-  kPropertyValue,        // an application-properties value is not a simple type (core 3.2.5)
   kTrailingBytes,        // bytes remain after a complete value where none may
   kEmptyMessage,         // no sections at all
 };

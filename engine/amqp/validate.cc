@@ -264,11 +264,7 @@ DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
           return DecodeError::Make(DecodeErrorCode::kPropertyKey, e.offset(),
                                    e.is_described() ? code::kDescribed : e.format_code());
         }
-        // Core part 3, section 3.2.5: "simple types only, that is, excluding map, list, and array".
-        if (value.is_compound()) {
-          return DecodeError::Make(DecodeErrorCode::kPropertyValue, value.offset(),
-                                   value.format_code());
-        }
+        // Compound values are accepted on purpose (validate.h), despite core 3.2.5.
       }
       break;
     default:

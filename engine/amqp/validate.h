@@ -13,8 +13,11 @@
 //   strings by code point), a sym8/sym32 is 7-bit ASCII; nesting is at most kMaxNestingDepth deep;
 // - each section's value has its type: header and properties are lists whose fields have their spec
 //   types (or null), delivery/message annotations and footer are maps keyed by symbols or ulongs,
-//   application-properties is a map with string keys and simple values (no list, map or array,
-//   core part 3, section 3.2.5), data is binary, amqp-sequence is a list.
+//   application-properties is a map with string keys, data is binary, amqp-sequence is a list.
+//   Core part 3, section 3.2.5 restricts application-properties values to simple types; validation
+//   deliberately accepts list, map and array values there (each still fully checked), because
+//   producers send them, other brokers keep them, and the selector language reads inside them
+//   (`a.tags[0]`, LANGUAGE.md "Composite access"): refusing them would lose messages users expect.
 // The first violation is returned as a DecodeError naming the byte offset and the reason.
 #ifndef SIFT_ENGINE_AMQP_VALIDATE_H_
 #define SIFT_ENGINE_AMQP_VALIDATE_H_
