@@ -46,6 +46,12 @@ class Result:
         self.items = entry.get("items_per_second", 0.0)
         self.bytes = entry.get("bytes_per_second", 0.0)
         self.matches = entry.get("matches")
+        # Google Benchmark sums CPU time over threads and averages wall time over them; both JSON
+        # times are per iteration of all threads. CPU share: how much of its wall time a thread ran.
+        it, cpu, real = entry.get("iterations", 0), entry.get("cpu_time", 0.0), entry.get("real_time", 0.0)
+        self.cpu_share = cpu / (self.threads * real) if real else None
+        # Messages per CPU second (all threads): the rate if every thread had a core of its own.
+        self.items_per_cpu = (self.items * real / cpu) if cpu else None
         self.allocs = entry.get("allocs/msg")
         self.mallocs = entry.get("mallocs/msg")
 
@@ -182,11 +188,18 @@ def tables(results):
         one = find(results, kind, "p8", "first", "0.001%", sel, threads=1, real_time=True)
         two = find(results, kind, "p8", "first", "0.001%", sel, threads=2, real_time=True)
         if one or two:
-            rows.append("| %s | %s | %s | %s |" % (kind, mmsgs(one), mmsgs(two), fmt_ratio(ratio(two, one))))
+            cpu_scaling = None
+            if one and two and one.items_per_cpu and two.items_per_cpu:
+                cpu_scaling = two.threads * two.items_per_cpu / one.items_per_cpu
+            rows.append("| %s | %s | %s | %s | %s | %s |" % (
+                kind, mmsgs(one), mmsgs(two), fmt_ratio(ratio(two, one)),
+                "%.2f" % two.cpu_share if two and two.cpu_share else "-", fmt_ratio(cpu_scaling)))
     if rows:
-        out.append("Threads (p8, customer first, 0.001%; M msgs/s on wall time):\n")
-        out.append("| kind | 1 thread | 2 threads | scaling |")
-        out.append("|---|---|---|---|")
+        out.append("Threads (p8, customer first, 0.001%; M msgs/s on wall time; CPU share = share of its wall "
+                   "time each of the 2 threads was on a CPU; CPU-time scaling = 2 x the per-thread rate per CPU "
+                   "second over the 1-thread rate, i.e. the scaling if each thread had a core of its own):\n")
+        out.append("| kind | 1 thread | 2 threads | wall-time scaling | CPU share (2 threads) | CPU-time scaling |")
+        out.append("|---|---|---|---|---|---|")
         out.extend(rows)
         out.append("")
 
