@@ -28,19 +28,6 @@ amqp::SectionKind KindOf(Section s) {
   return amqp::SectionKind::kFooter;
 }
 
-bool ParseDecimal(std::string_view text, uint64_t* out) {
-  if (text.empty() || text.size() > 20 || (text.size() > 1 && text[0] == '0')) return false;
-  uint64_t v = 0;
-  for (char ch : text) {
-    if (ch < '0' || ch > '9') return false;
-    const uint64_t d = static_cast<uint64_t>(ch - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
-}
-
 }  // namespace
 
 MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> fields) {
@@ -58,7 +45,7 @@ MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> field
       amqp::PropertiesField p;
       if (amqp::PropertiesFieldFromName(f.name, &p)) s.field_index = static_cast<int>(p);
     } else if (f.section != Section::kApplicationProperties) {
-      s.key_is_ulong = ParseDecimal(f.name, &s.ulong_key);
+      s.key_is_ulong = amqp::ParseDecimalKey(f.name, &s.ulong_key);
     }
     const int si = SectionIndex(f.section);
     if (si >= 0 && si < kSections) section_slots_[si].push_back(static_cast<uint32_t>(i));

@@ -34,8 +34,9 @@ const uint8_t* ReadPrefix(const uint8_t* p, const uint8_t* limit, int width, uin
   return ReadU32(p, limit, out);
 }
 
-// Parses "12345" (canonical decimal, fits in 64 bits) for matching ulong map keys by text.
-bool ParseDecimal(std::string_view text, uint64_t* out) {
+}  // namespace
+
+bool ParseDecimalKey(std::string_view text, uint64_t* out) {
   if (text.empty() || text.size() > 20 || (text.size() > 1 && text[0] == '0')) return false;
   uint64_t v = 0;
   for (char ch : text) {
@@ -47,9 +48,6 @@ bool ParseDecimal(std::string_view text, uint64_t* out) {
   *out = v;
   return true;
 }
-
-
-}  // namespace
 
 class ValueReader {
  public:
@@ -292,7 +290,7 @@ class ValueReader {
                    (k.code_ == code::kULong || k.code_ == code::kSmallULong ||
                     k.code_ == code::kULong0) &&
                    k.GetUnsigned(&u)) {
-          if (numeric < 0) numeric = ParseDecimal(key, &number) ? 1 : 0;
+          if (numeric < 0) numeric = ParseDecimalKey(key, &number) ? 1 : 0;
           match = numeric == 1 && u == number;
         }
       }

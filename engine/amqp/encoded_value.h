@@ -123,6 +123,11 @@ class EncodedValue {
   uint8_t element_code_ = 0;             // arrays: element format code
 };
 
+// Parses a map key given as text that may name a ulong key: canonical decimal ("12345", no sign, no
+// leading zero) that fits in 64 bits. Annotation keys are symbols or ulongs (core 3.2.10), and a
+// selector names both kinds as text.
+bool ParseDecimalKey(std::string_view text, uint64_t* out);
+
 // Parses one value — constructor, any descriptor, size/count prefix — at p, bounded by limit,
 // without looking inside compounds. Returns the first byte after the value, or nullptr with *error
 // set (offsets relative to base; *out is then unspecified). Nested descriptors deeper than
