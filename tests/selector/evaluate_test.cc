@@ -9,34 +9,17 @@
 #include <vector>
 
 #include "selector/selector.h"
-#include "tests/selector/simple_source.h"
+#include "tests/selector/evaluation_fixture.h"
 
 namespace sift::selector {
 namespace {
 
+using testing::F;
 using testing::SimpleSource;
+using testing::T;
+using testing::U;
 
-constexpr Truth T = Truth::kTrue;
-constexpr Truth F = Truth::kFalse;
-constexpr Truth U = Truth::kUnknown;
-
-class EvaluateTest : public ::testing::Test {
- protected:
-  Truth Eval(const std::string& text, Dialect dialect = Dialect::kSql) {
-    CompileOptions options;
-    options.dialect = dialect;
-    Selector s = Selector::Compile(text, options);
-    EXPECT_TRUE(s.ok()) << text << ": " << s.error().Format(text);
-    if (!s.ok()) return U;
-    source_.Bind(s.fields());
-    return s.Evaluate(source_, context_);
-  }
-  void Set(const std::string& name, Value v) { source_.Set("application_properties." + name, v); }
-  void SetField(const std::string& full_name, Value v) { source_.Set(full_name, v); }
-
-  SimpleSource source_;
-  EvalContext context_;
-};
+class EvaluateTest : public testing::EvaluationFixture {};
 
 TEST_F(EvaluateTest, ThreeValuedTruthTables) {
   Set("t", Value::Boolean(true));

@@ -7,33 +7,16 @@
 #include "selector/date_time.h"
 #include "selector/functions.h"
 #include "selector/selector.h"
-#include "tests/selector/simple_source.h"
+#include "tests/selector/evaluation_fixture.h"
 
 namespace sift::selector {
 namespace {
 
-using testing::SimpleSource;
+using testing::F;
+using testing::T;
+using testing::U;
 
-constexpr Truth T = Truth::kTrue;
-constexpr Truth F = Truth::kFalse;
-constexpr Truth U = Truth::kUnknown;
-
-class FunctionsTest : public ::testing::Test {
- protected:
-  Truth Eval(const std::string& text, Dialect dialect = Dialect::kSql) {
-    CompileOptions options;
-    options.dialect = dialect;
-    Selector s = Selector::Compile(text, options);
-    EXPECT_TRUE(s.ok()) << text << ": " << s.error().Format(text);
-    if (!s.ok()) return U;
-    source_.Bind(s.fields());
-    return s.Evaluate(source_, context_);
-  }
-  void Set(const std::string& name, Value v) { source_.Set("application_properties." + name, v); }
-
-  SimpleSource source_;
-  EvalContext context_;
-};
+class FunctionsTest : public testing::EvaluationFixture {};
 
 TEST_F(FunctionsTest, LowerUpperMapAsciiOnly) {
   Set("s", Value::String("Hello W\xc3\x89rld"));  // É stays
