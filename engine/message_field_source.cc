@@ -1,10 +1,17 @@
 // MessageFieldSource: one pass per section over an encoded message (message_field_source.h).
+//
+// The hot path is a message the selector rejects after one or two fields, so per message the work is:
+// Reset() (a counter bump), the section scan in MessageView, and here one walk over the wanted
+// section that compares encoded keys in place and skips unwanted values through their size prefix.
+// Every result is what the general readers (ReadValue, Cursor, EncodedValue::ToValue, field_types.h)
+// would give: the fast paths below take only encodings whose extent they fully check, and hand
+// everything else to those readers.
 #include "engine/message_field_source.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/amqp/coding.h"
-#include "engine/amqp/cursor.h"
 #include "engine/amqp/field_types.h"
 
 namespace sift::engine {
@@ -14,10 +21,11 @@ using amqp::EncodedValue;
 using selector::Section;
 using selector::Value;
 
-int SectionIndex(Section s) { return static_cast<int>(s); }
+constexpr int kHeaderIndex = static_cast<int>(Section::kHeader);
+constexpr int kPropertiesIndex = static_cast<int>(Section::kProperties);
 
-amqp::SectionKind KindOf(Section s) {
-  switch (s) {
+amqp::SectionKind KindOf(int section) {
+  switch (static_cast<Section>(section)) {
     case Section::kHeader: return amqp::SectionKind::kHeader;
     case Section::kDeliveryAnnotations: return amqp::SectionKind::kDeliveryAnnotations;
     case Section::kMessageAnnotations: return amqp::SectionKind::kMessageAnnotations;
@@ -28,10 +36,65 @@ amqp::SectionKind KindOf(Section s) {
   return amqp::SectionKind::kFooter;
 }
 
+uint64_t Load8(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// The compound at `at` (a section's value, bounded by limit) when it is a plain list (list0 / list8 /
+// list32) or map (map8 / map32) whose size, count (and, for a map, count parity) are sound — the
+// checks ReadValue makes — as its elements [*p, *end) and count; false for anything else.
+bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map, const uint8_t** p,
+                   const uint8_t** end, uint32_t* count) {
+  const size_t left = amqp::BytesLeft(at, limit);
+  if (left == 0) return false;
+  const uint8_t c = at[0];
+  if (c == (map ? amqp::code::kMap8 : amqp::code::kList8)) {
+    if (left < 3 || at[1] < 1 || size_t{at[1]} > left - 2 || at[2] > at[1] - 1) return false;
+    if (map && (at[2] & 1) != 0) return false;
+    *p = at + 3;
+    *end = at + 2 + at[1];
+    *count = at[2];
+    return true;
+  }
+  if (c == (map ? amqp::code::kMap32 : amqp::code::kList32)) {
+    if (left < 9) return false;
+    const uint32_t size = amqp::LoadU32(at + 1);
+    const uint32_t n = amqp::LoadU32(at + 5);
+    if (size < 4 || size > left - 5 || n > size - 4) return false;
+    if (map && (n & 1) != 0) return false;
+    *p = at + 9;
+    *end = at + 5 + size;
+    *count = n;
+    return true;
+  }
+  if (!map && c == amqp::code::kList0) {
+    *p = at + 1;
+    *end = at + 1;
+    *count = 0;
+    return true;
+  }
+  return false;
+}
+
+// Header defaults (core part 3, section 3.2.1); kMissing for ttl, which has none.
+Value HeaderDefault(int field_index) {
+  switch (static_cast<amqp::HeaderField>(field_index)) {
+    case amqp::HeaderField::kDurable:
+    case amqp::HeaderField::kFirstAcquirer: return Value::Boolean(false);
+    case amqp::HeaderField::kPriority: return Value::Unsigned(selector::ValueType::kUByte, 4);
+    case amqp::HeaderField::kDeliveryCount: return Value::Unsigned(selector::ValueType::kUInt, 0);
+    case amqp::HeaderField::kTtl: break;
+  }
+  return Value::Missing();
+}
+
 }  // namespace
 
 MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> fields) {
   slots_.resize(fields.size());
+  states_.resize(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     const selector::FieldRef& f = fields[i];
     Slot& s = slots_[i];
@@ -47,130 +110,279 @@ MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> field
     } else if (f.section != Section::kApplicationProperties) {
       s.key_is_ulong = amqp::ParseDecimalKey(f.name, &s.ulong_key);
     }
-    const int si = SectionIndex(f.section);
-    if (si >= 0 && si < kSections) section_slots_[si].push_back(static_cast<uint32_t>(i));
+    const int si = static_cast<int>(f.section);
+    if (si < 0 || si >= kSections) continue;
+    section_slots_[si].push_back(static_cast<uint32_t>(i));
+    if (si == kHeaderIndex || si == kPropertiesIndex) {
+      const int li = si == kHeaderIndex ? 0 : 1;
+      if (s.field_index >= 0) {
+        list_wanted_[li] |= 1u << s.field_index;
+        list_last_[li] = std::max(list_last_[li], s.field_index);
+      }
+      continue;
+    }
+    KeyProbe k;
+    k.size = static_cast<uint32_t>(s.key.size());
+    k.slot = static_cast<uint32_t>(i);
+    k.key_is_ulong = s.key_is_ulong;
+    k.ulong_key = s.ulong_key;
+    uint8_t head[8] = {};
+    uint8_t mask[8] = {};
+    if (s.key.size() <= 255) {
+      // Byte 0 (str8 0xa1 or sym8 0xa3) is checked before the compare; byte 1 is the length.
+      head[1] = static_cast<uint8_t>(s.key.size());
+      mask[1] = 0xff;
+      for (size_t b = 0; b < 6 && b < s.key.size(); ++b) {
+        head[2 + b] = static_cast<uint8_t>(s.key[b]);
+        mask[2 + b] = 0xff;
+      }
+    } else {
+      mask[0] = 0xff;  // no str8 / sym8 holds it: byte 0 (0xa1 / 0xa3) never equals 0
+    }
+    std::memcpy(&k.head, head, 8);
+    std::memcpy(&k.mask, mask, 8);
+    probes_[si].push_back(k);
+    probe_found_.resize(std::max(probe_found_.size(), probes_[si].size()));
+  }
+  // Which plain format codes each header / properties field accepts, as field_types.h decides: each
+  // non-compound code is read once from a zero-filled encoding and checked.
+  for (int c = 0x01; c < 0xc0; ++c) {
+    if (!amqp::IsValidFormatCode(static_cast<uint8_t>(c))) continue;
+    uint8_t bytes[24] = {};
+    bytes[0] = static_cast<uint8_t>(c);
+    EncodedValue v;
+    amqp::DecodeError e;
+    if (amqp::ReadValue(bytes, bytes, bytes + sizeof bytes, &v, &e) == nullptr) continue;
+    for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
+      list_types_[0][i][c] = amqp::HeaderFieldTypeOk(i, v);
+    }
+    for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
+      list_types_[1][i][c] = amqp::PropertiesFieldTypeOk(i, v);
+    }
   }
 }
 
-void MessageFieldSource::Reset(const amqp::MessageView& message) {
-  view_ = &message;
-  for (bool& l : loaded_) l = false;
-}
-
-void MessageFieldSource::Reset(std::span<const uint8_t> message) {
-  own_view_.Reset(message);
-  Reset(own_view_);
-}
-
-void MessageFieldSource::LoadSection(Section section) {
-  const int si = SectionIndex(section);
-  loaded_[si] = true;
-  for (uint32_t slot : section_slots_[si]) {
-    Slot& s = slots_[slot];
-    s.found = false;
-    s.resolved = false;
-    s.value = Value::Missing();
+Value MessageFieldSource::Get(uint32_t slot) {
+  if (slot < states_.size()) {
+    const SlotState& s = states_[slot];
+    if (s.epoch == epoch_) return s.value;
   }
-  if (section == Section::kHeader || section == Section::kProperties) {
-    LoadList(section, KindOf(section));
+  return GetSlow(slot);
+}
+
+Value MessageFieldSource::GetSlow(uint32_t slot) {
+  if (slot >= slots_.size()) return Value::Missing();
+  const Slot& info = slots_[slot];
+  const int si = static_cast<int>(info.section);
+  if (si < 0 || si >= kSections) return Value::Missing();
+  if (((loaded_ >> si) & 1u) == 0) LoadSection(si);
+  SlotState& s = states_[slot];
+  if (s.epoch == epoch_) return s.value;
+  // A slot with a path whose field was found: descend now, once.
+  s.epoch = epoch_;
+  s.value = Value::Missing();
+  const std::span<const uint8_t> bytes = view_->bytes();
+  EncodedValue v;
+  amqp::DecodeError e;
+  if (amqp::ReadValue(bytes.data(), s.located, bytes.data() + bytes.size(), &v, &e) == nullptr) {
+    return s.value;  // cannot happen: the section walk read this value
+  }
+  for (const selector::PathStep& step : info.path) {
+    EncodedValue next;
+    if (!v.Step(step, &next)) return s.value;
+    v = next;
+  }
+  s.value = v.ToValue();
+  return s.value;
+}
+
+void MessageFieldSource::Found(uint32_t slot, const uint8_t* at, const Value& value) {
+  SlotState& s = states_[slot];
+  if (slots_[slot].path.empty()) {
+    s.value = value;
   } else {
-    LoadMap(section, KindOf(section));
+    s.located = at;
+    s.epoch = 0;  // pending: GetSlow() descends the path
   }
 }
 
-void MessageFieldSource::LoadList(Section section, amqp::SectionKind kind) {
-  const int si = SectionIndex(section);
-  const bool header = section == Section::kHeader;
-  EncodedValue list;
-  if (!view_->FindSection(kind, &list)) {
+void MessageFieldSource::LoadSection(int section) {
+  loaded_ |= 1u << section;
+  for (uint32_t slot : section_slots_[section]) {
+    SlotState& s = states_[slot];
+    s.value = Value::Missing();
+    s.located = nullptr;
+    s.epoch = epoch_;
+  }
+  if (section == kHeaderIndex || section == kPropertiesIndex) {
+    LoadList(section);
+  } else {
+    LoadMap(section);
+  }
+}
+
+void MessageFieldSource::LoadList(int section) {
+  const std::vector<uint32_t>& slots = section_slots_[section];
+  const bool header = section == kHeaderIndex;
+  const int li = header ? 0 : 1;
+  const amqp::SectionKind kind = KindOf(section);
+  const std::span<const uint8_t> bytes = view_->bytes();
+  const uint8_t* base = bytes.data();
+  const uint8_t* limit = base + bytes.size();
+  const uint8_t* at = view_->SectionValue(kind);
+  const uint8_t* p = nullptr;
+  const uint8_t* end = nullptr;
+  uint32_t count = 0;
+  bool absent = at == nullptr;
+  if (!absent && !PlainCompound(at, limit, /*map=*/false, &p, &end, &count)) {
+    // Described, of another type, or malformed: the general reader decides.
+    EncodedValue list;
+    if (!view_->FindSection(kind, &list)) {
+      absent = true;  // unreadable: MessageView::Header() says what the header fields read as
+    } else if (!amqp::SectionValueTypeOk(kind, list)) {
+      return;  // wrong type: every field missing
+    } else {
+      p = list.payload().data();
+      end = p + list.payload().size();
+      count = list.count();
+    }
+  }
+  if (absent) {
     // No such section: header fields take their defaults (or are missing if the message is
     // unreadable where the header would be: MessageView decides), properties are all absent.
-    for (uint32_t slot : section_slots_[si]) {
-      Slot& s = slots_[slot];
-      s.resolved = true;
-      if (header && s.field_index >= 0 && s.path.empty()) {
-        s.value = view_->Header(static_cast<amqp::HeaderField>(s.field_index));
+    if (header) {
+      for (uint32_t slot : slots) {
+        const Slot& s = slots_[slot];
+        if (s.field_index >= 0 && s.path.empty()) {
+          states_[slot].value = view_->Header(static_cast<amqp::HeaderField>(s.field_index));
+        }
       }
     }
     return;
   }
-  if (!amqp::SectionValueTypeOk(kind, list)) {
-    for (uint32_t slot : section_slots_[si]) slots_[slot].resolved = true;
-    return;
-  }
-  // The highest field index asked for bounds the walk.
-  int last = -1;
-  for (uint32_t slot : section_slots_[si]) last = std::max(last, slots_[slot].field_index);
-  amqp::Cursor c = amqp::Cursor::Elements(list);
-  EncodedValue e;
-  for (int i = 0; i <= last && c.Next(&e); ++i) {
-    if (e.is_null()) continue;
-    const bool ok = header ? amqp::HeaderFieldTypeOk(i, e) : amqp::PropertiesFieldTypeOk(i, e);
-    for (uint32_t slot : section_slots_[si]) {
-      Slot& s = slots_[slot];
-      if (s.field_index != i) continue;
+  // One walk up to the highest index asked for. Plain non-compound elements are skipped by their
+  // constructor and size alone; compounds and described elements are read by ReadValue, as a Cursor
+  // over the list would (so a malformed one makes the whole section missing, as it would there).
+  const uint32_t wanted = list_wanted_[li];
+  const int last = list_last_[li];
+  uint32_t found = 0;      // indexes whose value was taken
+  uint32_t wrong = 0;      // indexes present with the wrong type: missing, no default
+  bool malformed = false;
+  amqp::DecodeError error;
+  for (int i = 0; i <= last && static_cast<uint32_t>(i) < count; ++i) {
+    if (p >= end) {
+      malformed = true;
+      break;
+    }
+    const uint8_t c = *p;
+    const bool want = ((wanted >> i) & 1u) != 0;
+    const uint8_t* next = c < 0xc0 ? amqp::SkipPlainValue(p, end) : nullptr;
+    if (next != nullptr) {
+      if (want && c != amqp::code::kNull) {
+        if (list_types_[li][i][c]) {
+          Value v;
+          if (amqp::ReadSelectorValue(base, p, end, &v, &error) == nullptr) {
+            malformed = true;  // cannot happen: the skip above checked the extent
+            break;
+          }
+          for (uint32_t slot : slots) {
+            if (slots_[slot].field_index == i) Found(slot, p, v);
+          }
+          found |= 1u << i;
+        } else {
+          wrong |= 1u << i;
+        }
+      }
+      p = next;
+      continue;
+    }
+    EncodedValue e;
+    next = amqp::ReadValue(base, p, end, &e, &error);
+    if (next == nullptr) {
+      malformed = true;
+      break;
+    }
+    if (want && !e.is_null()) {
+      const bool ok = header ? amqp::HeaderFieldTypeOk(i, e) : amqp::PropertiesFieldTypeOk(i, e);
       if (ok) {
-        s.located = e;
-        s.found = true;
+        const Value v = e.ToValue();
+        for (uint32_t slot : slots) {
+          if (slots_[slot].field_index == i) Found(slot, p, v);
+        }
+        found |= 1u << i;
       } else {
-        s.resolved = true;  // wrong type: missing
+        wrong |= 1u << i;
       }
     }
+    p = next;
   }
-  if (!c.ok()) {  // malformed header / properties: every field of it is missing
-    for (uint32_t slot : section_slots_[si]) {
-      slots_[slot].found = false;
-      slots_[slot].resolved = true;
+  if (malformed) {  // malformed header / properties: every field of it is missing
+    for (uint32_t slot : slots) {
+      SlotState& s = states_[slot];
+      s.value = Value::Missing();
+      s.located = nullptr;
+      s.epoch = epoch_;
     }
     return;
   }
   if (header) {  // absent or null fields read as their defaults (core part 3, section 3.2.1)
-    for (uint32_t slot : section_slots_[si]) {
-      Slot& s = slots_[slot];
-      if (s.found || s.resolved || s.field_index < 0 || !s.path.empty()) continue;
-      s.resolved = true;
-      switch (static_cast<amqp::HeaderField>(s.field_index)) {
-        case amqp::HeaderField::kDurable:
-        case amqp::HeaderField::kFirstAcquirer: s.value = Value::Boolean(false); break;
-        case amqp::HeaderField::kPriority:
-          s.value = Value::Unsigned(selector::ValueType::kUByte, 4);
-          break;
-        case amqp::HeaderField::kDeliveryCount:
-          s.value = Value::Unsigned(selector::ValueType::kUInt, 0);
-          break;
-        case amqp::HeaderField::kTtl: break;
-      }
+    for (uint32_t slot : slots) {
+      const Slot& s = slots_[slot];
+      if (s.field_index < 0 || !s.path.empty()) continue;
+      if (((found | wrong) >> s.field_index) & 1u) continue;
+      states_[slot].value = HeaderDefault(s.field_index);
     }
   }
 }
 
-void MessageFieldSource::LoadMap(Section section, amqp::SectionKind kind) {
-  const int si = SectionIndex(section);
-  const std::vector<uint32_t>& slots = section_slots_[si];
-  EncodedValue map;
-  if (slots.empty() || !view_->FindSection(kind, &map) ||
-      !amqp::SectionValueTypeOk(kind, map)) {
-    return;
+void MessageFieldSource::LoadMap(int section) {
+  const std::vector<KeyProbe>& probes = probes_[section];
+  if (probes.empty()) return;
+  const amqp::SectionKind kind = KindOf(section);
+  const uint8_t* at = view_->SectionValue(kind);
+  if (at == nullptr) return;
+  const std::span<const uint8_t> bytes = view_->bytes();
+  const uint8_t* base = bytes.data();
+  const uint8_t* p = nullptr;
+  const uint8_t* end = nullptr;
+  uint32_t count = 0;
+  if (!PlainCompound(at, base + bytes.size(), /*map=*/true, &p, &end, &count)) {
+    // Described, of another type, or malformed: the general reader decides.
+    EncodedValue map;
+    if (!view_->FindSection(kind, &map) || !amqp::SectionValueTypeOk(kind, map)) return;
+    p = map.payload().data();
+    end = p + map.payload().size();
+    count = map.count();
   }
-  // One pass over the entries, matching every requested key of this section. str8 / sym8 keys are
-  // compared in place and unmatched values skipped in O(1), so no EncodedValue is built per entry.
-  const uint8_t* base = map.raw().data() - map.offset();
-  const uint8_t* p = map.payload().data();
-  const uint8_t* end = p + map.payload().size();
-  size_t wanted = slots.size();
+  // One pass over the entries, matching every requested key of this section; the first entry with
+  // a key wins. A str8 / sym8 key is compared in place (its first 8 bytes against each probe's
+  // head, then the rest of a longer key); other keys (str32, sym32, ulong, described...) are read.
+  // An unmatched value is skipped by its size prefix. The pass stops when every key is found, or at
+  // the first malformed entry (what was found before it stands).
+  const size_t probe_count = probes.size();
+  uint8_t* found = probe_found_.data();
+  std::memset(found, 0, probe_count);
+  size_t wanted = probe_count;
   amqp::DecodeError error;
-  for (uint32_t i = map.count() / 2; i > 0 && wanted > 0; --i) {
+  for (uint32_t n = count / 2; n > 0 && wanted > 0; --n) {
+    const size_t left = amqp::BytesLeft(p, end);
+    const uint8_t* key_end = nullptr;
+    // What the key is, for the probes: an in-place short text, or a decoded text / ulong.
+    bool in_place = false;
+    uint64_t head = 0;
     std::string_view text;
     bool is_text = false;
     bool is_ulong = false;
     uint64_t number = 0;
-    const uint8_t* key_end = nullptr;
-    const size_t left = amqp::BytesLeft(p, end);
     if (left >= 2 && (p[0] == amqp::code::kStr8 || p[0] == amqp::code::kSym8) &&
         size_t{p[1]} <= left - 2) {
+      key_end = p + 2 + p[1];
       text = {reinterpret_cast<const char*>(p + 2), p[1]};
       is_text = true;
-      key_end = p + 2 + p[1];
+      if (left >= 8) {
+        in_place = true;
+        head = Load8(p);
+      }
     } else {
       EncodedValue key;
       key_end = amqp::ReadValue(base, p, end, &key, &error);
@@ -186,63 +398,35 @@ void MessageFieldSource::LoadMap(Section section, amqp::SectionKind kind) {
         }
       }
     }
-    auto matches = [&](const Slot& s) {
-      return !s.found && ((is_text && s.key.size() == text.size() &&
-                           std::memcmp(s.key.data(), text.data(), text.size()) == 0) ||
-                          (is_ulong && s.key_is_ulong && s.ulong_key == number));
-    };
-    Slot* first = nullptr;
-    for (uint32_t slot : slots) {
-      if (matches(slots_[slot])) {
-        first = &slots_[slot];
-        break;
+    auto matches = [&](const KeyProbe& k) {
+      if (in_place) {
+        return ((head ^ k.head) & k.mask) == 0 &&
+               (k.size <= 6 ||
+                std::memcmp(p + 8, slots_[k.slot].key.data() + 6, k.size - 6) == 0);
       }
-    }
-    if (first == nullptr) {
+      return (is_text && k.size == text.size() &&
+              std::memcmp(slots_[k.slot].key.data(), text.data(), k.size) == 0) ||
+             (is_ulong && k.key_is_ulong && k.ulong_key == number);
+    };
+    size_t first = 0;
+    while (first < probe_count && (found[first] != 0 || !matches(probes[first]))) ++first;
+    if (first == probe_count) {
       p = amqp::SkipPlainValue(key_end, end);
       if (p == nullptr) p = amqp::SkipValue(base, key_end, end, &error);
       if (p == nullptr) break;
       continue;
     }
-    // Read the value straight into the slot (no copy of a freshly written EncodedValue).
-    p = amqp::ReadValue(base, key_end, end, &first->located, &error);
-    if (p == nullptr) break;
-    for (uint32_t slot : slots) {
-      Slot& s = slots_[slot];
-      if (&s != first && !matches(s)) continue;
-      if (&s != first) s.located = first->located;
-      s.found = true;
+    Value v;
+    const uint8_t* next = amqp::ReadSelectorValue(base, key_end, end, &v, &error);
+    if (next == nullptr) break;
+    for (size_t j = first; j < probe_count; ++j) {
+      if (found[j] != 0 || (j != first && !matches(probes[j]))) continue;
+      found[j] = 1;
       --wanted;
+      Found(probes[j].slot, key_end, v);
     }
+    p = next;
   }
-}
-
-Value MessageFieldSource::Get(uint32_t slot) {
-  if (slot >= slots_.size()) return Value::Missing();
-  Slot& s = slots_[slot];
-  const int si = SectionIndex(s.section);
-  if (!loaded_[si]) LoadSection(s.section);
-  if (s.resolved) return s.value;
-  s.resolved = true;
-  if (!s.found) {
-    s.value = Value::Missing();
-    return s.value;
-  }
-  if (s.path.empty()) {
-    s.value = s.located.ToValue();
-    return s.value;
-  }
-  EncodedValue v = s.located;
-  for (const selector::PathStep& step : s.path) {
-    EncodedValue next;
-    if (!v.Step(step, &next)) {
-      s.value = Value::Missing();
-      return s.value;
-    }
-    v = next;
-  }
-  s.value = v.ToValue();
-  return s.value;
 }
 
 }  // namespace sift::engine

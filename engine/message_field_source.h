@@ -1,13 +1,18 @@
 // MessageFieldSource: the selector's field source over encoded AMQP 1.0 messages.
 //
 // Built once for the field list a compiled selector publishes (Selector::fields()), it precomputes
-// for each slot its section and, for header / properties fields, the list index. Per message, Reset()
-// points it at the bytes; Get(slot) reads the slot's section the first time any slot of that section
-// is asked for, and in that one pass over the section fills every slot of the section (an
-// application-properties map is scanned once for all requested keys). So each section is read at
-// most once per message (invariant 1 of ARCHITECTURE.md). FieldRef paths are resolved lazily on the
-// located value. Header defaults are applied (durable false, priority 4, first-acquirer false,
-// delivery-count 0).
+// for each slot its section and, for header / properties fields, the list index; for map sections,
+// each requested key in the form of its str8 / sym8 encoding, so an encoded key is compared in place.
+// Per message, Reset() points it at the bytes; Get(slot) reads the slot's section the first time any
+// slot of that section is asked for, and in that one pass over the section fills every slot of the
+// section (an application-properties map is scanned once for all requested keys, and the scan stops
+// when all are found). So each section is read at most once per message (invariant 1 of
+// ARCHITECTURE.md). FieldRef paths are resolved lazily on the located value. Header defaults are
+// applied (durable false, priority 4, first-acquirer false, delivery-count 0).
+//
+// Sections in the common encodings (list0 / list8 / list32 and map8 / map32 section values) are
+// parsed in place from MessageView::SectionValue(); anything else (a described section value, a wrong
+// type, a malformed size or count) goes through MessageView::FindSection, with the same results.
 //
 // Memory: all slot storage is allocated at construction; Reset() and Get() never allocate. Values
 // returned view the message bytes and live until the next Reset() (or until the bytes go). A
@@ -15,8 +20,10 @@
 #ifndef SIFT_ENGINE_MESSAGE_FIELD_SOURCE_H_
 #define SIFT_ENGINE_MESSAGE_FIELD_SOURCE_H_
 
+#include <bitset>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/amqp/encoded_value.h"
@@ -32,9 +39,16 @@ class MessageFieldSource : public selector::FieldSource {
   explicit MessageFieldSource(std::span<const selector::FieldRef> fields);
 
   // Moves to another message (a view that must outlive the reads of this message). Never allocates.
-  void Reset(const amqp::MessageView& message);
+  void Reset(const amqp::MessageView& message) {
+    view_ = &message;
+    ++epoch_;
+    loaded_ = 0;
+  }
   // Same, over bytes (an internal view is kept).
-  void Reset(std::span<const uint8_t> message);
+  void Reset(std::span<const uint8_t> message) {
+    own_view_.Reset(message);
+    Reset(own_view_);
+  }
 
   selector::Value Get(uint32_t slot) override;
 
@@ -43,6 +57,9 @@ class MessageFieldSource : public selector::FieldSource {
   const amqp::MessageView& view() const { return *view_; }
 
  private:
+  static constexpr int kSections = 6;
+
+  // What a slot asks for; built once.
   struct Slot {
     selector::Section section = selector::Section::kApplicationProperties;
     int field_index = -1;            // header / properties list index; -1 for an unknown name
@@ -50,21 +67,42 @@ class MessageFieldSource : public selector::FieldSource {
     std::string key;                 // map sections: the key
     bool key_is_ulong = false;       // annotations / footer: `key` is decimal text of a ulong
     uint64_t ulong_key = 0;
-    // Per message:
-    amqp::EncodedValue located;      // the field's value before the path, when found
-    bool found = false;
-    bool resolved = false;           // `value` is final
-    selector::Value value;
   };
-  static constexpr int kSections = 6;
+  // A slot's answer for the current message: what every Get() reads, kept small and apart.
+  struct SlotState {
+    selector::Value value;           // the answer, final when epoch == epoch_
+    const uint8_t* located = nullptr;  // slots with a path: the field's value before the path
+    uint64_t epoch = 0;              // epoch_ when `value` is final; 0 while a path is pending
+  };
+  // A requested key of a map section, for an in-place compare against an encoded key.
+  struct KeyProbe {
+    uint64_t head = 0;  // the str8 / sym8 encoding's first 8 bytes (constructor masked), as loaded
+    uint64_t mask = 0;  // which bytes of `head` count: length byte and up to 6 key bytes
+    uint32_t size = 0;  // of the key (Slot::key of `slot`)
+    uint32_t slot = 0;
+    bool key_is_ulong = false;
+    uint64_t ulong_key = 0;
+  };
 
-  void LoadSection(selector::Section section);
-  void LoadList(selector::Section section, amqp::SectionKind kind);
-  void LoadMap(selector::Section section, amqp::SectionKind kind);
+  selector::Value GetSlow(uint32_t slot);
+  void LoadSection(int section);
+  void LoadList(int section);
+  void LoadMap(int section);
+  // Marks `slot` found with its value at `at` (already checked readable) decoded into `value`.
+  void Found(uint32_t slot, const uint8_t* at, const selector::Value& value);
 
   std::vector<Slot> slots_;
+  std::vector<SlotState> states_;
   std::vector<uint32_t> section_slots_[kSections];  // slots of each section
-  bool loaded_[kSections] = {};
+  std::vector<KeyProbe> probes_[kSections];         // map sections: one per slot
+  std::vector<uint8_t> probe_found_;                // scratch for LoadMap: per probe
+  // List sections: the list indexes asked for (bit i), the highest, and per index the format codes
+  // of plain values of the field's spec type (from field_types.h).
+  uint32_t list_wanted_[2] = {};
+  int list_last_[2] = {-1, -1};
+  std::bitset<256> list_types_[2][amqp::kPropertiesFieldCount];
+  uint64_t epoch_ = 1;
+  uint32_t loaded_ = 0;                              // bit s: section s read for this message
   amqp::MessageView own_view_;
   const amqp::MessageView* view_ = &own_view_;
 };

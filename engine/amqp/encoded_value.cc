@@ -328,6 +328,15 @@ const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* l
   return ValueReader::Value(base, p, limit, out, error, 0);
 }
 
+const uint8_t* internal::ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p,
+                                               const uint8_t* limit, selector::Value* out,
+                                               DecodeError* error) {
+  EncodedValue v;
+  const uint8_t* end = ValueReader::Value(base, p, limit, &v, error, 0);
+  if (end != nullptr) *out = v.ToValue();
+  return end;
+}
+
 const uint8_t* SkipValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
                          DecodeError* error) {
   const uint8_t* end = ValueReader::QuickSkip(p, limit);
@@ -397,48 +406,10 @@ selector::Value EncodedValue::ToValue() const {
     v.size = static_cast<uint32_t>(end_ - begin_);
     return v;
   }
-  const uint8_t* d = data_;
-  auto bytes = [&](ValueType t) {
-    return Value::Bytes(t, {reinterpret_cast<const char*>(d), size_});
-  };
-  switch (code_) {
-    case code::kNull: return Value::Null();
-    case code::kTrue: return Value::Boolean(true);
-    case code::kFalse: return Value::Boolean(false);
-    case code::kBoolean: return Value::Boolean(d[0] != 0);
-    case code::kUByte: return Value::Unsigned(ValueType::kUByte, d[0]);
-    case code::kUShort: return Value::Unsigned(ValueType::kUShort, LoadU16(d));
-    case code::kUInt0: return Value::Unsigned(ValueType::kUInt, 0);
-    case code::kSmallUInt: return Value::Unsigned(ValueType::kUInt, d[0]);
-    case code::kUInt: return Value::Unsigned(ValueType::kUInt, LoadU32(d));
-    case code::kULong0: return Value::Unsigned(ValueType::kULong, 0);
-    case code::kSmallULong: return Value::Unsigned(ValueType::kULong, d[0]);
-    case code::kULong: return Value::Unsigned(ValueType::kULong, LoadU64(d));
-    case code::kByte: return Value::Signed(ValueType::kByte, static_cast<int8_t>(d[0]));
-    case code::kShort:
-      return Value::Signed(ValueType::kShort, static_cast<int16_t>(LoadU16(d)));
-    case code::kSmallInt: return Value::Signed(ValueType::kInt, static_cast<int8_t>(d[0]));
-    case code::kInt: return Value::Signed(ValueType::kInt, static_cast<int32_t>(LoadU32(d)));
-    case code::kSmallLong: return Value::Signed(ValueType::kLong, static_cast<int8_t>(d[0]));
-    case code::kLong: return Value::Signed(ValueType::kLong, static_cast<int64_t>(LoadU64(d)));
-    case code::kFloat: return Value::Float(std::bit_cast<float>(LoadU32(d)));
-    case code::kDouble: return Value::Double(std::bit_cast<double>(LoadU64(d)));
-    case code::kDecimal32: return bytes(ValueType::kDecimal32);
-    case code::kDecimal64: return bytes(ValueType::kDecimal64);
-    case code::kDecimal128: return bytes(ValueType::kDecimal128);
-    case code::kChar: return Value::Char(LoadU32(d));
-    case code::kTimestamp: return Value::Timestamp(static_cast<int64_t>(LoadU64(d)));
-    case code::kUuid: return bytes(ValueType::kUuid);
-    case code::kVbin8:
-    case code::kVbin32: return bytes(ValueType::kBinary);
-    case code::kStr8:
-    case code::kStr32: return bytes(ValueType::kString);
-    case code::kSym8:
-    case code::kSym32: return bytes(ValueType::kSymbol);
-    default: break;
-  }
+  Value v;
+  if (internal::PlainValue(code_, data_, size_, &v)) return v;
   ValueType t = is_map() ? ValueType::kMap : is_array() ? ValueType::kArray : ValueType::kList;
-  Value v = Value::Compound(t);
+  v = Value::Compound(t);
   v.data = reinterpret_cast<const char*>(begin_);
   v.size = static_cast<uint32_t>(end_ - begin_);
   return v;

@@ -13,6 +13,7 @@
 #ifndef SIFT_ENGINE_AMQP_ENCODED_VALUE_H_
 #define SIFT_ENGINE_AMQP_ENCODED_VALUE_H_
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -182,6 +183,99 @@ inline const uint8_t* SkipPlainValue(const uint8_t* p, const uint8_t* limit) {
     return n <= left - 4 ? p + 5 + n : nullptr;
   }
   return nullptr;
+}
+
+namespace internal {
+// The selector::Value of a plain (not described) non-compound value with format code `c`, whose
+// payload `d` (`size` bytes) is known to be inside the buffer: what EncodedValue::ToValue() gives.
+// False for compound codes (list0 included) and invalid ones. Shared by ToValue() and
+// ReadSelectorValue() so the two cannot disagree.
+inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, selector::Value* out) {
+  using selector::Value;
+  using selector::ValueType;
+  auto bytes = [&](ValueType t) {
+    *out = Value::Bytes(t, {reinterpret_cast<const char*>(d), size});
+    return true;
+  };
+  auto load16 = [d] { return static_cast<uint16_t>((d[0] << 8) | d[1]); };
+  auto load32 = [d] {
+    return (uint32_t{d[0]} << 24) | (uint32_t{d[1]} << 16) | (uint32_t{d[2]} << 8) | d[3];
+  };
+  auto load64 = [d, load32] {
+    const uint32_t hi = load32();
+    const uint32_t lo =
+        (uint32_t{d[4]} << 24) | (uint32_t{d[5]} << 16) | (uint32_t{d[6]} << 8) | d[7];
+    return (uint64_t{hi} << 32) | lo;
+  };
+  switch (c) {
+    case code::kStr8:
+    case code::kStr32: return bytes(ValueType::kString);
+    case code::kSym8:
+    case code::kSym32: return bytes(ValueType::kSymbol);
+    case code::kVbin8:
+    case code::kVbin32: return bytes(ValueType::kBinary);
+    case code::kNull: *out = Value::Null(); return true;
+    case code::kTrue: *out = Value::Boolean(true); return true;
+    case code::kFalse: *out = Value::Boolean(false); return true;
+    case code::kBoolean: *out = Value::Boolean(d[0] != 0); return true;
+    case code::kUByte: *out = Value::Unsigned(ValueType::kUByte, d[0]); return true;
+    case code::kUShort: *out = Value::Unsigned(ValueType::kUShort, load16()); return true;
+    case code::kUInt0: *out = Value::Unsigned(ValueType::kUInt, 0); return true;
+    case code::kSmallUInt: *out = Value::Unsigned(ValueType::kUInt, d[0]); return true;
+    case code::kUInt: *out = Value::Unsigned(ValueType::kUInt, load32()); return true;
+    case code::kULong0: *out = Value::Unsigned(ValueType::kULong, 0); return true;
+    case code::kSmallULong: *out = Value::Unsigned(ValueType::kULong, d[0]); return true;
+    case code::kULong: *out = Value::Unsigned(ValueType::kULong, load64()); return true;
+    case code::kByte: *out = Value::Signed(ValueType::kByte, static_cast<int8_t>(d[0])); return true;
+    case code::kShort:
+      *out = Value::Signed(ValueType::kShort, static_cast<int16_t>(load16()));
+      return true;
+    case code::kSmallInt:
+      *out = Value::Signed(ValueType::kInt, static_cast<int8_t>(d[0]));
+      return true;
+    case code::kInt:
+      *out = Value::Signed(ValueType::kInt, static_cast<int32_t>(load32()));
+      return true;
+    case code::kSmallLong:
+      *out = Value::Signed(ValueType::kLong, static_cast<int8_t>(d[0]));
+      return true;
+    case code::kLong:
+      *out = Value::Signed(ValueType::kLong, static_cast<int64_t>(load64()));
+      return true;
+    case code::kFloat: *out = Value::Float(std::bit_cast<float>(load32())); return true;
+    case code::kDouble: *out = Value::Double(std::bit_cast<double>(load64())); return true;
+    case code::kDecimal32: return bytes(ValueType::kDecimal32);
+    case code::kDecimal64: return bytes(ValueType::kDecimal64);
+    case code::kDecimal128: return bytes(ValueType::kDecimal128);
+    case code::kChar: *out = Value::Char(load32()); return true;
+    case code::kTimestamp: *out = Value::Timestamp(static_cast<int64_t>(load64())); return true;
+    case code::kUuid: return bytes(ValueType::kUuid);
+    default: return false;
+  }
+}
+
+const uint8_t* ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
+                                     selector::Value* out, DecodeError* error);
+}  // namespace internal
+
+// ReadValue(base, p, limit, &v, error) followed by *out = v.ToValue(), in one step: the same end
+// pointer, the same errors (nullptr with *error set; *out is then unspecified), the same value. Plain
+// fixed-width values and str8 / sym8 / vbin8 are decoded inline without an EncodedValue in between;
+// anything else takes ReadValue. Views in *out point into the buffer.
+inline const uint8_t* ReadSelectorValue(const uint8_t* base, const uint8_t* p,
+                                        const uint8_t* limit, selector::Value* out,
+                                        DecodeError* error) {
+  if (p < limit) {
+    const uint8_t c = *p;
+    const uint8_t how = internal::kSkip.how[c];
+    const size_t left = static_cast<size_t>(limit - p) - 1;
+    if (how <= 16) {
+      if (left >= how && internal::PlainValue(c, p + 1, how, out)) return p + 1 + how;
+    } else if (how == internal::kSize1 && (c >> 4) == 0xa && left >= 1 && p[1] <= left - 1) {
+      if (internal::PlainValue(c, p + 2, p[1], out)) return p + 2 + p[1];
+    }
+  }
+  return internal::ReadSelectorValueSlow(base, p, limit, out, error);
 }
 
 // Looks up text key `key` in the map whose encoding starts at `map` (its constructor; map8 or

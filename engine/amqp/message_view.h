@@ -86,6 +86,13 @@ class MessageView {
   // section; for data and amqp-sequence, the first one.
   bool FindSection(SectionKind kind, EncodedValue* value) const;
   bool HasSection(SectionKind kind) const;
+  // The first byte of the section's value (its constructor, after the descriptor) when the message
+  // has that section, else nullptr; the value itself is not read or checked (the first occurrence,
+  // as FindSection). The bytes from there up to bytes().end() are the caller's to bound-check: for
+  // readers that parse the common encodings in place and take FindSection for the rest.
+  const uint8_t* SectionValue(SectionKind kind) const {
+    return Located(kind) || Locate(kind) ? sections_[static_cast<int>(kind)] : nullptr;
+  }
 
   // ---- Header (core part 3, section 3.2.1) ----
   // The field's value, or its AMQP default when the header or the field is absent or null (durable
@@ -139,6 +146,10 @@ class MessageView {
  private:
   // Locates the next top-level section; false when there is none or it is malformed (error_ set).
   bool ScanOne() const;
+  // ScanOne() for anything but the 0x00 0x53 0x7N encoding with a plain section value.
+  bool ScanOneSlow() const;
+  // Records where section `kind` starts (value: after its descriptor) and ends (next).
+  void Note(SectionKind kind, const uint8_t* value, const uint8_t* next) const;
   // Locates sections until one of `kind` is found or there are none left.
   bool Locate(SectionKind kind) const;
   // The section's value when present and of its spec type (else false; a wrong type sets error_).
@@ -158,9 +169,11 @@ class MessageView {
   mutable const uint8_t* scan_ = nullptr;   // next top-level byte not yet looked at
   mutable bool scan_done_ = false;          // every section located, or the scan met an error
   mutable bool scan_failed_ = false;        // the scan stopped at a malformed section
+  mutable bool failed_ = false;             // error_ holds a problem (so Reset() must clear it)
   mutable uint32_t sections_seen_ = 0;      // top-level sections located so far
-  mutable SectionKind body_kind_ = SectionKind::kData;
   mutable uint32_t body_count_ = 0;         // body sections of body_kind_ in a row
+  // Meaningful only while body_count_ > 0, so Reset() need not clear them.
+  mutable SectionKind body_kind_ = SectionKind::kData;
   mutable const uint8_t* body_begin_ = nullptr;
   mutable const uint8_t* body_end_ = nullptr;
   mutable DecodeError error_;
