@@ -45,7 +45,7 @@ uint64_t Load8(const uint8_t* p) {
 // The compound at `at` (a section's value, bounded by limit) when it is a plain list (list0 / list8 /
 // list32) or map (map8 / map32) whose size, count (and, for a map, count parity) are sound — the
 // checks ReadValue makes — as its elements [*p, *end) and count; false for anything else.
-bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map, const uint8_t** p,
+[[gnu::always_inline]] inline bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map, const uint8_t** p,
                    const uint8_t** end, uint32_t* count) {
   const size_t left = amqp::BytesLeft(at, limit);
   if (left == 0) return false;
@@ -78,6 +78,24 @@ bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map, const uint
   return false;
 }
 
+// A copy of a Value written just before, field by field: the fields were stored one at a time
+// (a byte, then 8, 8 and 4 bytes), and a wider load spanning several of them cannot be forwarded
+// from the store buffer, which stalls until they reach the cache. The empty asm statements keep the
+// compiler from merging the loads.
+Value FreshCopy(const Value& v) {
+  Value out;
+  selector::ValueType type = v.type;
+  uint64_t bits = v.u64;
+  const char* data = v.data;
+  uint32_t size = v.size;
+  asm("" : "+r"(type), "+r"(bits), "+r"(data), "+r"(size));
+  out.type = type;
+  out.u64 = bits;
+  out.data = data;
+  out.size = size;
+  return out;
+}
+
 // Header defaults (core part 3, section 3.2.1); kMissing for ttl, which has none.
 Value HeaderDefault(int field_index) {
   switch (static_cast<amqp::HeaderField>(field_index)) {
@@ -95,6 +113,7 @@ Value HeaderDefault(int field_index) {
 MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> fields) {
   slots_.resize(fields.size());
   states_.resize(fields.size());
+  slot_section_.assign(fields.size(), kSections);
   for (size_t i = 0; i < fields.size(); ++i) {
     const selector::FieldRef& f = fields[i];
     Slot& s = slots_[i];
@@ -112,6 +131,7 @@ MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> field
     }
     const int si = static_cast<int>(f.section);
     if (si < 0 || si >= kSections) continue;
+    slot_section_[i] = static_cast<uint8_t>(si);
     section_slots_[si].push_back(static_cast<uint32_t>(i));
     if (si == kHeaderIndex || si == kPropertiesIndex) {
       const int li = si == kHeaderIndex ? 0 : 1;
@@ -126,6 +146,7 @@ MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> field
     k.slot = static_cast<uint32_t>(i);
     k.key_is_ulong = s.key_is_ulong;
     k.ulong_key = s.ulong_key;
+    k.has_path = !s.path.empty();
     uint8_t head[8] = {};
     uint8_t mask[8] = {};
     if (s.key.size() <= 255) {
@@ -141,8 +162,15 @@ MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> field
     }
     std::memcpy(&k.head, head, 8);
     std::memcpy(&k.mask, mask, 8);
+    // Slots of one key are matched together: chain each to the next probe with the same key.
+    for (KeyProbe& earlier : probes_[si]) {
+      if (earlier.next_same == KeyProbe::kNone && slots_[earlier.slot].key == s.key) {
+        earlier.next_same = static_cast<uint32_t>(probes_[si].size());
+      }
+    }
     probes_[si].push_back(k);
-    probe_found_.resize(std::max(probe_found_.size(), probes_[si].size()));
+    probe_heads_[si].push_back(k.head);
+    probe_heads_[si].push_back(k.mask);
   }
   // Which plain format codes each header / properties field accepts, as field_types.h decides: each
   // non-compound code is read once from a zero-filled encoding and checked.
@@ -171,23 +199,32 @@ Value MessageFieldSource::Get(uint32_t slot) {
 }
 
 Value MessageFieldSource::GetSlow(uint32_t slot) {
-  if (slot >= slots_.size()) return Value::Missing();
-  const Slot& info = slots_[slot];
-  const int si = static_cast<int>(info.section);
-  if (si < 0 || si >= kSections) return Value::Missing();
-  if (((loaded_ >> si) & 1u) == 0) LoadSection(si);
-  SlotState& s = states_[slot];
-  if (s.epoch == epoch_) return s.value;
+  if (slot >= states_.size()) return Value::Missing();
+  const int si = slot_section_[slot];
+  if (si >= kSections) return Value::Missing();
+  if (((loaded_ >> si) & 1u) == 0) {
+    LoadSection(si);
+    const SlotState& s = states_[slot];
+    if (s.epoch == epoch_) return FreshCopy(s.value);
+  } else {
+    const SlotState& s = states_[slot];
+    if (s.epoch == epoch_) return s.value;
+  }
+  return ResolvePath(slot);
+}
+
+Value MessageFieldSource::ResolvePath(uint32_t slot) {
   // A slot with a path whose field was found: descend now, once.
+  SlotState& s = states_[slot];
   s.epoch = epoch_;
   s.value = Value::Missing();
   const std::span<const uint8_t> bytes = view_->bytes();
   EncodedValue v;
-  amqp::DecodeError e;
-  if (amqp::ReadValue(bytes.data(), s.located, bytes.data() + bytes.size(), &v, &e) == nullptr) {
+  if (amqp::ReadValue(bytes.data(), s.located, bytes.data() + bytes.size(), &v, nullptr) ==
+      nullptr) {
     return s.value;  // cannot happen: the section walk read this value
   }
-  for (const selector::PathStep& step : info.path) {
+  for (const selector::PathStep& step : slots_[slot].path) {
     EncodedValue next;
     if (!v.Step(step, &next)) return s.value;
     v = next;
@@ -336,7 +373,7 @@ void MessageFieldSource::LoadList(int section) {
 }
 
 void MessageFieldSource::LoadMap(int section) {
-  const std::vector<KeyProbe>& probes = probes_[section];
+  std::vector<KeyProbe>& probes = probes_[section];
   if (probes.empty()) return;
   const amqp::SectionKind kind = KindOf(section);
   const uint8_t* at = view_->SectionValue(kind);
@@ -356,76 +393,155 @@ void MessageFieldSource::LoadMap(int section) {
   }
   // One pass over the entries, matching every requested key of this section; the first entry with
   // a key wins. A str8 / sym8 key is compared in place (its first 8 bytes against each probe's
-  // head, then the rest of a longer key); other keys (str32, sym32, ulong, described...) are read.
-  // An unmatched value is skipped by its size prefix. The pass stops when every key is found, or at
-  // the first malformed entry (what was found before it stands).
+  // head, then the rest of a longer key); other keys (str32, sym32, ulong, described...) are read
+  // by ReadValue (GeneralKeyMatch). An unmatched value is skipped by its size prefix. The pass stops
+  // when every key is found, or at the first malformed entry (what was found before it stands).
+  // Errors are not kept: the field source reads a malformed section as missing fields.
   const size_t probe_count = probes.size();
-  uint8_t* found = probe_found_.data();
-  std::memset(found, 0, probe_count);
+  KeyProbe* const probe = probes.data();
+  const uint64_t epoch = epoch_;  // a probe is found for this message when found_epoch == epoch
   size_t wanted = probe_count;
-  amqp::DecodeError error;
-  for (uint32_t n = count / 2; n > 0 && wanted > 0; --n) {
+  const uint64_t* const heads = probe_heads_[section].data();  // head, mask per probe
+  uint32_t n = count / 2;
+  while (n > 0) {
+    // The common entry, in a loop of its own so it stays in registers: a str8 (0xa1) or sym8
+    // (0xa3) key with 8 bytes readable whose first 8 bytes match no probe's head, and a plain
+    // value, skipped by its size prefix. Anything else is handled below, one entry at a time.
+    for (; n > 0; --n) {
+      const size_t left = amqp::BytesLeft(p, end);
+      if (left < 8 || (p[0] | 0x02) != amqp::code::kSym8 || size_t{p[1]} > left - 2) break;
+      const uint64_t head = Load8(p);
+      size_t j = 0;
+      while (j < probe_count && ((head ^ heads[2 * j]) & heads[2 * j + 1]) != 0) ++j;
+      if (j < probe_count) break;
+      const uint8_t* next = amqp::SkipPlainValue(p + 2 + p[1], end);
+      if (next == nullptr) break;
+      p = next;
+    }
+    if (n == 0) break;
+    --n;
     const size_t left = amqp::BytesLeft(p, end);
-    const uint8_t* key_end = nullptr;
-    // What the key is, for the probes: an in-place short text, or a decoded text / ulong.
-    bool in_place = false;
-    uint64_t head = 0;
-    std::string_view text;
-    bool is_text = false;
-    bool is_ulong = false;
-    uint64_t number = 0;
-    if (left >= 2 && (p[0] == amqp::code::kStr8 || p[0] == amqp::code::kSym8) &&
-        size_t{p[1]} <= left - 2) {
+    const uint8_t* key_end;
+    size_t first = probe_count;
+    if (left >= 8 && (p[0] | 0x02) == amqp::code::kSym8 && size_t{p[1]} <= left - 2) {
+      // Compared in place: a probe whose head matches is confirmed (not found yet, the rest of
+      // the key) aside.
       key_end = p + 2 + p[1];
-      text = {reinterpret_cast<const char*>(p + 2), p[1]};
-      is_text = true;
-      if (left >= 8) {
-        in_place = true;
-        head = Load8(p);
-      }
-    } else {
-      EncodedValue key;
-      key_end = amqp::ReadValue(base, p, end, &key, &error);
-      if (key_end == nullptr) break;
-      const uint8_t code = key.format_code();
-      if (!key.is_described()) {
-        if (code == amqp::code::kStr32 || code == amqp::code::kSym32) {
-          text = {reinterpret_cast<const char*>(key.payload().data()), key.payload().size()};
-          is_text = true;
-        } else if (code == amqp::code::kULong || code == amqp::code::kSmallULong ||
-                   code == amqp::code::kULong0) {
-          is_ulong = key.GetUnsigned(&number);
+      const uint64_t head = Load8(p);
+      for (size_t j = 0; j < probe_count; ++j) {
+        if (((head ^ heads[2 * j]) & heads[2 * j + 1]) == 0 && Confirm(probe[j], p)) {
+          first = j;
+          break;
         }
       }
+    } else {
+      key_end = GeneralKeyMatch(base, p, end, probe, probe_count, epoch, &first);
+      if (key_end == nullptr) break;
     }
-    auto matches = [&](const KeyProbe& k) {
-      if (in_place) {
-        return ((head ^ k.head) & k.mask) == 0 &&
-               (k.size <= 6 ||
-                std::memcmp(p + 8, slots_[k.slot].key.data() + 6, k.size - 6) == 0);
-      }
-      return (is_text && k.size == text.size() &&
-              std::memcmp(slots_[k.slot].key.data(), text.data(), k.size) == 0) ||
-             (is_ulong && k.key_is_ulong && k.ulong_key == number);
-    };
-    size_t first = 0;
-    while (first < probe_count && (found[first] != 0 || !matches(probes[first]))) ++first;
-    if (first == probe_count) {
+    if (first == probe_count) {  // no requested key: skip the value by its size prefix
       p = amqp::SkipPlainValue(key_end, end);
-      if (p == nullptr) p = amqp::SkipValue(base, key_end, end, &error);
+      if (p == nullptr) p = amqp::SkipValue(base, key_end, end, nullptr);
       if (p == nullptr) break;
       continue;
     }
-    Value v;
-    const uint8_t* next = amqp::ReadSelectorValue(base, key_end, end, &v, &error);
-    if (next == nullptr) break;
-    for (size_t j = first; j < probe_count; ++j) {
-      if (found[j] != 0 || (j != first && !matches(probes[j]))) continue;
-      found[j] = 1;
-      --wanted;
-      Found(probes[j].slot, key_end, v);
+    p = TakeValue(base, key_end, end, probe, first, &wanted);
+    if (p == nullptr || wanted == 0) break;
+  }
+}
+
+bool MessageFieldSource::Confirm(const KeyProbe& k, const uint8_t* p) const {
+  return k.found_epoch != epoch_ &&
+         (k.size <= 6 || std::memcmp(p + 8, slots_[k.slot].key.data() + 6, k.size - 6) == 0);
+}
+
+const uint8_t* MessageFieldSource::GeneralKeyMatch(const uint8_t* base, const uint8_t* p,
+                                                   const uint8_t* end, const KeyProbe* probe,
+                                                   size_t probe_count, uint64_t epoch,
+                                                   size_t* first) const {
+  std::string_view text;
+  bool is_text = false;
+  bool is_ulong = false;
+  uint64_t number = 0;
+  const uint8_t* key_end = nullptr;
+  const size_t left = amqp::BytesLeft(p, end);
+  if (left >= 2 && (p[0] == amqp::code::kStr8 || p[0] == amqp::code::kSym8) &&
+      size_t{p[1]} <= left - 2) {
+    key_end = p + 2 + p[1];
+    text = {reinterpret_cast<const char*>(p + 2), p[1]};
+    is_text = true;
+  } else {
+    EncodedValue key;
+    key_end = amqp::ReadValue(base, p, end, &key, nullptr);
+    if (key_end == nullptr) return nullptr;
+    const uint8_t code = key.format_code();
+    if (!key.is_described()) {
+      if (code == amqp::code::kStr32 || code == amqp::code::kSym32) {
+        text = {reinterpret_cast<const char*>(key.payload().data()), key.payload().size()};
+        is_text = true;
+      } else if (code == amqp::code::kULong || code == amqp::code::kSmallULong ||
+                 code == amqp::code::kULong0) {
+        is_ulong = key.GetUnsigned(&number);
+      }
     }
-    p = next;
+  }
+  for (size_t j = 0; j < probe_count; ++j) {
+    const KeyProbe& k = probe[j];
+    if (k.found_epoch == epoch) continue;
+    if ((is_text && k.size == text.size() &&
+         std::memcmp(slots_[k.slot].key.data(), text.data(), k.size) == 0) ||
+        (is_ulong && k.key_is_ulong && k.ulong_key == number)) {
+      *first = j;
+      break;
+    }
+  }
+  return key_end;
+}
+
+const uint8_t* MessageFieldSource::TakeValue(const uint8_t* base, const uint8_t* at,
+                                             const uint8_t* end, KeyProbe* probe, size_t first,
+                                             size_t* wanted) {
+  KeyProbe& k = probe[first];
+  SlotState& s = states_[k.slot];
+  const uint8_t* next;
+  if (!k.has_path) {
+    // Decoded straight into the slot: on failure it is left as it was (kMissing).
+    next = amqp::ReadSelectorValue(base, at, end, &s.value, nullptr);
+  } else {
+    Value checked;  // the value must be readable for its path to be followed later
+    next = amqp::ReadSelectorValue(base, at, end, &checked, nullptr);
+    if (next != nullptr) {
+      s.located = at;
+      s.epoch = 0;  // pending: GetSlow() descends the path
+    }
+  }
+  if (next == nullptr) return nullptr;
+  const uint64_t epoch = epoch_;
+  k.found_epoch = epoch;
+  --*wanted;
+  // More slots for the same key: not found yet either, since they match exactly when k does.
+  for (uint32_t j = k.next_same; j != KeyProbe::kNone; j = probe[j].next_same) {
+    probe[j].found_epoch = epoch;
+    --*wanted;
+    CopyFound(k.slot, probe[j].slot, at);
+  }
+  return next;
+}
+
+void MessageFieldSource::CopyFound(uint32_t from, uint32_t to, const uint8_t* at) {
+  if (slots_[to].path.empty()) {
+    if (slots_[from].path.empty()) {
+      states_[to].value = states_[from].value;
+    } else {
+      EncodedValue v;  // `from` keeps only the location: decode for `to`
+      const std::span<const uint8_t> bytes = view_->bytes();
+      amqp::DecodeError e;
+      if (amqp::ReadValue(bytes.data(), at, bytes.data() + bytes.size(), &v, &e) != nullptr) {
+        states_[to].value = v.ToValue();
+      }
+    }
+  } else {
+    states_[to].located = at;
+    states_[to].epoch = 0;
   }
 }
 

@@ -82,20 +82,42 @@ class MessageFieldSource : public selector::FieldSource {
     uint32_t slot = 0;
     bool key_is_ulong = false;
     uint64_t ulong_key = 0;
+    static constexpr uint32_t kNone = UINT32_MAX;
+    uint32_t next_same = kNone;  // the next probe of this section with the same key
+    bool has_path = false;     // the slot descends into the value (located, decoded later)
+    uint64_t found_epoch = 0;  // per message: epoch_ once an entry matched this probe
   };
 
   selector::Value GetSlow(uint32_t slot);
+  selector::Value ResolvePath(uint32_t slot);
   void LoadSection(int section);
   void LoadList(int section);
   void LoadMap(int section);
   // Marks `slot` found with its value at `at` (already checked readable) decoded into `value`.
   void Found(uint32_t slot, const uint8_t* at, const selector::Value& value);
+  // LoadMap: probe[first] matched the key before `at`: reads the value at `at` for its slot
+  // (decoded, or located for a path) and for every other probe of the same key not yet found,
+  // counting them off *wanted. The value's end, or nullptr when it is malformed (slots left
+  // missing).
+  const uint8_t* TakeValue(const uint8_t* base, const uint8_t* at, const uint8_t* end,
+                           KeyProbe* probe, size_t first, size_t* wanted);
+  // LoadMap, after probe `k`'s head matched the str8 / sym8 key at p: true when `k` is not found
+  // yet and the key bytes after the first 6 match too.
+  bool Confirm(const KeyProbe& k, const uint8_t* p) const;
+  // LoadMap, for a key not compared in place: reads the key at p and sets *first to the first
+  // probe not yet found that it matches (untouched if none); the key's end, nullptr if malformed.
+  const uint8_t* GeneralKeyMatch(const uint8_t* base, const uint8_t* p, const uint8_t* end,
+                                 const KeyProbe* probe, size_t probe_count, uint64_t epoch,
+                                 size_t* first) const;
+  // LoadMap: slot `to` has the same key as `from`, found at `at`.
+  void CopyFound(uint32_t from, uint32_t to, const uint8_t* at);
 
   std::vector<Slot> slots_;
   std::vector<SlotState> states_;
+  std::vector<uint8_t> slot_section_;               // per slot: its section, kSections if none
   std::vector<uint32_t> section_slots_[kSections];  // slots of each section
   std::vector<KeyProbe> probes_[kSections];         // map sections: one per slot
-  std::vector<uint8_t> probe_found_;                // scratch for LoadMap: per probe
+  std::vector<uint64_t> probe_heads_[kSections];    // the same probes' head and mask, packed
   // List sections: the list indexes asked for (bit i), the highest, and per index the format codes
   // of plain values of the field's spec type (from field_types.h).
   uint32_t list_wanted_[2] = {};

@@ -259,8 +259,9 @@ const uint8_t* ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, cons
 }  // namespace internal
 
 // ReadValue(base, p, limit, &v, error) followed by *out = v.ToValue(), in one step: the same end
-// pointer, the same errors (nullptr with *error set; *out is then unspecified), the same value. Plain
+// pointer, the same errors (nullptr with *error set), the same value. Plain
 // fixed-width values and str8 / sym8 / vbin8 are decoded inline without an EncodedValue in between;
+// *out is written only on success (a failed read leaves it as it was);
 // anything else takes ReadValue. Views in *out point into the buffer.
 inline const uint8_t* ReadSelectorValue(const uint8_t* base, const uint8_t* p,
                                         const uint8_t* limit, selector::Value* out,
@@ -272,7 +273,12 @@ inline const uint8_t* ReadSelectorValue(const uint8_t* base, const uint8_t* p,
     if (how <= 16) {
       if (left >= how && internal::PlainValue(c, p + 1, how, out)) return p + 1 + how;
     } else if (how == internal::kSize1 && (c >> 4) == 0xa && left >= 1 && p[1] <= left - 1) {
-      if (internal::PlainValue(c, p + 2, p[1], out)) return p + 2 + p[1];
+      // vbin8 (0xa0), str8 (0xa1), sym8 (0xa3): the only valid 0xa_ codes.
+      const selector::ValueType t = c == code::kStr8   ? selector::ValueType::kString
+                                    : c == code::kSym8 ? selector::ValueType::kSymbol
+                                                       : selector::ValueType::kBinary;
+      *out = selector::Value::Bytes(t, {reinterpret_cast<const char*>(p + 2), p[1]});
+      return p + 2 + p[1];
     }
   }
   return internal::ReadSelectorValueSlow(base, p, limit, out, error);

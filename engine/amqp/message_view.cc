@@ -182,7 +182,49 @@ bool MessageView::ScanOneSlow() const {
 }
 
 bool MessageView::Locate(SectionKind kind) const {
-  while (!Located(kind)) {
+  // ScanOne() until `kind` is located, with the scan state in registers for the common sections:
+  // 0x00 0x53 0x7N, not a body section (body bookkeeping is Note()'s), and a plain value whose
+  // constructor and size prefix say where it ends (as SkipPlainValue, checked against end_).
+  // Anything else is left to ScanOne().
+  constexpr uint32_t kNotBody = 0x11f;  // header .. application-properties, footer
+  const uint32_t want = 1u << static_cast<int>(kind);
+  while ((located_ & want) == 0) {
+    if (scan_done_) return false;
+    const uint8_t* s = scan_;
+    uint32_t located = located_;
+    uint32_t seen = sections_seen_;
+    if (s != nullptr) {
+      const uint8_t* const end = end_;
+      while (BytesLeft(s, end) >= 5 && s[0] == code::kDescribed && s[1] == code::kSmallULong) {
+        const uint32_t k = static_cast<uint32_t>(s[2]) - static_cast<uint32_t>(kFirstSectionDescriptor);
+        if (k >= 9 || ((kNotBody >> k) & 1u) == 0) break;
+        const uint8_t how = internal::kSkip.how[s[3]];
+        const size_t left = static_cast<size_t>(end - s) - 4;  // after the constructor
+        size_t size;  // bytes after the constructor
+        if (how <= 16) {
+          size = how;
+        } else if (how == internal::kSize1) {
+          size = size_t{1} + s[4];
+        } else if (how == internal::kSize4 && left >= 4) {
+          size = size_t{4} + LoadU32(s + 4);
+        } else {
+          break;
+        }
+        if (size > left) break;
+        const uint32_t bit = 1u << k;
+        if ((located & bit) == 0) {
+          sections_[k] = s + 3;
+          located |= bit;
+        }
+        ++seen;
+        s += 4 + size;
+        if ((located & want) != 0) break;
+      }
+    }
+    scan_ = s;
+    located_ = located;
+    sections_seen_ = seen;
+    if ((located & want) != 0) return true;
     if (!ScanOne()) return false;
   }
   return true;
