@@ -305,7 +305,6 @@ void MessageFieldSource::LoadList(int section) {
   uint32_t found = 0;      // indexes whose value was taken
   uint32_t wrong = 0;      // indexes present with the wrong type: missing, no default
   bool malformed = false;
-  amqp::DecodeError error;
   for (int i = 0; i <= last && static_cast<uint32_t>(i) < count; ++i) {
     if (p >= end) {
       malformed = true;
@@ -317,13 +316,16 @@ void MessageFieldSource::LoadList(int section) {
     if (next != nullptr) {
       if (want && c != amqp::code::kNull) {
         if (list_types_[li][i][c]) {
-          Value v;
-          if (amqp::ReadSelectorValue(base, p, end, &v, &error) == nullptr) {
-            malformed = true;  // cannot happen: the skip above checked the extent
-            break;
-          }
+          // Decoded straight into each slot of the field (the skip above checked the extent).
           for (uint32_t slot : slots) {
-            if (slots_[slot].field_index == i) Found(slot, p, v);
+            if (slots_[slot].field_index != i) continue;
+            SlotState& st = states_[slot];
+            if (slots_[slot].path.empty()) {
+              amqp::ReadSelectorValue(base, p, end, &st.value, nullptr);
+            } else {
+              st.located = p;
+              st.epoch = 0;  // pending: GetSlow() descends the path
+            }
           }
           found |= 1u << i;
         } else {
@@ -334,7 +336,7 @@ void MessageFieldSource::LoadList(int section) {
       continue;
     }
     EncodedValue e;
-    next = amqp::ReadValue(base, p, end, &e, &error);
+    next = amqp::ReadValue(base, p, end, &e, nullptr);
     if (next == nullptr) {
       malformed = true;
       break;
@@ -405,30 +407,36 @@ void MessageFieldSource::LoadMap(int section) {
   uint32_t n = count / 2;
   while (n > 0) {
     // The common entry, in a loop of its own so it stays in registers: a str8 (0xa1) or sym8
-    // (0xa3) key with 8 bytes readable whose first 8 bytes match no probe's head, and a plain
-    // value, skipped by its size prefix. Anything else is handled below, one entry at a time.
+    // (0xa3) key with 8 bytes readable, compared with every probe's head in place, whose first 8
+    // bytes match none, and a plain value, skipped by its size prefix. It stops at an entry with
+    // a head match (key_end set, j the first probe matched), at an unmatched key whose value needs
+    // the general skip (key_end set, j == probe_count) or at a key of another form (key_end null).
+    const uint8_t* key_end = nullptr;
+    size_t j = probe_count;
     for (; n > 0; --n) {
       const size_t left = amqp::BytesLeft(p, end);
       if (left < 8 || (p[0] | 0x02) != amqp::code::kSym8 || size_t{p[1]} > left - 2) break;
       const uint64_t head = Load8(p);
-      size_t j = 0;
+      j = 0;
       while (j < probe_count && ((head ^ heads[2 * j]) & heads[2 * j + 1]) != 0) ++j;
-      if (j < probe_count) break;
+      if (j < probe_count) {
+        key_end = p + 2 + p[1];
+        break;
+      }
       const uint8_t* next = amqp::SkipPlainValue(p + 2 + p[1], end);
-      if (next == nullptr) break;
+      if (next == nullptr) {
+        key_end = p + 2 + p[1];
+        break;
+      }
       p = next;
     }
     if (n == 0) break;
     --n;
-    const size_t left = amqp::BytesLeft(p, end);
-    const uint8_t* key_end;
     size_t first = probe_count;
-    if (left >= 8 && (p[0] | 0x02) == amqp::code::kSym8 && size_t{p[1]} <= left - 2) {
-      // Compared in place: a probe whose head matches is confirmed (not found yet, the rest of
-      // the key) aside.
-      key_end = p + 2 + p[1];
+    if (key_end != nullptr) {
+      // Confirm the head match (not found yet, the rest of a longer key), else look further.
       const uint64_t head = Load8(p);
-      for (size_t j = 0; j < probe_count; ++j) {
+      for (; j < probe_count; ++j) {
         if (((head ^ heads[2 * j]) & heads[2 * j + 1]) == 0 && Confirm(probe[j], p)) {
           first = j;
           break;
