@@ -1,11 +1,11 @@
 // MessageFieldSource: one pass per section over an encoded message (message_field_source.h).
 //
-// The hot path is a message the selector rejects after one or two fields, so per message the work is:
-// Reset() (a counter bump), the section scan in MessageView, and here one walk over the wanted
-// section that compares encoded keys in place and skips unwanted values through their size prefix.
-// Every result is what the general readers (ReadValue, Cursor, EncodedValue::ToValue, field_types.h)
-// would give: the fast paths below take only encodings whose extent they fully check, and hand
-// everything else to those readers.
+// The hot path is a message the selector rejects after one or two fields, so per message the work
+// is: Reset() (a counter bump), the section scan in MessageView, and here one walk over the wanted
+// section that compares encoded keys in place and skips unwanted values through their size
+// prefix. Every result is what the general readers (ReadValue, Cursor, EncodedValue::ToValue,
+// field_types.h) would give: the fast paths below take only encodings whose extent they fully
+// check, and hand everything else to those readers.
 #include "engine/message_field_source.h"
 
 #include <algorithm>
@@ -42,11 +42,12 @@ uint64_t Load8(const uint8_t* p) {
   return v;
 }
 
-// The compound at `at` (a section's value, bounded by limit) when it is a plain list (list0 / list8 /
-// list32) or map (map8 / map32) whose size, count (and, for a map, count parity) are sound — the
-// checks ReadValue makes — as its elements [*p, *end) and count; false for anything else.
-[[gnu::always_inline]] inline bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map, const uint8_t** p,
-                   const uint8_t** end, uint32_t* count) {
+// The compound at `at` (a section's value, bounded by limit) when it is a plain list (list0 /
+// list8 / list32) or map (map8 / map32) whose size, count (and, for a map, count parity) are
+// sound — the checks ReadValue makes — as its elements [*p, *end) and count; false otherwise.
+[[gnu::always_inline]] inline bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map,
+                                                 const uint8_t** p, const uint8_t** end,
+                                                 uint32_t* count) {
   const size_t left = amqp::BytesLeft(at, limit);
   if (left == 0) return false;
   const uint8_t c = at[0];
@@ -84,12 +85,12 @@ uint64_t Load8(const uint8_t* p) {
 // compiler from merging the loads.
 Value FreshCopy(const Value& v) {
   Value out;
-  selector::ValueType type = v.type;
+  uint8_t type = static_cast<uint8_t>(v.type);
   uint64_t bits = v.u64;
   const char* data = v.data;
   uint32_t size = v.size;
   asm("" : "+r"(type), "+r"(bits), "+r"(data), "+r"(size));
-  out.type = type;
+  out.type = static_cast<selector::ValueType>(type);
   out.u64 = bits;
   out.data = data;
   out.size = size;
@@ -396,9 +397,10 @@ void MessageFieldSource::LoadMap(int section) {
   // One pass over the entries, matching every requested key of this section; the first entry with
   // a key wins. A str8 / sym8 key is compared in place (its first 8 bytes against each probe's
   // head, then the rest of a longer key); other keys (str32, sym32, ulong, described...) are read
-  // by ReadValue (GeneralKeyMatch). An unmatched value is skipped by its size prefix. The pass stops
-  // when every key is found, or at the first malformed entry (what was found before it stands).
-  // Errors are not kept: the field source reads a malformed section as missing fields.
+  // by ReadValue (GeneralKeyMatch). An unmatched value is skipped by its size prefix. The pass
+  // stops when every key is found, or at the first unreadable key or matched value, or an
+  // unmatched value SkipValue cannot pass (what was found before it stands). Errors are not
+  // kept: the field source reads a malformed section as missing fields.
   const size_t probe_count = probes.size();
   KeyProbe* const probe = probes.data();
   const uint64_t epoch = epoch_;  // a probe is found for this message when found_epoch == epoch

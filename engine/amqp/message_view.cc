@@ -83,13 +83,6 @@ void MessageView::Reset(std::span<const uint8_t> message) {
   scan_failed_ = false;
   sections_seen_ = 0;
   body_count_ = 0;
-  // The sections a filter reads (properties, application-properties) lie a few cache lines in;
-  // the scan reaches them through a chain of dependent reads (each section's size says where the
-  // next starts). Asking for those lines now overlaps their misses instead of taking them one by
-  // one. A prefetch never faults and reads nothing into the view.
-  for (size_t line = 64; line < 256 && line < message.size(); line += 64) {
-    __builtin_prefetch(begin_ + line);
-  }
   if (failed_) {
     error_ = DecodeError();
     failed_ = false;
@@ -196,7 +189,7 @@ bool MessageView::Locate(SectionKind kind) const {
     if (s != nullptr) {
       const uint8_t* const end = end_;
       while (BytesLeft(s, end) >= 5 && s[0] == code::kDescribed && s[1] == code::kSmallULong) {
-        const uint32_t k = static_cast<uint32_t>(s[2]) - static_cast<uint32_t>(kFirstSectionDescriptor);
+        const uint32_t k = uint32_t{s[2]} - static_cast<uint32_t>(kFirstSectionDescriptor);
         if (k >= 9 || ((kNotBody >> k) & 1u) == 0) break;
         const uint8_t how = internal::kSkip.how[s[3]];
         const size_t left = static_cast<size_t>(end - s) - 4;  // after the constructor

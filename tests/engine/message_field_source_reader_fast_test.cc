@@ -1,12 +1,12 @@
-// MessageFieldSource's in-place reading of the common encodings (list8 / list32 / list0 and map8 /
-// map32 section values, str8 / sym8 keys compared 8 bytes at a time, plain values decoded without an
-// EncodedValue) against the general readers: every encoding that takes another route (map32 and
-// list32 sections, sym8 / str32 / sym32 / ulong keys, described keys and values, truncated or
-// malformed maps and lists, keys near the end of the message, duplicate keys and sections, sections
-// out of order) gives the answer MessageView gives, and a mutation sweep over Proton-encoded
-// messages checks the source against slow reference reads built on FindSection, Cursor, ReadValue
-// and SkipValue (which agree with MessageView's per-field reads wherever those look at the same
-// bytes), one field at a time and several keys of one map read together.
+// MessageFieldSource's in-place reading of the common encodings (list8 / list32 / list0 and
+// map8 / map32 section values, str8 / sym8 keys compared 8 bytes at a time, plain values decoded
+// without an EncodedValue) against the general readers: every encoding that takes another route
+// (map32 and list32 sections, sym8 / str32 / sym32 / ulong keys, described keys and values,
+// truncated or malformed maps and lists, keys near the end of the message, duplicate keys and
+// sections, sections out of order) gives the answer MessageView gives, and a mutation sweep over
+// Proton-encoded messages checks the source against slow reference reads built on FindSection,
+// Cursor, ReadValue and SkipValue (which agree with MessageView's per-field reads wherever those
+// look at the same bytes), one field at a time and several keys of one map read together.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -460,7 +460,8 @@ struct Reference {
 // even past the list's count of elements, where MessageView::Header()/Property() stop looking),
 // the spec type checked; absent or null header fields take their defaults.
 Value ReferenceListField(const amqp::MessageView& view, bool header, int index) {
-  const amqp::SectionKind kind = header ? amqp::SectionKind::kHeader : amqp::SectionKind::kProperties;
+  const amqp::SectionKind kind =
+      header ? amqp::SectionKind::kHeader : amqp::SectionKind::kProperties;
   amqp::EncodedValue list;
   if (!view.FindSection(kind, &list)) {
     return header ? view.Header(static_cast<amqp::HeaderField>(index)) : Value::Missing();
