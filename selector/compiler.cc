@@ -64,6 +64,7 @@ class ProgramBuilder {
     ComputeCosts(p_->root_);
     OrderOperands(p_->root_);
     CompactSlots();
+    p_->DeriveRequiredTexts();
   }
 
   Value Keep(const Value& v) {

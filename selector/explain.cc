@@ -151,6 +151,19 @@ std::string Program::Explain() const {
   out += "estimated cost: " + FormatCost(instrs_[root_].cost) +
          " units per message at most (1 unit ~ one field read)\n";
   for (const auto& note : notes_) out += "note: " + note + "\n";
+  if (!required_texts_.empty()) {
+    // What a byte-level prefilter may test before any field is read (required_text.h).
+    out += "required texts (a message whose section bytes hold none of a line's texts is not TRUE):\n";
+    for (const RequiredText& r : required_texts_) {
+      out += " ";
+      for (size_t k = 0; k < r.any_of.size(); ++k) {
+        out += k == 0 ? " " : " or ";
+        out += "'" + r.any_of[k].text + (r.any_of[k].exact ? "' (whole value) in " : "' (part of a value) in ") +
+               std::string(SectionName(r.any_of[k].section));
+      }
+      out += "\n";
+    }
+  }
   return out;
 }
 

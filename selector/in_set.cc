@@ -107,6 +107,8 @@ bool InSet::ContainsNumber(const Value& v) const {
   return false;
 }
 
+bool InSet::only_text() const { return classes_ == Bit(ValueClass::kText); }
+
 Truth InSet::Contains(const Value& v) const {
   ValueClass c = ClassOf(v.type);
   if (c == ValueClass::kAbsent || c == ValueClass::kOther) return Truth::kUnknown;

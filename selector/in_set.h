@@ -26,6 +26,9 @@ class InSet {
   Truth Contains(const Value& v) const;
 
   size_t size() const { return member_count_; }
+  // True when every member is text (string, symbol or char); texts() then lists them, deduplicated.
+  bool only_text() const;
+  const std::vector<std::string>& texts() const { return texts_; }
   std::string Describe() const;
 
  private:

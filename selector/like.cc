@@ -82,6 +82,17 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
   std::unique_ptr<LikeMatcher> m(new LikeMatcher());
   m->pattern_ = std::string(pattern);
   std::vector<Piece> pieces = Split(pattern, escape);
+  // The longest run of literal pieces (one code point each): what every match must contain.
+  for (size_t i = 0; i < pieces.size();) {
+    size_t j = i;
+    std::string run;
+    while (j < pieces.size() && pieces[j].kind == Piece::kLiteral) run += pieces[j++].text;
+    if (j - i > m->required_code_points_) {
+      m->required_code_points_ = j - i;
+      m->required_ = std::move(run);
+    }
+    i = j == i ? i + 1 : j;
+  }
   bool has_one = false;
   size_t runs = 0;
   for (const Piece& p : pieces) {

@@ -43,6 +43,11 @@ class LikeMatcher {
 
   Kind kind() const { return kind_; }
   std::string_view pattern() const { return pattern_; }
+  // The longest run of literal characters every matching text contains (escapes resolved; empty
+  // when the pattern has no literal), and how many code points it holds. A text that does not
+  // contain it does not match.
+  std::string_view required_literal() const { return required_; }
+  size_t required_code_points() const { return required_code_points_; }
   // "exact", "prefix", "suffix", "contains", "any", "segments", "re2"; and the literal(s) used.
   std::string Describe() const;
 
@@ -53,6 +58,8 @@ class LikeMatcher {
   Kind kind_ = Kind::kExact;
   std::string pattern_;
   std::string literal_;                // kExact / kPrefix / kSuffix / kContains
+  std::string required_;               // see required_literal()
+  size_t required_code_points_ = 0;
   // kSegments: what lies between '%'s. A '_' wildcard is kept as the byte '_' in `text` and marked
   // in `one_char` (an escaped, literal '_' is not marked).
   struct Segment {

@@ -28,6 +28,7 @@
 #include "selector/field_source.h"
 #include "selector/in_set.h"
 #include "selector/like.h"
+#include "selector/required_text.h"
 #include "selector/selector.h"
 #include "selector/value.h"
 
@@ -82,6 +83,7 @@ class Program {
   enum class Origin : uint8_t { kSql, kJms, kPropertiesFilter, kApplicationPropertiesFilter, kAllOf };
 
   const std::vector<FieldRef>& fields() const { return fields_; }
+  const std::vector<RequiredText>& required_texts() const { return required_texts_; }
 
   Truth Evaluate(FieldSource& source, EvalContext& context) const;
 
@@ -106,6 +108,9 @@ class Program {
   Truth EvalLogical(const Instr& in, Frame& frame) const;
   void ExplainInstr(uint32_t i, int indent, std::string* out) const;
   std::string InstrSummary(const Instr& in) const;
+  // Fills required_texts_ from the finished program (selector/required_text.cc).
+  void DeriveRequiredTexts();
+  void CollectRequiredTexts(uint32_t i, std::vector<RequiredText>* out) const;
 
   Origin origin_ = Origin::kSql;
   std::string text_;  // the expression (SQL / JMS), for Explain
@@ -119,6 +124,7 @@ class Program {
   std::deque<std::string> storage_;  // constant bytes; a deque never moves its elements
   std::vector<std::shared_ptr<const Program>> keep_alive_;  // AllOf: the parts whose bytes we view
   std::vector<std::string> notes_;  // compile-time facts for Explain (folds, ordering)
+  std::vector<RequiredText> required_texts_;  // necessary conditions on raw bytes (required_text.h)
 };
 
 }  // namespace sift::selector

@@ -12,6 +12,11 @@ const std::vector<FieldRef>& NoFields() {
   return kNone;
 }
 
+const std::vector<RequiredText>& NoRequiredTexts() {
+  static const std::vector<RequiredText> kNone;
+  return kNone;
+}
+
 const Error& NoError() {
   static const Error kNone;
   return kNone;
@@ -61,6 +66,10 @@ bool Selector::ok() const { return error_ == nullptr; }
 const Error& Selector::error() const { return error_ ? *error_ : NoError(); }
 
 const std::vector<FieldRef>& Selector::fields() const { return program_ ? program_->fields() : NoFields(); }
+
+const std::vector<RequiredText>& Selector::required_texts() const {
+  return program_ && !error_ ? program_->required_texts() : NoRequiredTexts();
+}
 
 Truth Selector::Evaluate(FieldSource& source, EvalContext& context) const {
   if (error_) return Truth::kUnknown;

@@ -23,6 +23,7 @@
 #include "selector/error.h"
 #include "selector/eval_context.h"
 #include "selector/field_source.h"
+#include "selector/required_text.h"
 #include "selector/value.h"
 
 namespace sift::selector {
@@ -72,6 +73,10 @@ class Selector {
 
   // The fields the program reads, in slot order (the FieldSource contract). Empty when !ok().
   const std::vector<FieldRef>& fields() const;
+
+  // Necessary conditions for TRUE that a source can test on a message's raw bytes before reading any
+  // field (selector/required_text.h); empty when none can be derived, or when !ok().
+  const std::vector<RequiredText>& required_texts() const;
 
   // Evaluates against the current message of `source`. Allocates nothing on the heap once `context`
   // has warmed up. Returns kUnknown when !ok().
