@@ -1,31 +1,29 @@
 // Consumer: the scan loop of a filtered read (see consumer.h), and StreamEngine::NewConsumer.
 //
-// The hot loop is reader->Next → MessageFieldSource::Reset → Selector::Evaluate. None of the three
-// allocates per record once warm (the reader hands out views into pinned chunk values, the source's
-// slots are sized at construction, the evaluation context keeps its scratch), so a rejected message
+// The hot loop is reader->Next → MessageFilter::Matches (text prefilter, then the selector over a
+// MessageFieldSource). Neither allocates per record once warm (the reader hands out views into pinned
+// chunk values, the filter's source and context are sized at construction), so a rejected message
 // costs no heap traffic; only a match copies its bytes into the caller's DeliveryBatch.
 #include "engine/consumer.h"
 
 #include <algorithm>
 #include <utility>
 
-#include "engine/message_field_source.h"
+#include "engine/message_filter.h"
 #include "engine/stream_engine.h"
 #include "engine/stream_engine_impl.h"
-#include "selector/eval_context.h"
 #include "storage/stream_reader.h"
 
 namespace sift::engine {
 
 struct Consumer::Impl {
   Impl(ConsumerOptions opts, storage::StreamStore* s)
-      : options(std::move(opts)), store(s), source(options.filter.fields()) {}
+      : options(std::move(opts)), store(s), filter(options.filter) {}
 
   ConsumerOptions options;
   storage::StreamStore* store;
   std::unique_ptr<storage::StreamReader> reader;
-  MessageFieldSource source;
-  selector::EvalContext context;
+  MessageFilter filter;
   uint64_t matched_budget = 0;
 };
 
@@ -94,7 +92,6 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
   Impl& impl = *impl_;
   const ConsumerOptions& options = impl.options;
   storage::StreamReader& reader = *impl.reader;
-  const selector::Selector& filter = options.filter;
   const auto started = Clock::now();
   Clock::duration waited{0};
   const Clock::time_point deadline = started + wait;
@@ -133,8 +130,8 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
     ++scanned;
     if (record.chunk_start) ++stats_.chunks;
     stats_.bytes += record.data.size();
-    impl.source.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(record.data.data()), record.data.size()));
-    if (filter.Matches(impl.source, impl.context)) {
+    if (impl.filter.Matches(
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(record.data.data()), record.data.size()))) {
       batch->Add(record.offset, record.timestamp_ms, record.data);
     }
   }

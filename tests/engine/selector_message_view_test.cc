@@ -6,6 +6,8 @@
 //   Proton's C encoder and read through MessageFieldSource: the expected answers must still hold.
 // - Seeded random (expression, message) pairs: MessageFieldSource, MapFieldSource and the reference
 //   evaluator must agree on every pair.
+// - The same, through engine::MessageFilter with its text prefilter on every message: the prefilter
+//   never rejects a message the selector finds TRUE (and the conformance answers still hold).
 // - A source moved from message to message forgets the previous one; malformed bytes read as
 //   missing fields, never a crash.
 #include <gtest/gtest.h>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "engine/message_field_source.h"
+#include "engine/message_filter.h"
 #include "selector/selector.h"
 #include "tests/engine/selector_message_view_encoder.h"
 #include "tests/selector/case_file.h"
@@ -54,6 +57,7 @@ TEST_P(ConformanceOnEncodedMessages, ExpectedAnswersHoldThroughMessageFieldSourc
   const std::filesystem::path path = CaseDir() / GetParam();
   const std::string where = path.string();
   size_t evaluated = 0;
+  uint64_t prefilter_rejected = 0;
   EvalContext context;
   for (const Case& c : ParseFile(path)) {
     if (!c.parse_problem.empty() || c.expect == Expect::kError) continue;  // the conformance suite's job
@@ -73,6 +77,15 @@ TEST_P(ConformanceOnEncodedMessages, ExpectedAnswersHoldThroughMessageFieldSourc
     Truth got = selector.Evaluate(source, context);
     Truth want = c.expect == Expect::kTrue ? Truth::kTrue : c.expect == Expect::kFalse ? Truth::kFalse
                                                                                          : Truth::kUnknown;
+    engine::MessageFilter filter(selector, {.prefilter = true, .adaptive = false});
+    if (filter.Matches(std::span<const uint8_t>(bytes)) != (want == Truth::kTrue)) {
+      ADD_FAILURE_AT(where.c_str(), c.line)
+          << c.file << ":" << c.line << ": `" << (c.is_filter ? std::string("<filter>") : c.expression)
+          << "` on the encoded message {" << DescribeMessage(c.message) << "}: expected " << Name(want)
+          << ", but MessageFilter (prefilter " << (filter.stats().prefilter_rejected ? "rejected" : "passed")
+          << ") says " << (want == Truth::kTrue ? "no match" : "match");
+    }
+    prefilter_rejected += filter.stats().prefilter_rejected;
     if (got != want) {
       ADD_FAILURE_AT(where.c_str(), c.line)
           << c.file << ":" << c.line << ": `" << (c.is_filter ? std::string("<filter>") : c.expression)
@@ -82,6 +95,7 @@ TEST_P(ConformanceOnEncodedMessages, ExpectedAnswersHoldThroughMessageFieldSourc
     ++evaluated;
   }
   EXPECT_GT(evaluated, 0u);
+  RecordProperty("prefilter_rejected", static_cast<int>(prefilter_rejected));
 }
 
 std::vector<std::string> CaseFileNames() {
@@ -104,7 +118,7 @@ TEST(SelectorOnMessageView, RandomPairsAgreeWithMapSourceAndReference) {
   reference.set_now(kDifferentialNow);
   EvalContext context;
   context.SetNow(kDifferentialNow);
-  uint64_t pairs = 0, disagreements = 0;
+  uint64_t pairs = 0, disagreements = 0, prefilter_checked = 0, prefilter_rejected = 0;
   std::string first;
   for (int i = 0; i < 1500; ++i) {
     RefExpr e = gen.Predicate(1 + static_cast<int>(gen.Below(4)));
@@ -113,6 +127,8 @@ TEST(SelectorOnMessageView, RandomPairsAgreeWithMapSourceAndReference) {
     ASSERT_TRUE(selector.ok()) << text << ": " << selector.error().ToString();
     MapFieldSource map_source(selector.fields());
     engine::MessageFieldSource message_source(selector.fields());
+    engine::MessageFilter filter(selector, {.prefilter = true, .adaptive = false});
+    filter.context().SetNow(kDifferentialNow);
     for (int j = 0; j < 20; ++j) {
       TestMessage message = gen.Message();
       std::vector<uint8_t> bytes;
@@ -123,17 +139,24 @@ TEST(SelectorOnMessageView, RandomPairsAgreeWithMapSourceAndReference) {
       Truth via_map = selector.Evaluate(map_source, context);
       Truth via_bytes = selector.Evaluate(message_source, context);
       Truth want = reference.Evaluate(e, message);
+      const bool filtered = filter.Matches(std::span<const uint8_t>(bytes));
       ++pairs;
-      if (via_map != via_bytes || via_bytes != want) {
+      if (via_map != via_bytes || via_bytes != want || filtered != (want == Truth::kTrue)) {
         if (++disagreements <= 5) {
           first += "\n  `" + text + "` on {" + DescribeMessage(message) + "}: MessageFieldSource " +
-                   Name(via_bytes) + ", MapFieldSource " + Name(via_map) + ", reference " + Name(want);
+                   Name(via_bytes) + ", MapFieldSource " + Name(via_map) + ", reference " + Name(want) +
+                   ", MessageFilter " + (filtered ? "match" : "no match");
         }
       }
     }
+    prefilter_checked += filter.stats().prefilter_checked;
+    prefilter_rejected += filter.stats().prefilter_rejected;
   }
   EXPECT_EQ(pairs, 30000u);
   EXPECT_EQ(disagreements, 0u) << first;
+  // The prefilter took part: a test of its soundness that it never ran would prove nothing.
+  EXPECT_GT(prefilter_checked, 500u);
+  EXPECT_GT(prefilter_rejected, 100u) << prefilter_checked << " checked";
 }
 
 // One source, many messages: nothing read from one message leaks into the next.

@@ -1,15 +1,14 @@
 // `sift filter [FILTER...] [--format amqp|json] [-f offsets|json|count|amqp] [-c COUNT] [--stats] [FILE|-]`:
 // offline filtering, no store. Reads a record file (or typed JSON lines), evaluates the filter-set on
-// each message in place (engine::MessageFieldSource: each section read at most once) and writes the
-// matches; a message's index in the input is its offset. Every record is validated first, so a
+// each message in place (engine::MessageFilter: the text prefilter, then each section read at most
+// once) and writes the matches; a message's index in the input is its offset. Every record is validated first, so a
 // malformed record stops the run with exit 2 naming the record and the byte.
 #include <CLI/CLI.hpp>
 
 #include <memory>
 #include <string>
 
-#include "engine/message_field_source.h"
-#include "selector/eval_context.h"
+#include "engine/message_filter.h"
 #include "tools/sift/command.h"
 #include "tools/sift/filter_flags.h"
 #include "tools/sift/message_input.h"
@@ -47,15 +46,13 @@ int RunFilter(const FilterOptions& options) {
 
   MatchWriter writer(format, sink.get());
   RunReport report(options.stats);
-  engine::MessageFieldSource source(selector.fields());
-  selector::EvalContext context;
+  engine::MessageFilter filter(selector);
   std::span<const uint8_t> message;
   uint64_t index = 0, scanned = 0, bytes = 0;
   while (input->Next(&message, &index)) {
     ++scanned;
     bytes += message.size();
-    source.Reset(message);
-    if (selector.Matches(source, context)) {
+    if (filter.Matches(message)) {
       status = writer.Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
       if (!status.ok()) break;
       if (options.count != 0 && writer.matched() >= options.count) break;

@@ -1,0 +1,194 @@
+// TextPrefilter: section location by size prefixes and a vectorised text search (text_prefilter.h).
+#include "engine/text_prefilter.h"
+
+#include <cstring>
+
+#include "engine/amqp/encoded_value.h"
+#include "engine/amqp/type_codes.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define SIFT_PREFILTER_X86 1
+#endif
+
+namespace sift::engine {
+namespace {
+
+using amqp::SectionKind;
+
+int SectionKindOf(selector::Section s) {
+  switch (s) {
+    case selector::Section::kHeader: return static_cast<int>(SectionKind::kHeader);
+    case selector::Section::kDeliveryAnnotations: return static_cast<int>(SectionKind::kDeliveryAnnotations);
+    case selector::Section::kMessageAnnotations: return static_cast<int>(SectionKind::kMessageAnnotations);
+    case selector::Section::kProperties: return static_cast<int>(SectionKind::kProperties);
+    case selector::Section::kApplicationProperties:
+      return static_cast<int>(SectionKind::kApplicationProperties);
+    case selector::Section::kFooter: return static_cast<int>(SectionKind::kFooter);
+  }
+  return static_cast<int>(SectionKind::kFooter);
+}
+
+// Candidates are positions whose first and last bytes match; memcmp confirms the middle.
+inline bool MiddleMatches(const uint8_t* at, const uint8_t* needle, size_t m) {
+  return m <= 2 || std::memcmp(at + 1, needle + 1, m - 2) == 0;
+}
+
+const uint8_t* ScalarFind(const uint8_t* h, size_t n, size_t from, const uint8_t* needle, size_t m) {
+  if (n < m) return nullptr;
+  const uint8_t first = needle[0];
+  const uint8_t last = needle[m - 1];
+  for (size_t i = from; i + m <= n; ++i) {
+    if (h[i] == first && h[i + m - 1] == last && MiddleMatches(h + i, needle, m)) return h + i;
+  }
+  return nullptr;
+}
+
+const uint8_t* PortableFindImpl(const uint8_t* h, size_t n, const uint8_t* needle, size_t m) {
+  return ScalarFind(h, n, 0, needle, m);
+}
+
+#ifdef SIFT_PREFILTER_X86
+
+// Blocks of 16 (SSE2) or 32 (AVX2) start positions: compare every position's first byte and the
+// byte m - 1 further on at once, confirm the survivors. The last block is moved back to end exactly
+// at the haystack's end (it may overlap the one before), so no load reads past the haystack.
+const uint8_t* Sse2Find(const uint8_t* h, size_t n, const uint8_t* needle, size_t m) {
+  if (n < m + 15) return ScalarFind(h, n, 0, needle, m);
+  const __m128i first = _mm_set1_epi8(static_cast<char>(needle[0]));
+  const __m128i last = _mm_set1_epi8(static_cast<char>(needle[m - 1]));
+  const size_t positions = n - m + 1;  // candidate start positions, >= 16
+  for (size_t i = 0;; i += 16) {
+    if (i + 16 > positions) i = positions - 16;
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i + m - 1));
+    uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
+    while (mask != 0) {
+      const unsigned bit = static_cast<unsigned>(__builtin_ctz(mask));
+      if (MiddleMatches(h + i + bit, needle, m)) return h + i + bit;
+      mask &= mask - 1;
+    }
+    if (i + 16 >= positions) return nullptr;
+  }
+}
+
+__attribute__((target("avx2"))) const uint8_t* Avx2Find(const uint8_t* h, size_t n, const uint8_t* needle,
+                                                        size_t m) {
+  if (n < m + 31) return Sse2Find(h, n, needle, m);
+  const __m256i first = _mm256_set1_epi8(static_cast<char>(needle[0]));
+  const __m256i last = _mm256_set1_epi8(static_cast<char>(needle[m - 1]));
+  const size_t positions = n - m + 1;  // >= 32
+  for (size_t i = 0;; i += 32) {
+    if (i + 32 > positions) i = positions - 32;
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i + m - 1));
+    uint32_t mask = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last))));
+    while (mask != 0) {
+      const unsigned bit = static_cast<unsigned>(__builtin_ctz(mask));
+      if (MiddleMatches(h + i + bit, needle, m)) return h + i + bit;
+      mask &= mask - 1;
+    }
+    if (i + 32 >= positions) return nullptr;
+  }
+}
+
+#endif  // SIFT_PREFILTER_X86
+
+}  // namespace
+
+TextPrefilter::FindFunction TextPrefilter::PortableFind() { return &PortableFindImpl; }
+
+TextPrefilter::FindFunction TextPrefilter::BestFind() {
+#ifdef SIFT_PREFILTER_X86
+  return __builtin_cpu_supports("avx2") ? &Avx2Find : &Sse2Find;
+#else
+  return &PortableFindImpl;
+#endif
+}
+
+TextPrefilter::TextPrefilter(std::span<const selector::RequiredText> required) : find_(BestFind()) {
+  for (const selector::RequiredText& r : required) {
+    Requirement req;
+    for (const auto& a : r.any_of) {
+      if (a.text.size() < 2) {  // cannot happen (two code points at least); never weaken soundness
+        req.any_of.clear();
+        break;
+      }
+      std::string needle;
+      if (a.exact) {
+        // The value's encoded length before its bytes: the last (or only) byte of the size prefix of
+        // str8 / sym8 / str32 / sym32 when under 256 bytes; the whole str32 / sym32 prefix above.
+        const uint64_t n = a.text.size();
+        if (n >= 256) {
+          for (int shift = 24; shift > 0; shift -= 8) needle.push_back(static_cast<char>((n >> shift) & 0xff));
+        }
+        needle.push_back(static_cast<char>(n & 0xff));
+      }
+      needle += a.text;
+      req.any_of.push_back({SectionKindOf(a.section), std::move(needle)});
+    }
+    if (req.any_of.empty()) continue;
+    for (const Alternative& a : req.any_of) sections_wanted_ |= 1u << a.section;
+    requirements_.push_back(std::move(req));
+  }
+}
+
+bool TextPrefilter::MayMatch(std::span<const uint8_t> message) const {
+  if (requirements_.empty()) return true;
+  // First a flat search of the whole message: a requirement none of whose texts occurs anywhere
+  // rejects at once. This is the common reject path, and it has no dependent loads (the section
+  // walk below reads each size prefix to find the next section).
+  for (const Requirement& r : requirements_) {
+    bool anywhere = false;
+    for (const Alternative& a : r.any_of) {
+      if (find_(message.data(), message.size(), reinterpret_cast<const uint8_t*>(a.text.data()), a.text.size()) !=
+          nullptr) {
+        anywhere = true;
+        break;
+      }
+    }
+    if (!anywhere) return false;
+  }
+  // Locate the first occurrence of each wanted section (the one MessageView reads) by walking the
+  // top-level sections in their common encoding: 0x00 0x53 <descriptor code> then the value.
+  const uint8_t* begin[amqp::kSectionKindCount];
+  const uint8_t* end[amqp::kSectionKindCount];
+  uint32_t found = 0;
+  const uint8_t* p = message.data();
+  const uint8_t* const limit = p + message.size();
+  while (p < limit && (found & sections_wanted_) != sections_wanted_) {
+    SectionKind kind;
+    if (limit - p < 4 || p[0] != amqp::code::kDescribed || p[1] != amqp::code::kSmallULong ||
+        !amqp::SectionFromDescriptorCode(p[2], &kind)) {
+      return true;  // an encoding this walk does not follow: let the full evaluation decide
+    }
+    const uint8_t* value = p + 3;
+    const uint8_t* next = amqp::SkipPlainValue(value, limit);
+    if (next == nullptr) return true;
+    const uint32_t bit = 1u << static_cast<int>(kind);
+    if ((found & bit) == 0) {
+      found |= bit;
+      begin[static_cast<int>(kind)] = value;
+      end[static_cast<int>(kind)] = next;
+    }
+    p = next;
+  }
+  // Each requirement needs one of its texts in its section; an absent section holds no text.
+  for (const Requirement& r : requirements_) {
+    bool hit = false;
+    for (const Alternative& a : r.any_of) {
+      if ((found & (1u << a.section)) == 0) continue;
+      const uint8_t* b = begin[a.section];
+      const size_t n = static_cast<size_t>(end[a.section] - b);
+      if (find_(b, n, reinterpret_cast<const uint8_t*>(a.text.data()), a.text.size()) != nullptr) {
+        hit = true;
+        break;
+      }
+    }
+    if (!hit) return false;
+  }
+  return true;
+}
+
+}  // namespace sift::engine

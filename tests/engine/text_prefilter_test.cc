@@ -1,0 +1,158 @@
+// engine::TextPrefilter: the vectorised text search agrees with std::string_view::find at every
+// length and alignment, and the section walk looks only where the field lives.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/text_prefilter.h"
+#include "selector/required_text.h"
+
+namespace sift::engine {
+namespace {
+
+using selector::RequiredText;
+using selector::Section;
+
+void CheckFind(TextPrefilter::FindFunction find, const char* name) {
+  std::mt19937_64 rng(7);
+  // A two-letter alphabet makes partial matches (first and last byte right, middle wrong) common.
+  for (size_t n = 0; n <= 140; ++n) {
+    for (size_t m = 2; m <= 40; ++m) {
+      for (int trial = 0; trial < 6; ++trial) {
+        std::string hay(n, 'a'), needle(m, 'a');
+        for (char& c : hay) c = "ab"[rng() % 2];
+        for (char& c : needle) c = "ab"[rng() % 2];
+        if (trial % 2 == 0 && n >= m) hay.replace(rng() % (n - m + 1), m, needle);
+        // Exact-size buffers, so a read past the end is a sanitizer error.
+        std::vector<uint8_t> h(hay.begin(), hay.end());
+        const size_t want = std::string_view(hay).find(needle);
+        const uint8_t* got = find(h.data(), h.size(), reinterpret_cast<const uint8_t*>(needle.data()), m);
+        const size_t at = got == nullptr ? std::string_view::npos : static_cast<size_t>(got - h.data());
+        ASSERT_EQ(at, want) << name << ": haystack '" << hay << "' needle '" << needle << "'";
+      }
+    }
+  }
+}
+
+TEST(TextPrefilter, FindAgreesWithStringFind) {
+  CheckFind(TextPrefilter::BestFind(), "best");
+  CheckFind(TextPrefilter::PortableFind(), "portable");
+}
+
+RequiredText Require(Section section, std::vector<std::string> texts, bool exact = false) {
+  RequiredText r;
+  for (auto& t : texts) r.any_of.push_back({section, t, exact});
+  return r;
+}
+
+// 0x00 0x53 <code> then a map8 / list8 / vbin8 holding `payload` (sizes fit in one byte).
+void Section8(std::vector<uint8_t>* out, uint8_t code, uint8_t constructor, std::string_view payload,
+              uint8_t count) {
+  out->insert(out->end(), {0x00, 0x53, code, constructor});
+  if (constructor == 0xa0) {  // vbin8: size then bytes
+    out->push_back(static_cast<uint8_t>(payload.size()));
+  } else {  // list8 / map8: size (count byte included), count
+    out->push_back(static_cast<uint8_t>(payload.size() + 1));
+    out->push_back(count);
+  }
+  out->insert(out->end(), payload.begin(), payload.end());
+}
+
+std::string Str8(std::string_view s) { return std::string{'\xa1', static_cast<char>(s.size())} + std::string(s); }
+
+TEST(TextPrefilter, LooksOnlyInTheFieldsSection) {
+  const RequiredText r = Require(Section::kApplicationProperties, {"eu-west"});
+  TextPrefilter prefilter(std::span<const RequiredText>(&r, 1));
+  ASSERT_FALSE(prefilter.empty());
+  std::vector<uint8_t> in_props, in_body, absent;
+  Section8(&in_props, 0x74, 0xc1, Str8("region") + Str8("eu-west"), 2);
+  Section8(&in_props, 0x75, 0xa0, "body", 0);
+  Section8(&in_body, 0x74, 0xc1, Str8("region") + Str8("us-east"), 2);
+  Section8(&in_body, 0x75, 0xa0, "eu-west", 0);  // the text, but in the body: not the field
+  Section8(&absent, 0x73, 0xc0, Str8("eu-west"), 1);  // in the properties section only
+  EXPECT_TRUE(prefilter.MayMatch(in_props));
+  EXPECT_FALSE(prefilter.MayMatch(in_body));
+  EXPECT_FALSE(prefilter.MayMatch(absent));
+  EXPECT_FALSE(prefilter.MayMatch({}));
+}
+
+TEST(TextPrefilter, UnusualEncodingsHoldingTheTextPass) {
+  const RequiredText r = Require(Section::kApplicationProperties, {"eu-west"});
+  TextPrefilter prefilter(std::span<const RequiredText>(&r, 1));
+  const std::string entries = Str8("region") + Str8("eu-west");
+  auto with = [&](std::vector<uint8_t> head) {
+    head.insert(head.end(), entries.begin(), entries.end());
+    return head;
+  };
+  // A section with a ulong (0x80) descriptor: the walk does not follow it, so it does not judge.
+  EXPECT_TRUE(prefilter.MayMatch(with({0x00, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x74, 0xc1,
+                                       static_cast<uint8_t>(entries.size() + 1), 0x02})));
+  // A size prefix that runs past the end.
+  EXPECT_TRUE(prefilter.MayMatch(with({0x00, 0x53, 0x74, 0xc1, 0xf0, 0x02})));
+  // Not a section at all.
+  EXPECT_TRUE(prefilter.MayMatch(with({})));
+  // Without the text anywhere, none of them can be TRUE.
+  std::vector<uint8_t> ulong_descriptor = {0x00, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x74, 0xc1, 0x01, 0x00};
+  EXPECT_FALSE(prefilter.MayMatch(ulong_descriptor));
+  std::vector<uint8_t> fragment = {0x00, 0x53};
+  EXPECT_FALSE(prefilter.MayMatch(fragment));
+}
+
+TEST(TextPrefilter, EveryRequirementMustHoldAndAnyAlternativeDoes) {
+  const RequiredText rs[] = {Require(Section::kApplicationProperties, {"red", "blue"}),
+                             Require(Section::kProperties, {"orders.new"})};
+  TextPrefilter prefilter(rs);
+  std::vector<uint8_t> both, first_only, second_only;
+  Section8(&both, 0x73, 0xc0, std::string("\x40\x40\x40", 3) + Str8("orders.new"), 4);
+  Section8(&both, 0x74, 0xc1, Str8("color") + Str8("blue"), 2);
+  Section8(&first_only, 0x73, 0xc0, std::string("\x40\x40\x40", 3) + Str8("orders.old"), 4);
+  Section8(&first_only, 0x74, 0xc1, Str8("color") + Str8("red"), 2);
+  Section8(&second_only, 0x73, 0xc0, std::string("\x40\x40\x40", 3) + Str8("orders.new"), 4);
+  Section8(&second_only, 0x74, 0xc1, Str8("color") + Str8("green"), 2);
+  EXPECT_TRUE(prefilter.MayMatch(both));
+  EXPECT_FALSE(prefilter.MayMatch(first_only));
+  EXPECT_FALSE(prefilter.MayMatch(second_only));
+}
+
+TEST(TextPrefilter, WholeValuesAreFoundWithTheirLengthInEveryTextEncoding) {
+  const RequiredText r = Require(Section::kApplicationProperties, {"red"}, true);
+  TextPrefilter prefilter(std::span<const RequiredText>(&r, 1));
+  auto props = [](const std::string& entries) {
+    std::vector<uint8_t> m;
+    Section8(&m, 0x74, 0xc1, entries, 2);
+    return m;
+  };
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + Str8("red"))));
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + std::string("\xa3\x03red", 5))));           // sym8
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + std::string("\xb1\0\0\0\x03red", 8))));  // str32
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + std::string("\xb3\0\0\0\x03red", 8))));  // sym32
+  // "red" inside a longer value or a key is not the value "red".
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("ordered_at") + Str8("reddish"))));
+  // A whole value of 256 bytes or more is only str32 / sym32: its four-byte length is looked for.
+  const std::string big(300, 'z');
+  const RequiredText rb = Require(Section::kApplicationProperties, {big}, true);
+  TextPrefilter big_prefilter(std::span<const RequiredText>(&rb, 1));
+  std::vector<uint8_t> m = {0x00, 0x53, 0x74, 0xd1};
+  const std::string entries = Str8("k") + std::string("\xb1\0\0\x01\x2c", 5) + big;
+  const uint32_t size = static_cast<uint32_t>(entries.size() + 4);
+  for (int shift = 24; shift >= 0; shift -= 8) m.push_back(static_cast<uint8_t>(size >> shift));
+  m.insert(m.end(), {0, 0, 0, 2});
+  m.insert(m.end(), entries.begin(), entries.end());
+  EXPECT_TRUE(big_prefilter.MayMatch(m));
+  m[m.size() - big.size() - 2] = 0x02;  // a value of 556 bytes ending the same way: another length
+  EXPECT_FALSE(big_prefilter.MayMatch(m));
+}
+
+TEST(TextPrefilter, NoRequirementsPassEverything) {
+  TextPrefilter prefilter({});
+  EXPECT_TRUE(prefilter.empty());
+  EXPECT_TRUE(prefilter.MayMatch({}));
+}
+
+}  // namespace
+}  // namespace sift::engine
