@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/consumer.h"
+#include "engine/parallel_scan.h"
 #include "engine/status.h"
 
 namespace sift::engine {
@@ -91,6 +92,12 @@ class StreamEngine {
   // Creates a consumer. Errors: InvalidArgument (the filter is not ok, zero credit), NotFound (no such
   // stream), IOError.
   Status NewConsumer(const ConsumerOptions& options, std::unique_ptr<Consumer>* out);
+
+  // Runs a bounded filtered read split over threads and delivers its matches to `sink` in offset
+  // order (engine/parallel_scan.h). Returns when the range is done, the sink said stop, or a read
+  // failed (the Consumer's errors: Corruption under kStop, NotFound, IOError; InvalidArgument for bad
+  // options). *stats, when given, gets the summed statistics.
+  Status ParallelScan(const ParallelScanOptions& options, ScanSink* sink, ParallelScanStats* stats = nullptr);
 
   const std::string& path() const { return path_; }
 
