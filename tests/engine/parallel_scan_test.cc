@@ -2,14 +2,13 @@
 // delivers, in the same order, for every thread count, position, stop, buffer bound and corruption
 // policy.
 #include <gtest/gtest.h>
-#include <rocksdb/db.h>
 
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "storage/key_layout.h"
+#include "tests/support/chunk_corruption.h"
 #include "tests/engine/consumer_test_support.h"
 
 namespace sift::engine::testing {
@@ -97,22 +96,7 @@ class ParallelScanTest : public ::testing::Test {
   // Flips a byte in the middle of chunk `index` (the engine is closed and reopened around it).
   void CorruptChunk(size_t index) {
     engine_.reset();
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), folder_->path(), &raw).ok());
-    std::unique_ptr<rocksdb::DB> db(raw);
-    std::vector<std::pair<std::string, std::string>> chunks;
-    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
-    for (it->Seek(std::string(1, storage::keys::kChunkPrefix));
-         it->Valid() && it->key().size() > 0 && it->key()[0] == storage::keys::kChunkPrefix; it->Next()) {
-      chunks.emplace_back(it->key().ToString(), it->value().ToString());
-    }
-    it.reset();
-    ASSERT_GT(chunks.size(), index);
-    std::string value = chunks[index].second;
-    value[value.size() / 2] ^= 0x5a;
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), chunks[index].first, value).ok());
-    ASSERT_TRUE(db->Close().ok());
-    db.reset();
+    ASSERT_GT(sift::testing::CorruptStoredChunk(folder_->path(), index), index);
     Open();
   }
 

@@ -3,8 +3,6 @@
 // with --on-corruption stop and skip).
 #include <gtest/gtest.h>
 
-#include <rocksdb/db.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -13,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/synthetic_orders.h"
-#include "storage/key_layout.h"
+#include "tests/support/chunk_corruption.h"
 #include "tests/tools/cli_runner.h"
 
 namespace sift::testing {
@@ -60,28 +58,7 @@ class CliStoreTest : public ::testing::Test {
   // Flips one byte in the middle of the records of the chunk number `chunk` (0-based) of the store's
   // only stream, behind the store's back (the store is closed): the chunk's checksum no longer holds.
   // Returns the number of chunks.
-  size_t CorruptChunk(size_t chunk) {
-    rocksdb::DB* raw = nullptr;
-    rocksdb::Options options;
-    rocksdb::Status s = rocksdb::DB::Open(options, Path("store"), &raw);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    std::unique_ptr<rocksdb::DB> db(raw);
-    std::vector<std::pair<std::string, std::string>> chunks;
-    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
-    for (it->Seek(std::string(1, storage::keys::kChunkPrefix));
-         it->Valid() && it->key().size() > 0 && it->key()[0] == storage::keys::kChunkPrefix; it->Next()) {
-      chunks.emplace_back(it->key().ToString(), it->value().ToString());
-    }
-    it.reset();
-    EXPECT_GT(chunks.size(), chunk);
-    if (chunks.size() <= chunk) return chunks.size();
-    std::string value = chunks[chunk].second;
-    value[value.size() / 2] ^= 0x5a;
-    s = db->Put(rocksdb::WriteOptions(), chunks[chunk].first, value);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    EXPECT_TRUE(db->Close().ok());
-    return chunks.size();
-  }
+  size_t CorruptChunk(size_t chunk) { return CorruptStoredChunk(Path("store"), chunk); }
 
   std::unique_ptr<ScratchDir> dir_;
 };

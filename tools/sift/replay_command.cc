@@ -115,6 +115,24 @@ bool ParseEnd(const std::string& text, engine::EndPosition* out) {
   return true;
 }
 
+// The end of a replay, parallel or not: flush the output, print the stats line, report the error or
+// the skipped chunks, and choose the exit code.
+int FinishReplay(const std::string& stream, const engine::Status& status, const engine::ConsumerStats& stats,
+                 const engine::Status& last_skipped, MatchWriter* writer, RunReport* report) {
+  engine::Status flushed = writer->Finish();
+  std::string extra = ", chunks " + std::to_string(stats.chunks);
+  if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
+  report->Finish(stats.scanned, writer->matched(), stats.bytes, extra);
+  if (!status.ok()) return ReportError(status);
+  if (!flushed.ok()) return ReportError(flushed);
+  if (stats.chunks_skipped > 0) {
+    PrintError("warning", stream,
+               "skipped " + std::to_string(stats.chunks_skipped) + " corrupt chunk(s); last: " +
+                   std::string(last_skipped.why()));
+  }
+  return MatchExitCode(writer->matched());
+}
+
 int RunReplay(const ReplayOptions& options) {
   engine::ConsumerOptions consumer_options;
   consumer_options.stream = options.stream;
@@ -171,19 +189,7 @@ int RunReplay(const ReplayOptions& options) {
     engine::ParallelScanStats scan_stats;
     status = engine->ParallelScan(scan, &replay_sink, &scan_stats);
     if (status.ok()) status = replay_sink.status();
-    engine::Status flushed = writer.Finish();
-    const engine::ConsumerStats& stats = scan_stats.consumer;
-    std::string extra = ", chunks " + std::to_string(stats.chunks);
-    if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
-    report.Finish(stats.scanned, writer.matched(), stats.bytes, extra);
-    if (!status.ok()) return ReportError(status);
-    if (!flushed.ok()) return ReportError(flushed);
-    if (stats.chunks_skipped > 0) {
-      PrintError("warning", options.stream,
-                 "skipped " + std::to_string(stats.chunks_skipped) + " corrupt chunk(s); last: " +
-                     std::string(scan_stats.last_skipped.why()));
-    }
-    return MatchExitCode(writer.matched());
+    return FinishReplay(options.stream, status, scan_stats.consumer, scan_stats.last_skipped, &writer, &report);
   }
   engine::DeliveryBatch batch;
   const uint64_t range_start = consumer->position();
@@ -212,19 +218,7 @@ int RunReplay(const ReplayOptions& options) {
                                 : -1;
     report.Progress(position, fraction, consumer->stats().scanned);
   }
-  engine::Status flushed = writer.Finish();
-  const engine::ConsumerStats& stats = consumer->stats();
-  std::string extra = ", chunks " + std::to_string(stats.chunks);
-  if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
-  report.Finish(stats.scanned, writer.matched(), stats.bytes, extra);
-  if (!status.ok()) return ReportError(status);
-  if (!flushed.ok()) return ReportError(flushed);
-  if (stats.chunks_skipped > 0) {
-    engine::Status last = consumer->last_skipped();
-    PrintError("warning", options.stream,
-               "skipped " + std::to_string(stats.chunks_skipped) + " corrupt chunk(s); last: " + std::string(last.why()));
-  }
-  return MatchExitCode(writer.matched());
+  return FinishReplay(options.stream, status, consumer->stats(), consumer->last_skipped(), &writer, &report);
 }
 
 }  // namespace
