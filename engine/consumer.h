@@ -2,8 +2,9 @@
 //
 // A consumer is a stream, a compiled filter-set (FilterSpec → selector::Selector), a start position,
 // an optional end and a follow mode. Each Poll() scans records from the store in order, evaluates the
-// filter on each through a MessageFieldSource (every section read at most once, values viewed in
-// place, nothing allocated for a rejected message once the consumer has warmed up) and turns each
+// filter on each through a MessageFilter (the text prefilter on the raw bytes, then the selector over
+// a MessageFieldSource: every section read at most once, values viewed in place, nothing allocated for
+// a rejected message once the consumer has warmed up) and turns each
 // match into a Delivery, until the batch holds `credit` deliveries, the scan budget of one poll is
 // spent, or the end is reached. Only TRUE delivers (three-valued logic: UNKNOWN does not).
 //
