@@ -126,17 +126,21 @@ def tables(results):
                 scan = find(results, "sift_scan", shape, placement, sel, "customer_eq", real_time=False)
                 base = find(results, "baseline", shape, placement, sel, "customer_eq", real_time=False)
                 deliver = find(results, "sift_deliver", shape, placement, sel, "customer_eq", real_time=False)
+                reader = find(results, "sift_reader", shape, placement, sel, "customer_eq", real_time=False)
                 if not (scan or base):
                     continue
-                rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     shape, placement, sel, fmt_matches(scan.matches if scan else None), mmsgs(scan),
                     mmsgs(deliver), mmsgs(base), fmt_ratio(ratio(scan, base)), fmt_ratio(ratio(deliver, base)),
-                    fmt_share(ratio(scan, ref)), fmt_count(scan.allocs if scan else None)))
+                    fmt_share(ratio(scan, ref)), fmt_count(scan.allocs if scan else None), mmsgs(reader),
+                    fmt_ratio(ratio(reader, base))))
     if rows:
-        out.append("Selectivity (selector `customer = 'cust-99999'`; M msgs/s, one thread, CPU time):\n")
+        out.append("Selectivity (selector `customer = 'cust-99999'`; M msgs/s, one thread, CPU time; \"reader "
+                   "only\" is sift with the text prefilter off):\n")
         out.append("| shape | customer | selectivity | matches | sift scan | sift scan + delivery | baseline "
-                   "| scan / baseline | scan+delivery / baseline | scan / reference | allocs/msg (scan) |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+                   "| scan / baseline | scan+delivery / baseline | scan / reference | allocs/msg (scan) "
+                   "| reader only | reader only / baseline |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         out.extend(rows)
         refs = []
         for shape in ("p8", "p32"):
@@ -154,15 +158,18 @@ def tables(results):
     for r in sorted((r for r in results.values() if r.kind == "sift_scan" and r.placement == "as-generated"),
                     key=lambda r: r.ns):
         base = find(results, "baseline", r.shape, r.placement, r.selectivity, r.selector, real_time=False)
-        rows.append("| %s | %s | %.1f | %s | %s | %s | %s | %s |" % (
+        reader = find(results, "sift_reader", r.shape, r.placement, r.selectivity, r.selector, real_time=False)
+        rows.append("| %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |" % (
             r.selector, fmt_matches(r.matches), r.ns, "%.0f" % base.ns if base else "-", fmt_ratio(ratio(r, base)),
-            fmt_count(r.allocs), fmt_count(base.mallocs if base else None), fmt_count(r.mallocs)))
+            fmt_count(r.allocs), fmt_count(base.mallocs if base else None), fmt_count(r.mallocs),
+            "%.1f" % reader.ns if reader else "-", fmt_ratio(ratio(reader, base))))
     if rows:
-        out.append("Selector shapes (as-generated 8-property corpus; ns per message, one thread, CPU time%s):\n"
+        out.append("Selector shapes (as-generated 8-property corpus; ns per message, one thread, CPU time%s; "
+                   "\"reader only\" is sift with the text prefilter off):\n"
                    % ("; reference %.1f ns/msg" % ref.ns if ref else ""))
         out.append("| selector | matches | sift ns/msg | baseline ns/msg | sift / baseline | sift allocs/msg "
-                   "| baseline mallocs/msg | sift mallocs/msg |")
-        out.append("|---|---|---|---|---|---|---|---|")
+                   "| baseline mallocs/msg | sift mallocs/msg | reader only ns/msg | reader only / baseline |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
         out.extend(rows)
         out.append("")
 
