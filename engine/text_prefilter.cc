@@ -72,25 +72,46 @@ const uint8_t* Sse2Find(const uint8_t* h, size_t n, const uint8_t* needle, size_
   }
 }
 
+// Candidate start positions i..i+31: bit k set when h[i+k] and h[i+k+m-1] are the needle's first and
+// last bytes.
+__attribute__((target("avx2"), always_inline)) inline uint32_t Avx2Candidates(const uint8_t* h, size_t i, size_t m,
+                                                                               const __m256i& first,
+                                                                               const __m256i& last) {
+  const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i));
+  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i + m - 1));
+  return static_cast<uint32_t>(
+      _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last))));
+}
+
+inline const uint8_t* Confirm(const uint8_t* h, size_t i, uint64_t mask, const uint8_t* needle, size_t m) {
+  while (mask != 0) {
+    const unsigned bit = static_cast<unsigned>(__builtin_ctzll(mask));
+    if (MiddleMatches(h + i + bit, needle, m)) return h + i + bit;
+    mask &= mask - 1;
+  }
+  return nullptr;
+}
+
+// Two blocks per step while they fit (one branch per 64 positions), then single blocks.
 __attribute__((target("avx2"))) const uint8_t* Avx2Find(const uint8_t* h, size_t n, const uint8_t* needle,
                                                         size_t m) {
   if (n < m + 31) return Sse2Find(h, n, needle, m);
   const __m256i first = _mm256_set1_epi8(static_cast<char>(needle[0]));
   const __m256i last = _mm256_set1_epi8(static_cast<char>(needle[m - 1]));
   const size_t positions = n - m + 1;  // >= 32
-  for (size_t i = 0;; i += 32) {
-    if (i + 32 > positions) i = positions - 32;
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i + m - 1));
-    uint32_t mask = static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last))));
-    while (mask != 0) {
-      const unsigned bit = static_cast<unsigned>(__builtin_ctz(mask));
-      if (MiddleMatches(h + i + bit, needle, m)) return h + i + bit;
-      mask &= mask - 1;
+  size_t i = 0;
+  for (; i + 64 <= positions; i += 64) {
+    const uint64_t mask = Avx2Candidates(h, i, m, first, last) |
+                          (static_cast<uint64_t>(Avx2Candidates(h, i + 32, m, first, last)) << 32);
+    if (mask != 0) {
+      if (const uint8_t* found = Confirm(h, i, mask, needle, m)) return found;
     }
-    if (i + 32 >= positions) return nullptr;
   }
+  for (; i < positions; i += 32) {
+    if (i + 32 > positions) i = positions - 32;  // the last block ends exactly at the haystack's end
+    if (const uint8_t* found = Confirm(h, i, Avx2Candidates(h, i, m, first, last), needle, m)) return found;
+  }
+  return nullptr;
 }
 
 #endif  // SIFT_PREFILTER_X86
