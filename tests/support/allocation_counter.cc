@@ -9,9 +9,11 @@
 
 namespace {
 std::atomic<uint64_t> g_allocations{0};  // process-wide by nature: it counts a process-wide resource
+thread_local uint64_t t_allocations = 0;  // constant-initialised: touching it never allocates
 
 void* Allocate(std::size_t size, std::size_t alignment) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
+  ++t_allocations;
   if (size == 0) size = 1;
   void* p = alignment > alignof(std::max_align_t)
                 ? std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment)
@@ -23,6 +25,7 @@ void* Allocate(std::size_t size, std::size_t alignment) {
 
 namespace sift::testing {
 uint64_t AllocationCount() { return g_allocations.load(std::memory_order_relaxed); }
+uint64_t ThisThreadAllocationCount() { return t_allocations; }
 }  // namespace sift::testing
 
 void* operator new(std::size_t n) { return Allocate(n, 0); }
