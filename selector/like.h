@@ -64,7 +64,8 @@ class LikeMatcher {
   // in `one_char` (an escaped, literal '_' is not marked).
   struct Segment {
     std::string text;
-    std::vector<bool> one_char;  // per byte of `text`: this byte stands for '_'
+    std::vector<uint8_t> one_char;  // per byte of `text`: 1 when this byte stands for '_'
+    size_t literal_head = 0;        // bytes of `text` before its first '_' (compared at once)
     size_t code_points = 0;      // fixed width of the segment, in code points
     bool has_one = false;
   };
