@@ -5,6 +5,7 @@
 
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/type_codes.h"
+#include "selector/text_hash.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -128,14 +129,53 @@ TextPrefilter::FindFunction TextPrefilter::BestFind() {
 #endif
 }
 
+namespace {
+
+// Alternatives searched one by one up to this many; a longer list goes by its shared prefix.
+constexpr size_t kSearchedOneByOne = 8;
+
+}  // namespace
+
 TextPrefilter::TextPrefilter(std::span<const selector::RequiredText> required) : find_(BestFind()) {
   for (const selector::RequiredText& r : required) {
     Requirement req;
-    for (const auto& a : r.any_of) {
-      if (a.text.size() < 2) {  // cannot happen (two code points at least); never weaken soundness
-        req.any_of.clear();
-        break;
+    bool usable = !r.any_of.empty();
+    for (const auto& a : r.any_of) usable = usable && a.text.size() >= 2;  // two code points at least
+    if (!usable) continue;
+    if (r.any_of.size() > kSearchedOneByOne) {
+      bool all_short_whole_values = true;
+      for (const auto& a : r.any_of) {
+        all_short_whole_values = all_short_whole_values && a.exact && a.text.size() < 256 &&
+                                 a.section == r.any_of[0].section;
       }
+      if (!all_short_whole_values) continue;
+      std::string_view prefix = r.any_of[0].text;
+      for (const auto& a : r.any_of) {
+        size_t k = 0;
+        while (k < prefix.size() && k < a.text.size() && prefix[k] == a.text[k]) ++k;
+        prefix = prefix.substr(0, k);
+      }
+      if (prefix.size() < 2) continue;
+      req.by_prefix = true;
+      req.section = SectionKindOf(r.any_of[0].section);
+      req.prefix = std::string(prefix);
+      size_t capacity = 16;
+      while (capacity < r.any_of.size() * 2) capacity *= 2;
+      req.table.assign(capacity, -1);
+      for (const auto& a : r.any_of) {
+        const uint64_t h = selector::HashText(a.text);
+        size_t slot = h & (capacity - 1);
+        while (req.table[slot] >= 0) slot = (slot + 1) & (capacity - 1);
+        req.table[slot] = static_cast<int32_t>(req.member_texts.size());
+        req.member_texts.push_back(a.text);
+        req.member_hashes.push_back(h);
+        req.lengths.set(a.text.size());
+      }
+      sections_wanted_ |= 1u << req.section;
+      requirements_.push_back(std::move(req));
+      continue;
+    }
+    for (const auto& a : r.any_of) {
       std::string needle;
       if (a.exact) {
         // The value's encoded length before its bytes: the last (or only) byte of the size prefix of
@@ -149,10 +189,46 @@ TextPrefilter::TextPrefilter(std::span<const selector::RequiredText> required) :
       needle += a.text;
       req.any_of.push_back({SectionKindOf(a.section), std::move(needle)});
     }
-    if (req.any_of.empty()) continue;
     for (const Alternative& a : req.any_of) sections_wanted_ |= 1u << a.section;
     requirements_.push_back(std::move(req));
   }
+}
+
+bool TextPrefilter::Requirement::Contains(std::string_view text) const {
+  const uint64_t h = selector::HashText(text);
+  const size_t mask = table.size() - 1;
+  for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
+    const int32_t i = table[slot];
+    if (i < 0) return false;
+    if (member_hashes[i] == h && member_texts[i] == text) return true;
+  }
+}
+
+bool TextPrefilter::PrefixSetHolds(const Requirement& r, const uint8_t* b, size_t n) const {
+  const auto* prefix = reinterpret_cast<const uint8_t*>(r.prefix.data());
+  const uint8_t* const end = b + n;
+  for (const uint8_t* p = b; p < end;) {
+    const uint8_t* hit = find_(p, static_cast<size_t>(end - p), prefix, r.prefix.size());
+    if (hit == nullptr) return false;
+    if (hit > b) {
+      const size_t length = hit[-1];
+      if (r.lengths.test(length) && static_cast<size_t>(end - hit) >= length &&
+          r.Contains(std::string_view(reinterpret_cast<const char*>(hit), length))) {
+        return true;
+      }
+    }
+    p = hit + 1;
+  }
+  return false;
+}
+
+bool TextPrefilter::Holds(const Requirement& r, const uint8_t* b, size_t n, int section) const {
+  if (r.by_prefix) return PrefixSetHolds(r, b, n);
+  for (const Alternative& a : r.any_of) {
+    if (section >= 0 && a.section != section) continue;
+    if (find_(b, n, reinterpret_cast<const uint8_t*>(a.text.data()), a.text.size()) != nullptr) return true;
+  }
+  return false;
 }
 
 bool TextPrefilter::MayMatch(std::span<const uint8_t> message) const {
@@ -161,15 +237,7 @@ bool TextPrefilter::MayMatch(std::span<const uint8_t> message) const {
   // rejects at once. This is the common reject path, and it has no dependent loads (the section
   // walk below reads each size prefix to find the next section).
   for (const Requirement& r : requirements_) {
-    bool anywhere = false;
-    for (const Alternative& a : r.any_of) {
-      if (find_(message.data(), message.size(), reinterpret_cast<const uint8_t*>(a.text.data()), a.text.size()) !=
-          nullptr) {
-        anywhere = true;
-        break;
-      }
-    }
-    if (!anywhere) return false;
+    if (!Holds(r, message.data(), message.size(), -1)) return false;
   }
   // Locate the first occurrence of each wanted section (the one MessageView reads) by walking the
   // top-level sections in their common encoding: 0x00 0x53 <descriptor code> then the value.
@@ -197,6 +265,13 @@ bool TextPrefilter::MayMatch(std::span<const uint8_t> message) const {
   }
   // Each requirement needs one of its texts in its section; an absent section holds no text.
   for (const Requirement& r : requirements_) {
+    if (r.by_prefix) {
+      if ((found & (1u << r.section)) == 0 ||
+          !PrefixSetHolds(r, begin[r.section], static_cast<size_t>(end[r.section] - begin[r.section]))) {
+        return false;
+      }
+      continue;
+    }
     bool hit = false;
     for (const Alternative& a : r.any_of) {
       if ((found & (1u << a.section)) == 0) continue;

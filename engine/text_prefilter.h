@@ -16,13 +16,21 @@
 // MayMatch() never rejects a message that could be TRUE: a message it cannot read the common way (a
 // section with a ulong or symbolic descriptor, a malformed size) passes. Nothing here allocates after
 // construction. Immutable after construction, so it may be shared between threads.
+//
+// A requirement with a few alternatives is searched one text at a time. A long list of whole values
+// (an IN list of ids) is searched through the prefix its members share: every hit's value is looked
+// up in a hash set, its length read from the byte before it (str8 / sym8 write the length there,
+// and so do str32 / sym32 in the last byte of theirs, for values under 256 bytes). A long list with no
+// shared prefix of two bytes or more, or with a member of 256 bytes or more, is not used.
 #ifndef SIFT_ENGINE_TEXT_PREFILTER_H_
 #define SIFT_ENGINE_TEXT_PREFILTER_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <bitset>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "selector/required_text.h"
@@ -51,8 +59,22 @@ class TextPrefilter {
     std::string text;
   };
   struct Requirement {
-    std::vector<Alternative> any_of;
+    std::vector<Alternative> any_of;  // searched one by one (a few alternatives)
+    // A long list of whole values (an IN list) sharing a text prefix: the prefix is searched, and
+    // each hit's value, its length read from the byte before it, is looked up among the members.
+    bool by_prefix = false;
+    int section = 0;
+    std::string prefix;
+    std::vector<std::string> member_texts;
+    std::vector<uint64_t> member_hashes;  // selector::HashText of each member
+    std::vector<int32_t> table;           // open addressing: index into member_texts, -1 empty
+    std::bitset<256> lengths;             // the members' byte lengths
+    bool Contains(std::string_view text) const;
   };
+  // Whether the requirement holds somewhere in [b, b + n) (for by_prefix, `section` is ignored: the
+  // caller passes the right range). `section` < 0: any alternative, wherever it belongs.
+  bool Holds(const Requirement& r, const uint8_t* b, size_t n, int section) const;
+  bool PrefixSetHolds(const Requirement& r, const uint8_t* b, size_t n) const;
   std::vector<Requirement> requirements_;
   uint32_t sections_wanted_ = 0;  // bit per amqp::SectionKind
   FindFunction find_ = nullptr;

@@ -36,9 +36,10 @@ struct RequiredText {
   std::vector<Alternative> any_of;
 };
 
-// Bounds on what the compiler derives: more alternatives (a long IN list) make a byte search cost
-// more than the parse it would save, and a few requirements already reject almost all messages.
-inline constexpr size_t kMaxRequiredAlternatives = 8;
+// Bounds on what the compiler derives: an IN list up to the longest the language allows (a source
+// decides how to search many alternatives, or not to), and a few requirements, which already reject
+// almost all messages.
+inline constexpr size_t kMaxRequiredAlternatives = 1024;
 inline constexpr size_t kMaxRequiredTexts = 4;
 
 }  // namespace sift::selector

@@ -103,7 +103,9 @@ class Generator {
   }
 
   std::string Condition() {
-    switch (Below(12)) {
+    switch (Below(13)) {
+      case 12:  // a long IN list: searched through the members' shared prefix
+        return Field() + " IN ('ab', 'abc', 'ab%', 'abab', 'abé', 'abz', 'ab1', 'ab2', 'ab3', 'abcd', 'ababc')";
       case 0:
       case 1:
       case 2: return Field() + " = " + Literal();

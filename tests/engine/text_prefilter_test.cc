@@ -148,6 +148,37 @@ TEST(TextPrefilter, WholeValuesAreFoundWithTheirLengthInEveryTextEncoding) {
   EXPECT_FALSE(big_prefilter.MayMatch(m));
 }
 
+TEST(TextPrefilter, LongListsOfWholeValuesGoByTheirSharedPrefix) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 40; ++i) ids.push_back("id-" + std::to_string(i * 7));
+  const RequiredText r = Require(Section::kApplicationProperties, ids, true);
+  TextPrefilter prefilter(std::span<const RequiredText>(&r, 1));
+  ASSERT_FALSE(prefilter.empty());
+  auto props = [](const std::string& entries) {
+    std::vector<uint8_t> m;
+    Section8(&m, 0x74, 0xc1, entries, 2);
+    return m;
+  };
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("k") + Str8("id-7"))));
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("k") + Str8("id-273"))));
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("k") + std::string("\xb3\0\0\0\x04id-7", 9))));  // sym32
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("k") + Str8("id-8"))));      // not a member
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("k") + Str8("id-78"))));     // a member (id-7) as a prefix
+  // Bytes cannot tell a key from a value: a key equal to a member passes (the selector decides).
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("id-7") + Str8("x"))));
+  // The prefix where the byte before it is not the member's length (inside a longer text).
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("k") + Str8("xid-7"))));
+  // In the body only: not the field.
+  std::vector<uint8_t> body_only = props(Str8("k") + Str8("v"));
+  Section8(&body_only, 0x75, 0xa0, std::string("\x04id-7"), 0);
+  EXPECT_FALSE(prefilter.MayMatch(body_only));
+  // A long list whose members share no two-byte prefix is not used at all.
+  std::vector<std::string> mixed;
+  for (int i = 0; i < 20; ++i) mixed.push_back(std::string(1, static_cast<char>('a' + i)) + "x");
+  const RequiredText rm = Require(Section::kApplicationProperties, mixed, true);
+  EXPECT_TRUE(TextPrefilter(std::span<const RequiredText>(&rm, 1)).empty());
+}
+
 TEST(TextPrefilter, NoRequirementsPassEverything) {
   TextPrefilter prefilter({});
   EXPECT_TRUE(prefilter.empty());
