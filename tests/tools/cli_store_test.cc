@@ -226,6 +226,23 @@ TEST_F(CliStoreTest, MissingStreamIsExit3) {
   EXPECT_EQ(r.exit_code, 3);
 }
 
+TEST_F(CliStoreTest, ReplayThreadsFlag) {
+  Append();
+  // Any thread count gives the same output (a range this small is scanned on one thread anyway;
+  // tests/engine/parallel_scan_test.cc splits small ranges on purpose).
+  CliResult one = Sift("replay --store store --stream orders -e \"amount > 900\" --threads 1");
+  CliResult four = Sift("replay --store store --stream orders -e \"amount > 900\" --threads 4");
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(four.exit_code, 0) << four.err;
+  EXPECT_EQ(one.out, four.out);
+  EXPECT_FALSE(one.out.empty());
+  for (const char* bad : {"65", "-1", "two"}) {
+    CliResult r = Sift(std::string("replay --store store --stream orders --threads ") + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_TRUE(r.err.rfind("sift: usage: sift replay: --threads: ", 0) == 0) << r.err;
+  }
+}
+
 TEST_F(CliStoreTest, BadSelectorInReplayIsExit2) {
   Append();
   CliResult r = Sift("replay --store store --stream orders -e \"amount >< 3\"");
