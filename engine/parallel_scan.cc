@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -224,8 +225,16 @@ Status StreamEngine::ParallelScan(const ParallelScanOptions& options, ScanSink* 
     handover.Finish(k, status, c.stats(), c.last_skipped());
   };
   std::vector<std::thread> workers;
-  for (size_t k = 1; k < ranges; ++k) workers.emplace_back(run, k);
+  std::vector<size_t> on_caller;  // ranges no thread could be started for: run here, in order
+  for (size_t k = 1; k < ranges; ++k) {
+    try {
+      workers.emplace_back(run, k);
+    } catch (const std::system_error&) {
+      on_caller.push_back(k);
+    }
+  }
   run(0);
+  for (size_t k : on_caller) run(k);  // each is in turn by the time it runs, so it never waits
   for (std::thread& t : workers) t.join();
 
   if (stats != nullptr) {
