@@ -18,7 +18,19 @@ bool MessageFilter::Matches(std::span<const uint8_t> message) {
     } else {
       ++stats_.prefilter_checked;
       ++window_checked_;
-      const bool may = prefilter_.MayMatch(message);
+      const bool check_sections = sections_bypass_left_ == 0;
+      if (!check_sections) --sections_bypass_left_;
+      const TextPrefilter::Verdict verdict = prefilter_.Check(message, check_sections);
+      const bool may = verdict == TextPrefilter::Verdict::kMayMatch;
+      if (check_sections && verdict != TextPrefilter::Verdict::kNotInMessage) {
+        ++sections_window_checked_;
+        sections_window_rejected_ += verdict == TextPrefilter::Verdict::kNotInSection;
+        if (sections_window_checked_ == kProbeWindow) {
+          if (adaptive_ && sections_window_rejected_ * 4 < kProbeWindow) sections_bypass_left_ = kBypassStretch;
+          sections_window_checked_ = 0;
+          sections_window_rejected_ = 0;
+        }
+      }
       if (!may) {
         ++stats_.prefilter_rejected;
         ++window_rejected_;

@@ -12,7 +12,9 @@
 //
 // The prefilter adapts to the data (the calibration step of Sparser): it is probed on a window of
 // messages, and when it rejects fewer than a quarter of them its byte search costs more than the
-// parses it saves, so it is bypassed for a longer stretch and then probed again.
+// parses it saves, so it is bypassed for a longer stretch and then probed again. Its second step (the
+// section check, for messages whose bytes hold the texts somewhere) is calibrated the same way: when
+// it rejects under a quarter of the messages that reach it, only the flat search runs for a stretch.
 //
 // Memory: everything is allocated at construction; Matches() never allocates once the evaluation
 // context has warmed up (a LIKE through re2 may grow its cache in the first messages). One filter
@@ -77,6 +79,10 @@ class MessageFilter {
   uint32_t bypass_left_ = 0;
   uint32_t window_checked_ = 0;
   uint32_t window_rejected_ = 0;
+  // The same for the section check.
+  uint32_t sections_bypass_left_ = 0;
+  uint32_t sections_window_checked_ = 0;
+  uint32_t sections_window_rejected_ = 0;
   MessageFilterStats stats_;
 };
 

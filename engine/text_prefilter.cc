@@ -231,14 +231,15 @@ bool TextPrefilter::Holds(const Requirement& r, const uint8_t* b, size_t n, int 
   return false;
 }
 
-bool TextPrefilter::MayMatch(std::span<const uint8_t> message) const {
-  if (requirements_.empty()) return true;
+TextPrefilter::Verdict TextPrefilter::Check(std::span<const uint8_t> message, bool check_sections) const {
+  if (requirements_.empty()) return Verdict::kMayMatch;
   // First a flat search of the whole message: a requirement none of whose texts occurs anywhere
   // rejects at once. This is the common reject path, and it has no dependent loads (the section
   // walk below reads each size prefix to find the next section).
   for (const Requirement& r : requirements_) {
-    if (!Holds(r, message.data(), message.size(), -1)) return false;
+    if (!Holds(r, message.data(), message.size(), -1)) return Verdict::kNotInMessage;
   }
+  if (!check_sections) return Verdict::kMayMatch;
   // Locate the first occurrence of each wanted section (the one MessageView reads) by walking the
   // top-level sections in their common encoding: 0x00 0x53 <descriptor code> then the value.
   const uint8_t* begin[amqp::kSectionKindCount];
@@ -250,11 +251,11 @@ bool TextPrefilter::MayMatch(std::span<const uint8_t> message) const {
     SectionKind kind;
     if (limit - p < 4 || p[0] != amqp::code::kDescribed || p[1] != amqp::code::kSmallULong ||
         !amqp::SectionFromDescriptorCode(p[2], &kind)) {
-      return true;  // an encoding this walk does not follow: let the full evaluation decide
+      return Verdict::kMayMatch;  // an encoding this walk does not follow: let the evaluation decide
     }
     const uint8_t* value = p + 3;
     const uint8_t* next = amqp::SkipPlainValue(value, limit);
-    if (next == nullptr) return true;
+    if (next == nullptr) return Verdict::kMayMatch;
     const uint32_t bit = 1u << static_cast<int>(kind);
     if ((found & bit) == 0) {
       found |= bit;
@@ -268,7 +269,7 @@ bool TextPrefilter::MayMatch(std::span<const uint8_t> message) const {
     if (r.by_prefix) {
       if ((found & (1u << r.section)) == 0 ||
           !PrefixSetHolds(r, begin[r.section], static_cast<size_t>(end[r.section] - begin[r.section]))) {
-        return false;
+        return Verdict::kNotInSection;
       }
       continue;
     }
@@ -282,9 +283,9 @@ bool TextPrefilter::MayMatch(std::span<const uint8_t> message) const {
         break;
       }
     }
-    if (!hit) return false;
+    if (!hit) return Verdict::kNotInSection;
   }
-  return true;
+  return Verdict::kMayMatch;
 }
 
 }  // namespace sift::engine

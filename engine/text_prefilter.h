@@ -45,7 +45,17 @@ class TextPrefilter {
   bool empty() const { return requirements_.empty(); }
 
   // False when the message cannot be TRUE under the selector the requirements came from.
-  bool MayMatch(std::span<const uint8_t> message) const;
+  bool MayMatch(std::span<const uint8_t> message) const { return Check(message, true) == Verdict::kMayMatch; }
+
+  // The same, saying which step decided. With `check_sections` false only the flat search of the
+  // whole message runs (cheaper for a message that holds the texts, less precise: a text outside
+  // its field's section no longer rejects).
+  enum class Verdict : uint8_t {
+    kMayMatch,
+    kNotInMessage,  // some requirement has none of its texts anywhere in the message
+    kNotInSection,  // ... none in the section its field lives in
+  };
+  Verdict Check(std::span<const uint8_t> message, bool check_sections) const;
 
   // Where `needle` (two bytes or more) first occurs in haystack, or nullptr. Exposed for tests.
   using FindFunction = const uint8_t* (*)(const uint8_t* haystack, size_t size, const uint8_t* needle,

@@ -154,6 +154,7 @@ TEST(MessageFilter, PrefilterNeverRejectsATrueMessage) {
     MessageFieldSource source(selector.fields());
     selector::EvalContext context;
     MessageFilter filter(selector, {.prefilter = true, .adaptive = false});
+    TextPrefilter prefilter(selector.required_texts());
     for (int j = 0; j < 30; ++j) {
       TestMessage message = gen.Message();
       std::vector<uint8_t> bytes;
@@ -162,6 +163,13 @@ TEST(MessageFilter, PrefilterNeverRejectsATrueMessage) {
       source.Reset(std::span<const uint8_t>(bytes));
       const bool want = selector.Evaluate(source, context) == Truth::kTrue;
       const bool got = filter.Matches(std::span<const uint8_t>(bytes));
+      // The flat search alone (what MessageFilter runs while the section check is bypassed) must
+      // not reject a TRUE message either.
+      const bool flat_may = prefilter.Check(std::span<const uint8_t>(bytes), false) ==
+                            TextPrefilter::Verdict::kMayMatch;
+      if (want && !flat_may && ++disagreements <= 5) {
+        first += "\n  flat search rejects a TRUE message {" + selector::testing::DescribeMessage(message) + "}";
+      }
       ++pairs;
       trues += want;
       if (got != want && ++disagreements <= 5) {
@@ -231,6 +239,20 @@ TEST(MessageFilter, PrefilterThatRejectsLittleIsBypassedAndProbedAgain) {
   EXPECT_GT(adaptive.stats().prefilter_checked, 0u);
   EXPECT_LT(adaptive.stats().prefilter_checked, n / 10);
   EXPECT_EQ(adaptive.stats().prefilter_rejected, 0u);
+}
+
+TEST(MessageFilter, SectionCheckStaysWhileItRejects) {
+  // The text is in every message, but in the body: only the section check rejects, so the adaptive
+  // filter must keep it (and reject every message without a match), not bypass it.
+  Selector selector = Selector::Compile("region = 'eu-west'");
+  MessageFilter filter(selector);
+  TestMessage m = WithRegion("us-east");
+  std::vector<uint8_t> bytes = Encode(m);
+  const std::string body("\x07" "eu-west", 8);  // the value as a str8 would hold it
+  bytes.insert(bytes.end(), {0x00, 0x53, 0x75, 0xa0, static_cast<uint8_t>(body.size())});
+  bytes.insert(bytes.end(), body.begin(), body.end());
+  for (int i = 0; i < 100000; ++i) ASSERT_FALSE(filter.Matches(std::span<const uint8_t>(bytes)));
+  EXPECT_EQ(filter.stats().prefilter_rejected, 100000u);
 }
 
 TEST(MessageFilter, PrefilterOffOrNothingRequiredEvaluatesEveryMessage) {
