@@ -22,6 +22,7 @@
 #include "engine/amqp/message_view.h"
 #include "engine/message_field_source.h"
 #include "tests/engine/amqp/test_messages.h"
+#include "tests/engine/field_refs.h"
 #include "tests/engine/selector_message_view_encoder.h"
 
 namespace sift::engine {
@@ -35,18 +36,14 @@ using selector::ValueType;
 using testing::B;
 using testing::ByteVector;
 using testing::Cat;
+using testing::Field;
+using testing::Index;
+using testing::Key;
 using testing::List8;
 using testing::Map8;
 using testing::Str8;
 using testing::Sym8;
 
-FieldRef Field(Section s, std::string name, std::vector<PathStep> path = {}) {
-  FieldRef f;
-  f.section = s;
-  f.name = std::move(name);
-  f.path = std::move(path);
-  return f;
-}
 
 FieldRef App(std::string name) { return Field(Section::kApplicationProperties, std::move(name)); }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tests/engine/amqp/test_messages.h"
+#include "tests/engine/field_refs.h"
 
 namespace sift::engine {
 namespace {
@@ -19,21 +20,15 @@ using selector::ValueType;
 using testing::B;
 using testing::ByteVector;
 using testing::Cat;
+using testing::Field;
+using testing::Index;
+using testing::Key;
 using testing::List8;
 using testing::Map8;
 using testing::Str8;
 using testing::Sym8;
 
-FieldRef Field(Section s, std::string name, std::vector<PathStep> path = {}) {
-  FieldRef f;
-  f.section = s;
-  f.name = std::move(name);
-  f.path = std::move(path);
-  return f;
-}
 
-PathStep Key(std::string k) { return PathStep{PathStep::Kind::kKey, 0, std::move(k)}; }
-PathStep Index(uint64_t i) { return PathStep{PathStep::Kind::kIndex, i, ""}; }
 
 TEST(MessageFieldSourceTest, ReadsEverySectionKind) {
   const std::vector<FieldRef> fields = {
