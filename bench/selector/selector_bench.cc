@@ -8,8 +8,9 @@
 //                               selector's required texts; adaptive), then the same evaluation
 //   BM_ProtonDecode/<selector>  for each message: pn_message_decode into one reused pn_message_t,
 //                               then the same compiled Selector evaluated on a FieldSource over the
-//                               decoded message (Proton getters, map lookups in its pn_data_t) — what
-//                               a broker that decodes every message does
+//                               decoded message (bench/filter/proton_field_source.h: Proton getters,
+//                               map lookups in its pn_data_t) — what a broker that decodes every
+//                               message does
 //
 // Messages: OrderMessages (tests/engine/selector_message_view_encoder.h; ~400 bytes each, encoded by
 // Proton's pn_message_t encoder: header, message annotations, properties, 8 application properties,
@@ -31,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/filter/proton_field_source.h"
 #include "engine/message_field_source.h"
 #include "engine/message_filter.h"
 #include "selector/field_source.h"
@@ -79,130 +81,6 @@ const Corpus& Messages() {
   }();
   return corpus;
 }
-
-// ---------------------------------------------------------------------------------------------
-// The baseline's field source: fields of a message fully decoded by Proton (pn_message_t).
-
-Value FromAtom(const pn_atom_t& a) {
-  switch (a.type) {
-    case PN_NULL: return Value::Null();
-    case PN_BOOL: return Value::Boolean(a.u.as_bool);
-    case PN_UBYTE: return Value::Unsigned(ValueType::kUByte, a.u.as_ubyte);
-    case PN_USHORT: return Value::Unsigned(ValueType::kUShort, a.u.as_ushort);
-    case PN_UINT: return Value::Unsigned(ValueType::kUInt, a.u.as_uint);
-    case PN_ULONG: return Value::Unsigned(ValueType::kULong, a.u.as_ulong);
-    case PN_BYTE: return Value::Signed(ValueType::kByte, a.u.as_byte);
-    case PN_SHORT: return Value::Signed(ValueType::kShort, a.u.as_short);
-    case PN_INT: return Value::Signed(ValueType::kInt, a.u.as_int);
-    case PN_LONG: return Value::Long(a.u.as_long);
-    case PN_TIMESTAMP: return Value::Timestamp(a.u.as_timestamp);
-    case PN_FLOAT: return Value::Float(a.u.as_float);
-    case PN_DOUBLE: return Value::Double(a.u.as_double);
-    case PN_CHAR: return Value::Char(a.u.as_char);
-    case PN_UUID: return Value::Bytes(ValueType::kUuid, std::string_view(a.u.as_uuid.bytes, 16));
-    case PN_DECIMAL128: return Value::Bytes(ValueType::kDecimal128, std::string_view(a.u.as_decimal128.bytes, 16));
-    case PN_BINARY: return Value::Binary(std::string_view(a.u.as_bytes.start, a.u.as_bytes.size));
-    case PN_STRING: return Value::String(std::string_view(a.u.as_bytes.start, a.u.as_bytes.size));
-    case PN_SYMBOL: return Value::Symbol(std::string_view(a.u.as_bytes.start, a.u.as_bytes.size));
-    case PN_LIST: return Value::Compound(ValueType::kList);
-    case PN_MAP: return Value::Compound(ValueType::kMap);
-    case PN_ARRAY: return Value::Compound(ValueType::kArray);
-    default: return Value::Missing();
-  }
-}
-
-Value CString(const char* s, ValueType type = ValueType::kString) {
-  return s == nullptr ? Value::Missing() : Value::Bytes(type, std::string_view(s));
-}
-
-class ProtonFieldSource final : public FieldSource {
- public:
-  explicit ProtonFieldSource(const std::vector<FieldRef>& fields) : fields_(fields), atoms_(fields.size()) {}
-
-  void Reset(pn_message_t* message) { message_ = message; }
-
-  Value Get(uint32_t slot) override {
-    const FieldRef& ref = fields_[slot];
-    if (!ref.path.empty()) return Value::Missing();  // not needed by the benchmark's selectors
-    pn_message_t* m = message_;
-    const std::string& n = ref.name;
-    switch (ref.section) {
-      case Section::kHeader:
-        if (n == "durable") return Value::Boolean(pn_message_is_durable(m));
-        if (n == "priority") return Value::Unsigned(ValueType::kUByte, pn_message_get_priority(m));
-        if (n == "ttl") {
-          pn_millis_t ttl = pn_message_get_ttl(m);
-          return ttl == 0 ? Value::Missing() : Value::Unsigned(ValueType::kUInt, ttl);
-        }
-        if (n == "first-acquirer") return Value::Boolean(pn_message_is_first_acquirer(m));
-        if (n == "delivery-count") return Value::Unsigned(ValueType::kUInt, pn_message_get_delivery_count(m));
-        return Value::Missing();
-      case Section::kProperties:
-        if (n == "message-id") return Atom(slot, pn_message_get_id(m));
-        if (n == "correlation-id") return Atom(slot, pn_message_get_correlation_id(m));
-        if (n == "to") return CString(pn_message_get_address(m));
-        if (n == "subject") return CString(pn_message_get_subject(m));
-        if (n == "reply-to") return CString(pn_message_get_reply_to(m));
-        if (n == "content-type") return CString(pn_message_get_content_type(m), ValueType::kSymbol);
-        if (n == "content-encoding") return CString(pn_message_get_content_encoding(m), ValueType::kSymbol);
-        if (n == "group-id") return CString(pn_message_get_group_id(m));
-        if (n == "reply-to-group-id") return CString(pn_message_get_reply_to_group_id(m));
-        if (n == "creation-time") {
-          pn_timestamp_t t = pn_message_get_creation_time(m);
-          return t == 0 ? Value::Missing() : Value::Timestamp(t);
-        }
-        if (n == "absolute-expiry-time") {
-          pn_timestamp_t t = pn_message_get_expiry_time(m);
-          return t == 0 ? Value::Missing() : Value::Timestamp(t);
-        }
-        if (n == "group-sequence") return Value::Unsigned(ValueType::kUInt, static_cast<uint32_t>(pn_message_get_group_sequence(m)));
-        if (n == "user-id") {
-          pn_bytes_t b = pn_message_get_user_id(m);
-          return b.size == 0 ? Value::Missing() : Value::Binary(std::string_view(b.start, b.size));
-        }
-        return Value::Missing();
-      case Section::kApplicationProperties: return MapEntry(slot, pn_message_properties(m), n);
-      case Section::kMessageAnnotations: return MapEntry(slot, pn_message_annotations(m), n);
-      case Section::kDeliveryAnnotations: return MapEntry(slot, pn_message_instructions(m), n);
-      default: return Value::Missing();
-    }
-  }
-
- private:
-  Value Atom(uint32_t slot, pn_atom_t atom) {
-    atoms_[slot] = atom;  // kept, so byte views of a uuid / decimal128 stay valid
-    return FromAtom(atoms_[slot]);
-  }
-
-  // A linear search of the decoded map for a string or symbol key: a map lookup on decoded data.
-  Value MapEntry(uint32_t slot, pn_data_t* data, const std::string& key) {
-    pn_data_rewind(data);
-    if (!pn_data_next(data) || pn_data_type(data) != PN_MAP) return Value::Missing();
-    size_t count = pn_data_get_map(data);
-    pn_data_enter(data);
-    for (size_t i = 0; i + 1 < count; i += 2) {
-      if (!pn_data_next(data)) break;
-      pn_type_t t = pn_data_type(data);
-      bool match = false;
-      if (t == PN_STRING || t == PN_SYMBOL) {
-        pn_bytes_t k = t == PN_STRING ? pn_data_get_string(data) : pn_data_get_symbol(data);
-        match = k.size == key.size() && std::memcmp(k.start, key.data(), k.size) == 0;
-      }
-      if (!pn_data_next(data)) break;
-      if (match) {
-        Value v = Atom(slot, pn_data_get_atom(data));
-        pn_data_exit(data);
-        return v;
-      }
-    }
-    pn_data_exit(data);
-    return Value::Missing();
-  }
-
-  const std::vector<FieldRef>& fields_;
-  std::vector<pn_atom_t> atoms_;
-  pn_message_t* message_ = nullptr;
-};
 
 // ---------------------------------------------------------------------------------------------
 // The selectors
@@ -311,7 +189,7 @@ void BM_ProtonDecode(benchmark::State& state, const std::string& text) {
   const Corpus& corpus = Messages();
   Selector selector = CompileOrDie(text);
   pn_message_t* message = pn_message();
-  ProtonFieldSource source(selector.fields());
+  bench::ProtonFieldSource source(selector.fields());
   source.Reset(message);
   EvalContext context;
   uint64_t matches = 0;
