@@ -484,31 +484,27 @@ Value ReferenceListField(const amqp::MessageView& view, bool header, int index) 
   return none.Header(static_cast<amqp::HeaderField>(index));
 }
 
-Value ReadHeader(const amqp::MessageView& v, const FieldRef& f) {
-  amqp::HeaderField h;
-  if (!amqp::HeaderFieldFromName(f.name, &h)) return Value::Missing();
-  const Value reference = ReferenceListField(v, true, static_cast<int>(h));
-  // Where the list holds the field, the reference is MessageView's own answer.
+// A header (`header`) or properties field by name, through ReferenceListField; where the list holds
+// the field, the reference is checked against MessageView's own answer.
+Value ReadListField(const amqp::MessageView& v, const FieldRef& f, bool header) {
+  int index = -1;
+  amqp::HeaderField h = amqp::HeaderField::kDurable;
+  amqp::PropertiesField p = amqp::PropertiesField::kMessageId;
+  if (header ? amqp::HeaderFieldFromName(f.name, &h) : amqp::PropertiesFieldFromName(f.name, &p)) {
+    index = header ? static_cast<int>(h) : static_cast<int>(p);
+  }
+  if (index < 0) return Value::Missing();
+  const Value reference = ReferenceListField(v, header, index);
   amqp::MessageView fresh(v.bytes());
-  amqp::EncodedValue header;
-  if (fresh.FindSection(amqp::SectionKind::kHeader, &header) &&
-      static_cast<uint32_t>(h) < header.count()) {
-    EXPECT_TRUE(SameValue(reference, fresh.Header(h))) << f.name;
+  amqp::EncodedValue list;
+  if (fresh.FindSection(header ? amqp::SectionKind::kHeader : amqp::SectionKind::kProperties, &list) &&
+      static_cast<uint32_t>(index) < list.count()) {
+    EXPECT_TRUE(SameValue(reference, header ? fresh.Header(h) : fresh.Property(p))) << f.name;
   }
   return reference;
 }
-Value ReadProperty(const amqp::MessageView& v, const FieldRef& f) {
-  amqp::PropertiesField p;
-  if (!amqp::PropertiesFieldFromName(f.name, &p)) return Value::Missing();
-  const Value reference = ReferenceListField(v, false, static_cast<int>(p));
-  amqp::MessageView fresh(v.bytes());
-  amqp::EncodedValue properties;
-  if (fresh.FindSection(amqp::SectionKind::kProperties, &properties) &&
-      static_cast<uint32_t>(p) < properties.count()) {
-    EXPECT_TRUE(SameValue(reference, fresh.Property(p))) << f.name;
-  }
-  return reference;
-}
+Value ReadHeader(const amqp::MessageView& v, const FieldRef& f) { return ReadListField(v, f, true); }
+Value ReadProperty(const amqp::MessageView& v, const FieldRef& f) { return ReadListField(v, f, false); }
 Value ReadApp(const amqp::MessageView& v, const FieldRef& f) {
   return v.ApplicationProperty(f.name);
 }
