@@ -24,14 +24,9 @@ int RunCat(const CatOptions& options) {
   engine::Status status = MessageInput::Open(
       options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp, true, &input);
   if (!status.ok()) return ReportError(status);
+  const OutputFormat format = options.output_format == "amqp" ? OutputFormat::kAmqp : OutputFormat::kJson;
   std::unique_ptr<ByteSink> sink;
-  status = ByteSink::Open("-", &sink);
-  if (!status.ok()) return ReportError(status);
-  OutputFormat format = options.output_format == "amqp" ? OutputFormat::kAmqp : OutputFormat::kJson;
-  if (format == OutputFormat::kAmqp && sink->is_terminal()) {
-    PrintError("usage", "sift cat", "refusing to write binary records to a terminal; redirect stdout");
-    return kExitUsage;
-  }
+  if (int code = OpenStdout(format, "sift cat", &sink); code != 0) return code;
   MatchWriter writer(format, sink.get());
   std::span<const uint8_t> message;
   uint64_t index = 0;

@@ -37,12 +37,7 @@ int RunFilter(const FilterOptions& options) {
       options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp, true, &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<ByteSink> sink;
-  status = ByteSink::Open("-", &sink);
-  if (!status.ok()) return ReportError(status);
-  if (format == OutputFormat::kAmqp && sink->is_terminal()) {
-    PrintError("usage", "sift filter", "refusing to write binary records to a terminal; redirect stdout");
-    return kExitUsage;
-  }
+  if (int code = OpenStdout(format, "sift filter", &sink); code != 0) return code;
 
   MatchWriter writer(format, sink.get());
   RunReport report(options.stats);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/amqp/typed_json.h"
+#include "tools/sift/command.h"
 
 namespace sift::tools {
 namespace {
@@ -72,6 +73,16 @@ bool ParseOutputFormat(std::string_view text, OutputFormat* out) {
   else if (text == "amqp") *out = OutputFormat::kAmqp;
   else return false;
   return true;
+}
+
+int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<ByteSink>* sink) {
+  engine::Status status = ByteSink::Open("-", sink);
+  if (!status.ok()) return ReportError(status);
+  if (format == OutputFormat::kAmqp && (*sink)->is_terminal()) {
+    PrintError("usage", command, "refusing to write binary records to a terminal; redirect stdout");
+    return kExitUsage;
+  }
+  return 0;
 }
 
 engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {

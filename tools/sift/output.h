@@ -46,6 +46,10 @@ enum class OutputFormat : uint8_t { kOffsets, kJson, kCount, kAmqp };
 // Parses "offsets", "json", "count" or "amqp".
 bool ParseOutputFormat(std::string_view text, OutputFormat* out);
 
+// Opens stdout for `command`'s output ("sift filter"), refusing binary records (kAmqp) on a
+// terminal. Returns 0, or the exit code after printing the error line.
+int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<ByteSink>* sink);
+
 // Writes matched messages in one output format. Not thread-safe.
 class MatchWriter {
  public:

@@ -160,14 +160,9 @@ int RunReplay(const ReplayOptions& options) {
   }
 
   std::unique_ptr<ByteSink> sink;
-  engine::Status status = ByteSink::Open("-", &sink);
-  if (!status.ok()) return ReportError(status);
-  if (format == OutputFormat::kAmqp && sink->is_terminal()) {
-    PrintError("usage", "sift replay", "refusing to write binary records to a terminal; redirect stdout");
-    return kExitUsage;
-  }
+  if (int code = OpenStdout(format, "sift replay", &sink); code != 0) return code;
   std::unique_ptr<engine::StreamEngine> engine;
-  status = OpenStore(options.store, /*create=*/false, &engine);
+  engine::Status status = OpenStore(options.store, /*create=*/false, &engine);
   if (!status.ok()) return ReportError(status);
   engine::StreamInfo info;
   status = engine->GetStreamInfo(options.stream, &info);
