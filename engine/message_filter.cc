@@ -12,37 +12,26 @@ MessageFilter::MessageFilter(const selector::Selector& selector, MessageFilterOp
 
 bool MessageFilter::Matches(std::span<const uint8_t> message) {
   ++stats_.messages;
-  if (use_prefilter_) {
-    if (bypass_left_ > 0) {
-      --bypass_left_;
-    } else {
-      ++stats_.prefilter_checked;
-      ++window_checked_;
-      const bool check_sections = sections_bypass_left_ == 0;
-      if (!check_sections) --sections_bypass_left_;
-      const TextPrefilter::Verdict verdict = prefilter_.Check(message, check_sections);
-      const bool may = verdict == TextPrefilter::Verdict::kMayMatch;
-      if (check_sections && verdict != TextPrefilter::Verdict::kNotInMessage) {
-        ++sections_window_checked_;
-        sections_window_rejected_ += verdict == TextPrefilter::Verdict::kNotInSection;
-        if (sections_window_checked_ == kProbeWindow) {
-          if (adaptive_ && sections_window_rejected_ * 4 < kProbeWindow) sections_bypass_left_ = kBypassStretch;
-          sections_window_checked_ = 0;
-          sections_window_rejected_ = 0;
-        }
-      }
-      if (!may) {
-        ++stats_.prefilter_rejected;
-        ++window_rejected_;
-      }
-      if (window_checked_ == kProbeWindow) {
-        // Rejecting under a quarter of the window: the search costs more than the parses it saves.
-        if (adaptive_ && window_rejected_ * 4 < kProbeWindow) bypass_left_ = kBypassStretch;
-        window_checked_ = 0;
-        window_rejected_ = 0;
-      }
-      if (!may) return false;
+  if (use_prefilter_ && prefilter_calibration_.Runs()) {
+    ++stats_.prefilter_checked;
+    TextPrefilter::Steps steps;
+    steps.sections = sections_calibration_.Runs();
+    steps.flat = !steps.sections || flat_calibration_.Runs();  // one of them always runs
+    stats_.flat_searched += steps.flat;
+    stats_.sections_checked += steps.sections;
+    const TextPrefilter::Verdict verdict = prefilter_.Check(message, steps);
+    const bool may = verdict == TextPrefilter::Verdict::kMayMatch;
+    // Each step is judged by what it rejects when it could have been left out: the flat search
+    // beside the section check, the section check on what the flat search let through.
+    if (steps.flat && steps.sections) {
+      flat_calibration_.Record(verdict == TextPrefilter::Verdict::kNotInMessage, adaptive_);
     }
+    if (steps.sections && verdict != TextPrefilter::Verdict::kNotInMessage) {
+      sections_calibration_.Record(verdict == TextPrefilter::Verdict::kNotInSection, adaptive_);
+    }
+    prefilter_calibration_.Record(!may, adaptive_);
+    stats_.prefilter_rejected += !may;
+    if (!may) return false;
   }
   source_.Reset(message);
   const bool match = selector_.Evaluate(source_, context_) == selector::Truth::kTrue;

@@ -12,9 +12,11 @@
 //
 // The prefilter adapts to the data (the calibration step of Sparser): it is probed on a window of
 // messages, and when it rejects fewer than a quarter of them its byte search costs more than the
-// parses it saves, so it is bypassed for a longer stretch and then probed again. Its second step (the
-// section check, for messages whose bytes hold the texts somewhere) is calibrated the same way: when
-// it rejects under a quarter of the messages that reach it, only the flat search runs for a stretch.
+// parses it saves, so it is bypassed for a longer stretch and then probed again. Its two steps are
+// calibrated the same way: the section check (for messages whose bytes hold the texts somewhere),
+// when it rejects under a quarter of the messages that reach it, leaves the flat search alone for a
+// stretch; the flat search, when it rejects under a quarter (the texts are in nearly every message,
+// as with a LIKE whose pattern the section check tests), leaves the section check alone.
 //
 // Memory: everything is allocated at construction; Matches() never allocates once the evaluation
 // context has warmed up (a LIKE through re2 may grow its cache in the first messages). One filter
@@ -44,6 +46,8 @@ struct MessageFilterStats {
   uint64_t messages = 0;            // Matches() calls
   uint64_t prefilter_checked = 0;   // messages the prefilter looked at
   uint64_t prefilter_rejected = 0;  // of those, rejected without reading a field
+  uint64_t flat_searched = 0;       // of those checked, how many the flat search ran on
+  uint64_t sections_checked = 0;    // ... and the section check
   uint64_t matched = 0;             // messages the selector accepted
 };
 
@@ -68,21 +72,40 @@ class MessageFilter {
   static constexpr uint32_t kProbeWindow = 512;
   static constexpr uint32_t kBypassStretch = 32768;
 
+  // The calibration of one step (the whole prefilter, or one of its steps): it runs, and its
+  // rejections are counted, over windows of kProbeWindow messages; a window in which it rejected
+  // under a quarter starts a bypass of kBypassStretch messages.
+  class Calibration {
+   public:
+    // Whether the step runs for this message (a bypassed step counts the message off its stretch).
+    bool Runs() {
+      if (bypass_left_ == 0) return true;
+      --bypass_left_;
+      return false;
+    }
+    void Record(bool rejected, bool adaptive) {
+      rejected_ += rejected;
+      if (++checked_ < kProbeWindow) return;
+      if (adaptive && rejected_ * 4 < kProbeWindow) bypass_left_ = kBypassStretch;
+      checked_ = 0;
+      rejected_ = 0;
+    }
+
+   private:
+    uint32_t bypass_left_ = 0;
+    uint32_t checked_ = 0;
+    uint32_t rejected_ = 0;
+  };
+
   selector::Selector selector_;
   MessageFieldSource source_;
   selector::EvalContext context_;
   TextPrefilter prefilter_;
   bool use_prefilter_ = false;
   bool adaptive_ = true;
-  // Adaptive state: while bypass_left_ > 0 the prefilter is skipped; otherwise it is probed and its
-  // rejections in the current window counted.
-  uint32_t bypass_left_ = 0;
-  uint32_t window_checked_ = 0;
-  uint32_t window_rejected_ = 0;
-  // The same for the section check.
-  uint32_t sections_bypass_left_ = 0;
-  uint32_t sections_window_checked_ = 0;
-  uint32_t sections_window_rejected_ = 0;
+  Calibration prefilter_calibration_;
+  Calibration flat_calibration_;
+  Calibration sections_calibration_;
   MessageFilterStats stats_;
 };
 

@@ -5,6 +5,7 @@
 
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/type_codes.h"
+#include "selector/bytes_equal.h"
 #include "selector/text_hash.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -32,7 +33,7 @@ int SectionKindOf(selector::Section s) {
 
 // Candidates are positions whose first and last bytes match; memcmp confirms the middle.
 inline bool MiddleMatches(const uint8_t* at, const uint8_t* needle, size_t m) {
-  return m <= 2 || std::memcmp(at + 1, needle + 1, m - 2) == 0;
+  return m <= 2 || selector::BytesEqual(at + 1, needle + 1, m - 2);
 }
 
 const uint8_t* ScalarFind(const uint8_t* h, size_t n, size_t from, const uint8_t* needle, size_t m) {
@@ -187,7 +188,7 @@ TextPrefilter::TextPrefilter(std::span<const selector::RequiredText> required) :
         needle.push_back(static_cast<char>(n & 0xff));
       }
       needle += a.text;
-      req.any_of.push_back({SectionKindOf(a.section), std::move(needle)});
+      req.any_of.push_back({SectionKindOf(a.section), std::move(needle), a.exact ? nullptr : a.pattern});
     }
     for (const Alternative& a : req.any_of) sections_wanted_ |= 1u << a.section;
     requirements_.push_back(std::move(req));
@@ -222,24 +223,57 @@ bool TextPrefilter::PrefixSetHolds(const Requirement& r, const uint8_t* b, size_
   return false;
 }
 
-bool TextPrefilter::Holds(const Requirement& r, const uint8_t* b, size_t n, int section) const {
-  if (r.by_prefix) return PrefixSetHolds(r, b, n);
-  for (const Alternative& a : r.any_of) {
-    if (section >= 0 && a.section != section) continue;
-    if (find_(b, n, reinterpret_cast<const uint8_t*>(a.text.data()), a.text.size()) != nullptr) return true;
+bool TextPrefilter::PatternMatchesAt(const selector::LikeMatcher& pattern, const uint8_t* b, const uint8_t* at,
+                                     const uint8_t* end) {
+  // The value's size prefix ends just before its bytes: one byte (str8 / sym8) or four big-endian
+  // bytes (str32 / sym32). Which it is cannot be told from here (an array element has no
+  // constructor of its own), so both readings are tried.
+  const size_t left = static_cast<size_t>(end - at);
+  const size_t before = static_cast<size_t>(at - b);
+  auto matches = [&](size_t length) {
+    return length <= left && pattern.Matches(std::string_view(reinterpret_cast<const char*>(at), length));
+  };
+  if (before >= 1 && matches(at[-1])) return true;
+  if (before >= 4) {
+    const size_t length = (size_t{at[-4]} << 24) | (size_t{at[-3]} << 16) | (size_t{at[-2]} << 8) | at[-1];
+    if (length >= 256 && matches(length)) return true;  // under 256: the same as the one-byte reading
   }
   return false;
 }
 
-TextPrefilter::Verdict TextPrefilter::Check(std::span<const uint8_t> message, bool check_sections) const {
+bool TextPrefilter::Occurs(const Alternative& a, const uint8_t* b, size_t n, bool test_pattern) const {
+  const auto* text = reinterpret_cast<const uint8_t*>(a.text.data());
+  if (!a.pattern || !test_pattern) return find_(b, n, text, a.text.size()) != nullptr;
+  const uint8_t* const end = b + n;
+  for (const uint8_t* p = b; p < end;) {
+    const uint8_t* hit = find_(p, static_cast<size_t>(end - p), text, a.text.size());
+    if (hit == nullptr) return false;
+    if (PatternMatchesAt(*a.pattern, b, hit, end)) return true;
+    p = hit + 1;
+  }
+  return false;
+}
+
+bool TextPrefilter::Holds(const Requirement& r, const uint8_t* b, size_t n, int section) const {
+  if (r.by_prefix) return PrefixSetHolds(r, b, n);
+  for (const Alternative& a : r.any_of) {
+    if (section >= 0 && a.section != section) continue;
+    if (Occurs(a, b, n, /*test_pattern=*/section >= 0)) return true;
+  }
+  return false;
+}
+
+TextPrefilter::Verdict TextPrefilter::Check(std::span<const uint8_t> message, Steps steps) const {
   if (requirements_.empty()) return Verdict::kMayMatch;
   // First a flat search of the whole message: a requirement none of whose texts occurs anywhere
   // rejects at once. This is the common reject path, and it has no dependent loads (the section
   // walk below reads each size prefix to find the next section).
-  for (const Requirement& r : requirements_) {
-    if (!Holds(r, message.data(), message.size(), -1)) return Verdict::kNotInMessage;
+  if (steps.flat) {
+    for (const Requirement& r : requirements_) {
+      if (!Holds(r, message.data(), message.size(), -1)) return Verdict::kNotInMessage;
+    }
   }
-  if (!check_sections) return Verdict::kMayMatch;
+  if (!steps.sections) return Verdict::kMayMatch;
   // Locate the first occurrence of each wanted section (the one MessageView reads) by walking the
   // top-level sections in their common encoding: 0x00 0x53 <descriptor code> then the value.
   const uint8_t* begin[amqp::kSectionKindCount];
@@ -278,7 +312,7 @@ TextPrefilter::Verdict TextPrefilter::Check(std::span<const uint8_t> message, bo
       if ((found & (1u << a.section)) == 0) continue;
       const uint8_t* b = begin[a.section];
       const size_t n = static_cast<size_t>(end[a.section] - b);
-      if (find_(b, n, reinterpret_cast<const uint8_t*>(a.text.data()), a.text.size()) != nullptr) {
+      if (Occurs(a, b, n, /*test_pattern=*/true)) {
         hit = true;
         break;
       }

@@ -17,6 +17,12 @@
 // section with a ulong or symbolic descriptor, a malformed size) passes. Nothing here allocates after
 // construction. Immutable after construction, so it may be shared between threads.
 //
+// A LIKE that starts with a literal (`customer LIKE 'cust-_1%7'`) is searched by that literal, and
+// at each occurrence the pattern is tested on the value that would start there: its length is the
+// byte before it (str8 / sym8, or an array element of theirs) or the four bytes before it (str32 /
+// sym32), both read and each tried. The field's real value is one of the candidates, so a message
+// none of whose candidates matches cannot be TRUE, even when the literal is in every message.
+//
 // A requirement with a few alternatives is searched one text at a time. A long list of whole values
 // (an IN list of ids) is searched through the prefix its members share: every hit's value is looked
 // up in a hash set, its length read from the byte before it (str8 / sym8 write the length there,
@@ -29,6 +35,7 @@
 #include <cstdint>
 #include <span>
 #include <bitset>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,17 +52,23 @@ class TextPrefilter {
   bool empty() const { return requirements_.empty(); }
 
   // False when the message cannot be TRUE under the selector the requirements came from.
-  bool MayMatch(std::span<const uint8_t> message) const { return Check(message, true) == Verdict::kMayMatch; }
+  bool MayMatch(std::span<const uint8_t> message) const { return Check(message, {}) == Verdict::kMayMatch; }
 
-  // The same, saying which step decided. With `check_sections` false only the flat search of the
-  // whole message runs (cheaper for a message that holds the texts, less precise: a text outside
-  // its field's section no longer rejects).
+  // The two steps, each sound alone. The flat search of the whole message has no dependent loads
+  // and rejects a message that lacks a text anywhere; the section check walks to each field's
+  // section and searches (and tests a LIKE's pattern) only there: more precise, and for a message
+  // that holds the texts somewhere, cheaper than searching everything first.
+  struct Steps {
+    bool flat = true;
+    bool sections = true;
+  };
+  // The same, saying which step decided.
   enum class Verdict : uint8_t {
     kMayMatch,
     kNotInMessage,  // some requirement has none of its texts anywhere in the message
-    kNotInSection,  // ... none in the section its field lives in
+    kNotInSection,  // ... none in the section its field lives in (or no value there matches its LIKE)
   };
-  Verdict Check(std::span<const uint8_t> message, bool check_sections) const;
+  Verdict Check(std::span<const uint8_t> message, Steps steps) const;
 
   // Where `needle` (two bytes or more) first occurs in haystack, or nullptr. Exposed for tests.
   using FindFunction = const uint8_t* (*)(const uint8_t* haystack, size_t size, const uint8_t* needle,
@@ -67,6 +80,8 @@ class TextPrefilter {
   struct Alternative {
     int section = 0;  // amqp::SectionKind as int
     std::string text;
+    // A LIKE starting with `text`: an occurrence counts only if a value starting there matches.
+    std::shared_ptr<const selector::LikeMatcher> pattern;
   };
   struct Requirement {
     std::vector<Alternative> any_of;  // searched one by one (a few alternatives)
@@ -85,6 +100,11 @@ class TextPrefilter {
   // caller passes the right range). `section` < 0: any alternative, wherever it belongs.
   bool Holds(const Requirement& r, const uint8_t* b, size_t n, int section) const;
   bool PrefixSetHolds(const Requirement& r, const uint8_t* b, size_t n) const;
+  // Whether alternative `a` occurs in [b, b + n); with `test_pattern`, as a value that matches its
+  // pattern (the flat search of a whole message leaves that test to the section step).
+  bool Occurs(const Alternative& a, const uint8_t* b, size_t n, bool test_pattern) const;
+  static bool PatternMatchesAt(const selector::LikeMatcher& pattern, const uint8_t* b, const uint8_t* at,
+                               const uint8_t* end);
   std::vector<Requirement> requirements_;
   uint32_t sections_wanted_ = 0;  // bit per amqp::SectionKind
   FindFunction find_ = nullptr;

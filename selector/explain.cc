@@ -158,8 +158,11 @@ std::string Program::Explain() const {
       out += " ";
       for (size_t k = 0; k < r.any_of.size(); ++k) {
         out += k == 0 ? " " : " or ";
-        out += "'" + r.any_of[k].text + (r.any_of[k].exact ? "' (whole value) in " : "' (part of a value) in ") +
-               std::string(SectionName(r.any_of[k].section));
+        const RequiredText::Alternative& a = r.any_of[k];
+        const std::string what = a.exact     ? "' (whole value) in "
+                                 : a.pattern ? "' (start of a value that matches '" + std::string(a.pattern->pattern()) + "') in "
+                                             : "' (part of a value) in ";
+        out += "'" + a.text + what + std::string(SectionName(a.section));
       }
       out += "\n";
     }

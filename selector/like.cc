@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "selector/bytes_equal.h"
 #include "selector/lexer.h"
 
 namespace sift::selector {
@@ -102,6 +103,11 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
     }
     i = j == i ? i + 1 : j;
   }
+  for (const Piece& p : pieces) {
+    if (p.kind != Piece::kLiteral) break;
+    m->leading_ += p.text;
+    ++m->leading_code_points_;
+  }
   bool has_one = false;
   size_t runs = 0;
   for (const Piece& p : pieces) {
@@ -191,13 +197,13 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
 // The end of `seg` matched at text[at...], or npos.
 size_t LikeMatcher::MatchSegmentAt(const Segment& seg, std::string_view text, size_t at) {
   if (!seg.has_one) {
-    return text.size() - at >= seg.text.size() && text.compare(at, seg.text.size(), seg.text) == 0
+    return text.size() - at >= seg.text.size() && BytesEqual(text.data() + at, seg.text.data(), seg.text.size())
                ? at + seg.text.size()
                : std::string_view::npos;
   }
   // The literal bytes before the first '_' in one comparison: most texts fail there.
   const size_t head = seg.literal_head;
-  if (text.size() - at < head || std::memcmp(text.data() + at, seg.text.data(), head) != 0) {
+  if (text.size() - at < head || !BytesEqual(text.data() + at, seg.text.data(), head)) {
     return std::string_view::npos;
   }
   size_t t = at + head;
@@ -247,7 +253,7 @@ static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, si
 bool LikeMatcher::Matches(std::string_view text) const {
   switch (kind_) {
     case Kind::kExact: return text == literal_;
-    case Kind::kPrefix: return text.size() >= literal_.size() && text.compare(0, literal_.size(), literal_) == 0;
+    case Kind::kPrefix: return text.size() >= literal_.size() && BytesEqual(text.data(), literal_.data(), literal_.size());
     case Kind::kSuffix:
       return text.size() >= literal_.size() &&
              text.compare(text.size() - literal_.size(), literal_.size(), literal_) == 0;

@@ -48,6 +48,10 @@ class LikeMatcher {
   // contain it does not match.
   std::string_view required_literal() const { return required_; }
   size_t required_code_points() const { return required_code_points_; }
+  // The run of literal characters the pattern starts with (empty when it starts with '%' or '_'),
+  // and how many code points it holds: every matching text begins with it.
+  std::string_view leading_literal() const { return leading_; }
+  size_t leading_code_points() const { return leading_code_points_; }
   // "exact", "prefix", "suffix", "contains", "any", "segments", "re2"; and the literal(s) used.
   std::string Describe() const;
 
@@ -60,6 +64,8 @@ class LikeMatcher {
   std::string literal_;                // kExact / kPrefix / kSuffix / kContains
   std::string required_;               // see required_literal()
   size_t required_code_points_ = 0;
+  std::string leading_;                // see leading_literal()
+  size_t leading_code_points_ = 0;
   // kSegments: what lies between '%'s. A '_' wildcard is kept as the byte '_' in `text` and marked
   // in `one_char` (an escaped, literal '_' is not marked).
   struct Segment {

@@ -29,7 +29,7 @@ void Program::CollectRequiredTexts(uint32_t i, std::vector<RequiredText>* out) c
   const Instr& in = instrs_[i];
   auto single = [&](uint32_t slot, std::string_view text, bool exact) {
     if (!Usable(text) || slot >= fields_.size()) return;
-    out->push_back(RequiredText{{RequiredText::Alternative{fields_[slot].section, std::string(text), exact}}});
+    out->push_back(RequiredText{{RequiredText::Alternative{fields_[slot].section, std::string(text), exact, nullptr}}});
   };
   // The operand of LIKE / IN must be a field read as it is: a computed value is not in the bytes.
   auto field_slot = [&](uint32_t operand, uint32_t* slot) {
@@ -52,8 +52,16 @@ void Program::CollectRequiredTexts(uint32_t i, std::vector<RequiredText>* out) c
     case InstrKind::kLike: {
       uint32_t slot = 0;
       if (in.negated || !field_slot(in.a, &slot)) return;
-      const LikeMatcher& m = *likes_[in.aux];
-      if (m.required_code_points() >= 2) single(slot, m.required_literal(), m.kind() == LikeMatcher::Kind::kExact);
+      const std::shared_ptr<const LikeMatcher>& m = likes_[in.aux];
+      const bool more_than_literal = m->kind() == LikeMatcher::Kind::kSegments || m->kind() == LikeMatcher::Kind::kRegex;
+      if (more_than_literal && m->leading_code_points() >= 2 && slot < fields_.size()) {
+        // Anchored: a source can find each candidate value and test the whole pattern on it, which
+        // rejects as much as the pattern does (a value matching it contains the longest literal).
+        out->push_back(RequiredText{{RequiredText::Alternative{fields_[slot].section, std::string(m->leading_literal()),
+                                                               false, m}}});
+      } else if (m->required_code_points() >= 2) {
+        single(slot, m->required_literal(), m->kind() == LikeMatcher::Kind::kExact);
+      }
       return;
     }
     case InstrKind::kInSet: {
@@ -64,7 +72,7 @@ void Program::CollectRequiredTexts(uint32_t i, std::vector<RequiredText>* out) c
       RequiredText r;
       for (const std::string& t : set.texts()) {
         if (!Usable(t)) return;  // one short member and the requirement no longer holds
-        r.any_of.push_back({fields_[slot].section, t, true});
+        r.any_of.push_back({fields_[slot].section, t, true, nullptr});
       }
       out->push_back(std::move(r));
       return;
@@ -102,7 +110,8 @@ void Program::DeriveRequiredTexts() {
     if (required_texts_.size() >= kMaxRequiredTexts) break;
     bool duplicate = std::any_of(required_texts_.begin(), required_texts_.end(), [&](const RequiredText& k) {
       return k.any_of.size() == 1 && r.any_of.size() == 1 && k.any_of[0].section == r.any_of[0].section &&
-             k.any_of[0].text == r.any_of[0].text && k.any_of[0].exact == r.any_of[0].exact;
+             k.any_of[0].text == r.any_of[0].text && k.any_of[0].exact == r.any_of[0].exact &&
+             k.any_of[0].pattern == r.any_of[0].pattern;
     });
     if (!duplicate) required_texts_.push_back(std::move(r));
   }

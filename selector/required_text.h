@@ -11,16 +11,20 @@
 // A field source that stores string and symbol values as their UTF-8 bytes verbatim (AMQP does) can
 // therefore reject a message in whose bytes for the field's section none of a requirement's texts
 // occurs: the message cannot be TRUE (it may be FALSE or UNKNOWN; the prefilter cannot tell which).
-// Only texts of two or more code points are derived, because a char value (one code point) is text
+// A LIKE that starts with a literal comes with its pattern, so a source may test a whole value where
+// the literal occurs (RequiredText::Alternative::pattern). Only texts of two or more code points are
+// derived, because a char value (one code point) is text
 // to the language but an encoding need not hold its UTF-8 bytes (AMQP encodes a char as UTF-32).
 #ifndef SIFT_SELECTOR_REQUIRED_TEXT_H_
 #define SIFT_SELECTOR_REQUIRED_TEXT_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "selector/field_source.h"
+#include "selector/like.h"
 
 namespace sift::selector {
 
@@ -31,6 +35,11 @@ struct RequiredText {
     // The value must equal `text` (=, IN, a LIKE without wildcards, a property filter's equality);
     // otherwise it must contain it. A source may then look for the text with its encoded length.
     bool exact = false;
+    // Set for a LIKE whose pattern starts with `text` and has more to test than that (`'cust-_1%7'`):
+    // the value begins with `text` and is TRUE only if it matches this pattern. A source that can
+    // tell where a value starting at an occurrence of `text` ends may test the pattern there and
+    // ignore an occurrence whose value does not match. Shared with the program; immutable.
+    std::shared_ptr<const LikeMatcher> pattern;
   };
   // At least one; a TRUE needs one of them in its section's bytes.
   std::vector<Alternative> any_of;

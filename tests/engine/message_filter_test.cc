@@ -39,7 +39,8 @@ const std::string kLong(300, 'q');  // a string over 255 bytes is encoded as str
 
 const std::vector<std::string>& Texts() {
   static const std::vector<std::string> texts = {"ab", "abc", "b", "bab", "é", "éé", "ab%", "a_b", "",
-                                                 "zz", "xab", kLong + "ab", "AB"};
+                                                 "zz", "xab", kLong + "ab", "AB",
+                                                 "abab", "ab" + kLong + "ab"};
   return texts;
 }
 
@@ -112,7 +113,9 @@ class Generator {
       case 3: return Field() + " IN (" + Literal() + ", " + Literal() + ")";
       case 4: {
         static const char* patterns[] = {"'ab%'", "'%ab'", "'%ba%'", "'a_b'", "'a%b'", "'ab'", "'é%'",
-                                         "'%é_'", "'ab!%%' ESCAPE '!'", "'%a!_b' ESCAPE '!'", "'_b_'"};
+                                         "'%é_'", "'ab!%%' ESCAPE '!'", "'%a!_b' ESCAPE '!'", "'_b_'",
+                                         // starting with a literal, more to test: verified where found
+                                         "'ab_'", "'ab%b'", "'ab_%'", "'éé%_'", "'ab%q%ab'", "'ab!_%' ESCAPE '!'"};
         return Field() + " LIKE " + patterns[Below(std::size(patterns))];
       }
       case 5: return Field() + " <> " + Literal();
@@ -163,12 +166,14 @@ TEST(MessageFilter, PrefilterNeverRejectsATrueMessage) {
       source.Reset(std::span<const uint8_t>(bytes));
       const bool want = selector.Evaluate(source, context) == Truth::kTrue;
       const bool got = filter.Matches(std::span<const uint8_t>(bytes));
-      // The flat search alone (what MessageFilter runs while the section check is bypassed) must
-      // not reject a TRUE message either.
-      const bool flat_may = prefilter.Check(std::span<const uint8_t>(bytes), false) ==
-                            TextPrefilter::Verdict::kMayMatch;
-      if (want && !flat_may && ++disagreements <= 5) {
-        first += "\n  flat search rejects a TRUE message {" + selector::testing::DescribeMessage(message) + "}";
+      // Each step alone (what MessageFilter runs while the other is bypassed) must not reject a
+      // TRUE message either.
+      for (const auto& [steps, name] : {std::pair{TextPrefilter::Steps{.flat = true, .sections = false}, "flat search"},
+                                        std::pair{TextPrefilter::Steps{.flat = false, .sections = true}, "section check"}}) {
+        const bool may = prefilter.Check(std::span<const uint8_t>(bytes), steps) == TextPrefilter::Verdict::kMayMatch;
+        if (want && !may && ++disagreements <= 5) {
+          first += std::string("\n  ") + name + " rejects a TRUE message {" + selector::testing::DescribeMessage(message) + "}";
+        }
       }
       ++pairs;
       trues += want;
@@ -216,8 +221,10 @@ TEST(MessageFilter, SelectiveTextIsRejectedBeforeParsing) {
       EXPECT_TRUE(filter.Matches(std::span<const uint8_t>(hit)));
     }
   }
-  // Nearly every miss is decided by the prefilter: it pays, so it is never bypassed.
+  // Nearly every miss is decided by the prefilter: it pays, so it is never bypassed; the flat
+  // search rejects them, so it stays in front of the section check.
   EXPECT_EQ(filter.stats().prefilter_checked, filter.stats().messages);
+  EXPECT_EQ(filter.stats().flat_searched, filter.stats().messages);
   EXPECT_EQ(filter.stats().prefilter_rejected, 10000u);
   EXPECT_EQ(filter.stats().matched, 100u);
 }
@@ -253,6 +260,32 @@ TEST(MessageFilter, SectionCheckStaysWhileItRejects) {
   bytes.insert(bytes.end(), body.begin(), body.end());
   for (int i = 0; i < 100000; ++i) ASSERT_FALSE(filter.Matches(std::span<const uint8_t>(bytes)));
   EXPECT_EQ(filter.stats().prefilter_rejected, 100000u);
+  EXPECT_EQ(filter.stats().sections_checked, 100000u);
+}
+
+TEST(MessageFilter, FlatSearchThatRejectsLittleLeavesTheSectionCheck) {
+  // Every message holds the LIKE's literal "cust-", and only the section check, which tests the
+  // pattern on the value, rejects: the flat search is bypassed, the section check rejects alone.
+  Selector selector = Selector::Compile("customer LIKE 'cust-_1%7'");
+  ASSERT_TRUE(selector.ok());
+  MessageFilter filter(selector);
+  auto with_customer = [](const std::string& id) {
+    TestMessage m;
+    m.Set(Section::kApplicationProperties, "customer", TestValue::Bytes(ValueType::kString, id));
+    return Encode(m);
+  };
+  const std::vector<uint8_t> miss = with_customer("cust-00008");
+  const std::vector<uint8_t> hit = with_customer("cust-01007");
+  const uint64_t n = 200000;
+  uint64_t matched = 0;
+  for (uint64_t i = 0; i < n; ++i) matched += filter.Matches(std::span<const uint8_t>(i % 100 == 0 ? hit : miss));
+  EXPECT_EQ(matched, n / 100);
+  const MessageFilterStats& stats = filter.stats();
+  EXPECT_EQ(stats.prefilter_checked, n);  // it pays, so it is never bypassed as a whole
+  EXPECT_EQ(stats.prefilter_rejected, n - n / 100);
+  EXPECT_EQ(stats.sections_checked, n);
+  EXPECT_LT(stats.flat_searched, n / 10);  // probe windows only
+  EXPECT_GT(stats.flat_searched, 0u);
 }
 
 TEST(MessageFilter, PrefilterOffOrNothingRequiredEvaluatesEveryMessage) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "engine/text_prefilter.h"
+#include "selector/error.h"
+#include "selector/like.h"
 #include "selector/required_text.h"
 
 namespace sift::engine {
@@ -46,7 +49,7 @@ TEST(TextPrefilter, FindAgreesWithStringFind) {
 
 RequiredText Require(Section section, std::vector<std::string> texts, bool exact = false) {
   RequiredText r;
-  for (auto& t : texts) r.any_of.push_back({section, t, exact});
+  for (auto& t : texts) r.any_of.push_back({section, t, exact, nullptr});
   return r;
 }
 
@@ -177,6 +180,50 @@ TEST(TextPrefilter, LongListsOfWholeValuesGoByTheirSharedPrefix) {
   for (int i = 0; i < 20; ++i) mixed.push_back(std::string(1, static_cast<char>('a' + i)) + "x");
   const RequiredText rm = Require(Section::kApplicationProperties, mixed, true);
   EXPECT_TRUE(TextPrefilter(std::span<const RequiredText>(&rm, 1)).empty());
+}
+
+TEST(TextPrefilter, AnchoredPatternsAreTestedOnEachCandidateValue) {
+  RequiredText r;
+  selector::Error error;
+  std::shared_ptr<const selector::LikeMatcher> like = selector::LikeMatcher::Compile("cust-_1%7", "", &error);
+  ASSERT_TRUE(like);
+  r.any_of.push_back({Section::kApplicationProperties, "cust-", false, like});
+  TextPrefilter prefilter(std::span<const RequiredText>(&r, 1));
+  auto props = [](const std::string& entries, uint8_t count = 2) {
+    std::vector<uint8_t> m;
+    Section8(&m, 0x74, 0xc1, entries, count);
+    return m;
+  };
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("customer") + Str8("cust-01007"))));
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("customer") + std::string("\xa3\x0a", 2) + "cust-01007")));  // sym8
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("customer") + std::string("\xb1\0\0\0\x0a", 5) + "cust-01007")));
+  // The literal is there, but no value starting with it matches the pattern.
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("customer") + Str8("cust-01008"))));
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("customer") + Str8("cust-02007"))));
+  // ... even where the bytes after the value would complete a match (the length ends the value).
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("customer") + Str8("cust-010") + Str8("x7"), 4)));
+  // The literal in the middle of a value: the byte before it is no length that makes a match.
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("customer") + Str8("a-cust-01007"))));
+  // One of several occurrences matching is enough (here a later one).
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("cust-x") + Str8("cust-01007"))));
+  // Array elements carry their length but no constructor of their own: the second one matches.
+  // array8: size, count 2, constructor str8, then length + bytes per element.
+  const std::string array = std::string("\xe0\x18\x02\xa1", 4) + std::string("\x0a", 1) + "cust-01008" +
+                            std::string("\x0a", 1) + "cust-01017";
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("ids") + array)));
+  // A value of 256 bytes or more (str32): the four-byte length is read.
+  const std::string big = "cust-x1" + std::string(300, 'z') + "7";
+  std::vector<uint8_t> m = {0x00, 0x53, 0x74, 0xd1};
+  std::string entries = Str8("k") + "\xb1";
+  for (int shift = 24; shift >= 0; shift -= 8) entries.push_back(static_cast<char>((big.size() >> shift) & 0xff));
+  entries += big;
+  const uint32_t size = static_cast<uint32_t>(entries.size() + 4);
+  for (int shift = 24; shift >= 0; shift -= 8) m.push_back(static_cast<uint8_t>(size >> shift));
+  m.insert(m.end(), {0, 0, 0, 2});
+  m.insert(m.end(), entries.begin(), entries.end());
+  EXPECT_TRUE(prefilter.MayMatch(m));
+  m.back() = '8';  // the same value ending otherwise: no match
+  EXPECT_FALSE(prefilter.MayMatch(m));
 }
 
 TEST(TextPrefilter, NoRequirementsPassEverything) {

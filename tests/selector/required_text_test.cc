@@ -17,7 +17,7 @@ std::string Describe(const Selector& s) {
     if (!out.empty()) out += ";";
     for (size_t k = 0; k < r.any_of.size(); ++k) {
       out += k == 0 ? "" : "|";
-      out += r.any_of[k].exact ? "=" : "~";
+      out += r.any_of[k].exact ? "=" : r.any_of[k].pattern ? "^" : "~";
       out += std::string(r.any_of[k].section == Section::kApplicationProperties ? "a"
                          : r.any_of[k].section == Section::kProperties       ? "p"
                                                                              : "o") +
@@ -43,6 +43,11 @@ TEST(RequiredText, DerivedFromConjunctsThatNeedText) {
   EXPECT_EQ(Of("s LIKE '%ab_cde%'"), "~a:cde");
   EXPECT_EQ(Of("s LIKE 'ab!%%' ESCAPE '!'"), "~a:ab%");
   EXPECT_EQ(Of("s LIKE 'abc'"), "=a:abc");  // no wildcard: an equality
+  // A pattern that starts with a literal and has more to it: the literal, with the pattern to test.
+  EXPECT_EQ(Of("customer LIKE 'cust-_1%7'"), "^a:cust-");
+  EXPECT_EQ(Of("s LIKE 'ab%cdef'"), "^a:ab");
+  EXPECT_EQ(Of("s LIKE 'a_bcdef'"), "~a:bcdef");  // a one-code-point head: the longest literal
+  EXPECT_EQ(Of("s LIKE 'ab!_%x' ESCAPE '!'"), "^a:ab_");
   EXPECT_EQ(Of("a.m.k = 'deep'"), "=a:deep");
   EXPECT_EQ(Of("x = 'é!'"), "=a:é!");
 }
@@ -86,6 +91,10 @@ TEST(RequiredText, ExplainListsThem) {
   EXPECT_NE(s.Explain().find("'eu-west' (whole value) in application_properties"), std::string::npos) << s.Explain();
   Selector like = Selector::Compile("p.subject LIKE 'orders.%'");
   EXPECT_NE(like.Explain().find("'orders.' (part of a value) in properties"), std::string::npos) << like.Explain();
+  Selector anchored = Selector::Compile("customer LIKE 'cust-_1%7'");
+  EXPECT_NE(anchored.Explain().find("'cust-' (start of a value that matches 'cust-_1%7') in application_properties"),
+            std::string::npos)
+      << anchored.Explain();
 }
 
 }  // namespace
