@@ -10,13 +10,19 @@
 // Only TRUE matches (three-valued logic), so the prefilter, which cannot tell FALSE from UNKNOWN,
 // never changes a result.
 //
-// The prefilter adapts to the data (the calibration step of Sparser): it is probed on a window of
-// messages, and when it rejects fewer than a quarter of them its byte search costs more than the
-// parses it saves, so it is bypassed for a longer stretch and then probed again. Its two steps are
-// calibrated the same way: the section check (for messages whose bytes hold the texts somewhere),
-// when it rejects under a quarter of the messages that reach it, leaves the flat search alone for a
-// stretch; the flat search, when it rejects under a quarter (the texts are in nearly every message,
-// as with a LIKE whose pattern the section check tests), leaves the section check alone.
+// The prefilter adapts to the data (the calibration step of Sparser, Palkar et al., VLDB 2018): a
+// probe window of messages runs every required text through both of its steps and counts what each
+// would reject alone; the next, longer stretch then runs only what paid in that window, and a new
+// window follows. A step pays when the evaluations it saves (the share of messages it rejects times
+// the selector's estimated cost, Selector::estimated_cost()) outweigh its own cost, about half a
+// field read: so a selector of one comparison needs a quarter of the messages rejected, a selector
+// of ten conjuncts a fortieth. Over a stretch:
+//   - the prefilter is bypassed when it did not pay;
+//   - only the required texts that pay are tested (at least one), the most rejecting first (a text
+//     that is in every message costs a search and rejects nothing, as `cust-` does for
+//     `customer LIKE 'cust-%'`);
+//   - the flat search runs when it pays, and the section check when it pays on the messages the
+//     flat search lets through (one of them always runs).
 //
 // Memory: everything is allocated at construction; Matches() never allocates once the evaluation
 // context has warmed up (a LIKE through re2 may grow its cache in the first messages). One filter
@@ -68,34 +74,18 @@ class MessageFilter {
   bool has_prefilter() const { return use_prefilter_; }
 
  private:
-  // Probe window and bypass stretch, in messages.
+  // Probe window and the stretch after it, in messages.
   static constexpr uint32_t kProbeWindow = 512;
-  static constexpr uint32_t kBypassStretch = 32768;
+  static constexpr uint32_t kStretch = 32768;
+  static constexpr size_t kMaxRequirements = selector::kMaxRequiredTexts;
+  // Costs in the units of Selector::estimated_cost() (about one field read): a prefilter step, one
+  // more requirement in a step, and the least an evaluation is taken to cost.
+  static constexpr double kStepCost = 0.5;
+  static constexpr double kRequirementCost = 0.125;
+  static constexpr double kMinEvaluationCost = 2.0;
 
-  // The calibration of one step (the whole prefilter, or one of its steps): it runs, and its
-  // rejections are counted, over windows of kProbeWindow messages; a window in which it rejected
-  // under a quarter starts a bypass of kBypassStretch messages.
-  class Calibration {
-   public:
-    // Whether the step runs for this message (a bypassed step counts the message off its stretch).
-    bool Runs() {
-      if (bypass_left_ == 0) return true;
-      --bypass_left_;
-      return false;
-    }
-    void Record(bool rejected, bool adaptive) {
-      rejected_ += rejected;
-      if (++checked_ < kProbeWindow) return;
-      if (adaptive && rejected_ * 4 < kProbeWindow) bypass_left_ = kBypassStretch;
-      checked_ = 0;
-      rejected_ = 0;
-    }
-
-   private:
-    uint32_t bypass_left_ = 0;
-    uint32_t checked_ = 0;
-    uint32_t rejected_ = 0;
-  };
+  // Ends a probe window: chooses the plan for the stretch from its counts.
+  void Calibrate();
 
   selector::Selector selector_;
   MessageFieldSource source_;
@@ -103,9 +93,18 @@ class MessageFilter {
   TextPrefilter prefilter_;
   bool use_prefilter_ = false;
   bool adaptive_ = true;
-  Calibration prefilter_calibration_;
-  Calibration flat_calibration_;
-  Calibration sections_calibration_;
+  double evaluation_cost_ = kMinEvaluationCost;
+  // The plan for the current stretch (all requirements, both steps, until the first window ends).
+  bool plan_use_ = true;
+  uint8_t plan_order_[kMaxRequirements] = {};
+  TextPrefilter::Steps plan_steps_;
+  // Messages left in the current probe window (> 0: probing) or stretch.
+  uint32_t probe_left_ = kProbeWindow;
+  uint32_t stretch_left_ = 0;
+  // The window's counts: how many messages had each set of requirements (bit i: requirement i)
+  // missing from the whole message, and from their sections.
+  uint32_t not_in_message_[1u << kMaxRequirements] = {};
+  uint32_t not_in_section_[1u << kMaxRequirements] = {};
   MessageFilterStats stats_;
 };
 

@@ -254,72 +254,92 @@ bool TextPrefilter::Occurs(const Alternative& a, const uint8_t* b, size_t n, boo
   return false;
 }
 
-bool TextPrefilter::Holds(const Requirement& r, const uint8_t* b, size_t n, int section) const {
-  if (r.by_prefix) return PrefixSetHolds(r, b, n);
+bool TextPrefilter::HoldsAnywhere(const Requirement& r, std::span<const uint8_t> message) const {
+  if (r.by_prefix) return PrefixSetHolds(r, message.data(), message.size());
   for (const Alternative& a : r.any_of) {
-    if (section >= 0 && a.section != section) continue;
-    if (Occurs(a, b, n, /*test_pattern=*/section >= 0)) return true;
+    if (Occurs(a, message.data(), message.size(), /*test_pattern=*/false)) return true;
   }
   return false;
 }
 
-TextPrefilter::Verdict TextPrefilter::Check(std::span<const uint8_t> message, Steps steps) const {
+bool TextPrefilter::FindSections(std::span<const uint8_t> message, SectionRanges* s) const {
+  // The first occurrence of each wanted section (the one MessageView reads), by walking the
+  // top-level sections in their common encoding: 0x00 0x53 <descriptor code> then the value.
+  s->found = 0;
+  const uint8_t* p = message.data();
+  const uint8_t* const limit = p + message.size();
+  while (p < limit && (s->found & sections_wanted_) != sections_wanted_) {
+    SectionKind kind;
+    if (limit - p < 4 || p[0] != amqp::code::kDescribed || p[1] != amqp::code::kSmallULong ||
+        !amqp::SectionFromDescriptorCode(p[2], &kind)) {
+      return false;  // an encoding this walk does not follow: let the evaluation decide
+    }
+    const uint8_t* value = p + 3;
+    const uint8_t* next = amqp::SkipPlainValue(value, limit);
+    if (next == nullptr) return false;
+    const uint32_t bit = 1u << static_cast<int>(kind);
+    if ((s->found & bit) == 0) {
+      s->found |= bit;
+      s->begin[static_cast<int>(kind)] = value;
+      s->end[static_cast<int>(kind)] = next;
+    }
+    p = next;
+  }
+  return true;
+}
+
+bool TextPrefilter::HoldsInSections(const Requirement& r, const SectionRanges& s) const {
+  // An absent section holds no text.
+  if (r.by_prefix) {
+    return (s.found & (1u << r.section)) != 0 &&
+           PrefixSetHolds(r, s.begin[r.section], static_cast<size_t>(s.end[r.section] - s.begin[r.section]));
+  }
+  for (const Alternative& a : r.any_of) {
+    if ((s.found & (1u << a.section)) == 0) continue;
+    const uint8_t* b = s.begin[a.section];
+    if (Occurs(a, b, static_cast<size_t>(s.end[a.section] - b), /*test_pattern=*/true)) return true;
+  }
+  return false;
+}
+
+TextPrefilter::Verdict TextPrefilter::Check(std::span<const uint8_t> message, const Steps& steps) const {
   if (requirements_.empty()) return Verdict::kMayMatch;
+  const size_t count = steps.order.empty() ? requirements_.size() : steps.order.size();
+  auto requirement = [&](size_t k) -> const Requirement& {
+    return requirements_[steps.order.empty() ? k : steps.order[k]];
+  };
   // First a flat search of the whole message: a requirement none of whose texts occurs anywhere
   // rejects at once. This is the common reject path, and it has no dependent loads (the section
   // walk below reads each size prefix to find the next section).
   if (steps.flat) {
-    for (const Requirement& r : requirements_) {
-      if (!Holds(r, message.data(), message.size(), -1)) return Verdict::kNotInMessage;
+    for (size_t k = 0; k < count; ++k) {
+      if (!HoldsAnywhere(requirement(k), message)) return Verdict::kNotInMessage;
     }
   }
   if (!steps.sections) return Verdict::kMayMatch;
-  // Locate the first occurrence of each wanted section (the one MessageView reads) by walking the
-  // top-level sections in their common encoding: 0x00 0x53 <descriptor code> then the value.
-  const uint8_t* begin[amqp::kSectionKindCount];
-  const uint8_t* end[amqp::kSectionKindCount];
-  uint32_t found = 0;
-  const uint8_t* p = message.data();
-  const uint8_t* const limit = p + message.size();
-  while (p < limit && (found & sections_wanted_) != sections_wanted_) {
-    SectionKind kind;
-    if (limit - p < 4 || p[0] != amqp::code::kDescribed || p[1] != amqp::code::kSmallULong ||
-        !amqp::SectionFromDescriptorCode(p[2], &kind)) {
-      return Verdict::kMayMatch;  // an encoding this walk does not follow: let the evaluation decide
-    }
-    const uint8_t* value = p + 3;
-    const uint8_t* next = amqp::SkipPlainValue(value, limit);
-    if (next == nullptr) return Verdict::kMayMatch;
-    const uint32_t bit = 1u << static_cast<int>(kind);
-    if ((found & bit) == 0) {
-      found |= bit;
-      begin[static_cast<int>(kind)] = value;
-      end[static_cast<int>(kind)] = next;
-    }
-    p = next;
-  }
-  // Each requirement needs one of its texts in its section; an absent section holds no text.
-  for (const Requirement& r : requirements_) {
-    if (r.by_prefix) {
-      if ((found & (1u << r.section)) == 0 ||
-          !PrefixSetHolds(r, begin[r.section], static_cast<size_t>(end[r.section] - begin[r.section]))) {
-        return Verdict::kNotInSection;
-      }
-      continue;
-    }
-    bool hit = false;
-    for (const Alternative& a : r.any_of) {
-      if ((found & (1u << a.section)) == 0) continue;
-      const uint8_t* b = begin[a.section];
-      const size_t n = static_cast<size_t>(end[a.section] - b);
-      if (Occurs(a, b, n, /*test_pattern=*/true)) {
-        hit = true;
-        break;
-      }
-    }
-    if (!hit) return Verdict::kNotInSection;
+  SectionRanges s;
+  if (!FindSections(message, &s)) return Verdict::kMayMatch;
+  for (size_t k = 0; k < count; ++k) {
+    if (!HoldsInSections(requirement(k), s)) return Verdict::kNotInSection;
   }
   return Verdict::kMayMatch;
+}
+
+void TextPrefilter::Measure(std::span<const uint8_t> message, uint32_t* not_in_message,
+                            uint32_t* not_in_section) const {
+  *not_in_message = 0;
+  *not_in_section = 0;
+  SectionRanges s;
+  const bool walked = FindSections(message, &s);
+  for (size_t i = 0; i < requirements_.size(); ++i) {
+    const Requirement& r = requirements_[i];
+    if (!HoldsAnywhere(r, message)) {
+      *not_in_message |= 1u << i;
+      *not_in_section |= 1u << i;
+    } else if (walked && !HoldsInSections(r, s)) {
+      *not_in_section |= 1u << i;
+    }
+  }
 }
 
 }  // namespace sift::engine

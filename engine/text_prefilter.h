@@ -40,6 +40,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/amqp/type_codes.h"
 #include "selector/required_text.h"
 
 namespace sift::engine {
@@ -61,6 +62,9 @@ class TextPrefilter {
   struct Steps {
     bool flat = true;
     bool sections = true;
+    // The requirements to test, in this order (indexes below requirement_count()); empty: all of
+    // them. Leaving some out is sound: each is a necessary condition on its own.
+    std::span<const uint8_t> order;
   };
   // The same, saying which step decided.
   enum class Verdict : uint8_t {
@@ -68,7 +72,14 @@ class TextPrefilter {
     kNotInMessage,  // some requirement has none of its texts anywhere in the message
     kNotInSection,  // ... none in the section its field lives in (or no value there matches its LIKE)
   };
-  Verdict Check(std::span<const uint8_t> message, Steps steps) const;
+  Verdict Check(std::span<const uint8_t> message, const Steps& steps) const;
+
+  // The requirements, at most kMaxRequiredTexts (selector/required_text.h).
+  size_t requirement_count() const { return requirements_.size(); }
+  // For calibration: what each requirement alone decides, both steps run in full. Bit i of
+  // *not_in_message is set when requirement i has none of its texts in the message, of
+  // *not_in_section when it has none in its section (a superset of the first).
+  void Measure(std::span<const uint8_t> message, uint32_t* not_in_message, uint32_t* not_in_section) const;
 
   // Where `needle` (two bytes or more) first occurs in haystack, or nullptr. Exposed for tests.
   using FindFunction = const uint8_t* (*)(const uint8_t* haystack, size_t size, const uint8_t* needle,
@@ -96,9 +107,18 @@ class TextPrefilter {
     std::bitset<256> lengths;             // the members' byte lengths
     bool Contains(std::string_view text) const;
   };
-  // Whether the requirement holds somewhere in [b, b + n) (for by_prefix, `section` is ignored: the
-  // caller passes the right range). `section` < 0: any alternative, wherever it belongs.
-  bool Holds(const Requirement& r, const uint8_t* b, size_t n, int section) const;
+  // Where the sections the requirements need are: [begin, end) of each section found (bit in `found`).
+  struct SectionRanges {
+    uint32_t found = 0;
+    const uint8_t* begin[amqp::kSectionKindCount];
+    const uint8_t* end[amqp::kSectionKindCount];
+  };
+  // False when the message's sections are not in the encoding the walk follows.
+  bool FindSections(std::span<const uint8_t> message, SectionRanges* s) const;
+  // Whether one of the requirement's texts is anywhere in the message (a LIKE's pattern untested).
+  bool HoldsAnywhere(const Requirement& r, std::span<const uint8_t> message) const;
+  // Whether one of them is in its section (a LIKE's as a value matching its pattern).
+  bool HoldsInSections(const Requirement& r, const SectionRanges& s) const;
   bool PrefixSetHolds(const Requirement& r, const uint8_t* b, size_t n) const;
   // Whether alternative `a` occurs in [b, b + n); with `test_pattern`, as a value that matches its
   // pattern (the flat search of a whole message leaves that test to the section step).

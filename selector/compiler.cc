@@ -422,6 +422,74 @@ class ProgramBuilder {
     }
   }
 
+  // Bit per Section of the fields instruction i reads.
+  uint32_t SectionsRead(uint32_t i) const {
+    const Instr& in = p_->instrs_[i];
+    uint32_t mask = 0;
+    auto child = [&](uint32_t c) { mask |= SectionsRead(c); };
+    switch (in.kind) {
+      case InstrKind::kField:
+      case InstrKind::kExists:
+      case InstrKind::kCompareFieldConst:
+      case InstrKind::kPropertyMatch:
+        if (in.slot < p_->fields_.size()) mask |= 1u << static_cast<int>(p_->fields_[in.slot].section);
+        break;
+      case InstrKind::kAnd:
+      case InstrKind::kOr:
+      case InstrKind::kFunction:
+        for (uint32_t k = 0; k < in.count; ++k) child(p_->children_[in.first + k]);
+        break;
+      case InstrKind::kIn:
+        for (uint32_t k = 0; k < in.count; ++k) child(p_->children_[in.first + k]);
+        child(in.a);
+        break;
+      case InstrKind::kNot:
+      case InstrKind::kUnaryArith:
+      case InstrKind::kIsNull:
+      case InstrKind::kLike:
+      case InstrKind::kInSet: child(in.a); break;
+      case InstrKind::kCompare:
+      case InstrKind::kArith:
+        child(in.a);
+        child(in.b);
+        break;
+      case InstrKind::kBetween:
+        child(in.a);
+        child(in.b);
+        child(in.c);
+        break;
+      default: break;
+    }
+    return mask;
+  }
+
+  // After the sort by cost: an operand whose fields all lie in sections that the operands before
+  // it already read moves up, ahead of operands that would read a new section. A field source reads
+  // a section in one pass (all the fields asked of it), so once a section is read its other fields
+  // cost a lookup, while the first field of a new section costs that section's walk. Operands keep
+  // their sorted order otherwise. Reordering AND / OR operands never changes a result.
+  void GroupBySection(std::vector<uint32_t>::iterator begin, std::vector<uint32_t>::iterator end) {
+    std::vector<uint32_t> rest(begin, end);
+    std::vector<uint32_t> sections(rest.size());
+    for (size_t k = 0; k < rest.size(); ++k) sections[k] = SectionsRead(rest[k]);
+    std::vector<bool> taken(rest.size(), false);
+    uint32_t read = 0;
+    for (auto out = begin; out != end; ++out) {
+      size_t pick = rest.size();
+      for (size_t k = 0; k < rest.size(); ++k) {
+        if (taken[k]) continue;
+        if (pick == rest.size()) pick = k;  // the first left, if no operand is free
+        if ((sections[k] & ~read) == 0) {
+          pick = k;
+          break;
+        }
+      }
+      taken[pick] = true;
+      read |= sections[pick];
+      *out = rest[pick];
+    }
+  }
+
   void OrderOperands(uint32_t i) {
     Instr& in = p_->instrs_[i];
     auto visit_children = [&](uint32_t first, uint32_t count) {
@@ -438,6 +506,7 @@ class ProgramBuilder {
           if (a.cost != b.cost) return a.cost < b.cost;
           return SelectivityRank(a) < SelectivityRank(b);
         });
+        GroupBySection(begin, begin + in.count);
         break;
       }
       case InstrKind::kIn:

@@ -84,6 +84,7 @@ class Program {
 
   const std::vector<FieldRef>& fields() const { return fields_; }
   const std::vector<RequiredText>& required_texts() const { return required_texts_; }
+  double estimated_cost() const { return instrs_.empty() ? 0 : instrs_[root_].cost; }
 
   Truth Evaluate(FieldSource& source, EvalContext& context) const;
 

@@ -71,6 +71,8 @@ const std::vector<RequiredText>& Selector::required_texts() const {
   return program_ && !error_ ? program_->required_texts() : NoRequiredTexts();
 }
 
+double Selector::estimated_cost() const { return program_ && !error_ ? program_->estimated_cost() : 0; }
+
 Truth Selector::Evaluate(FieldSource& source, EvalContext& context) const {
   if (error_) return Truth::kUnknown;
   if (!program_) return Truth::kTrue;  // the empty filter-set matches every message

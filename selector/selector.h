@@ -86,6 +86,11 @@ class Selector {
     return Evaluate(source, context) == Truth::kTrue;
   }
 
+  // The plan's estimated cost of one evaluation, at most, in units of about one field read (what
+  // Explain() prints); 0 for the empty filter-set or when !ok(). For a caller deciding whether work
+  // done before the evaluation (a prefilter) pays.
+  double estimated_cost() const;
+
   // A readable plan: fields read, sections touched, the fast path chosen for each LIKE / IN /
   // comparison, the evaluation order of conjuncts, and a cost estimate.
   std::string Explain() const;

@@ -168,13 +168,20 @@ TEST(MessageFilter, PrefilterNeverRejectsATrueMessage) {
       const bool got = filter.Matches(std::span<const uint8_t>(bytes));
       // Each step alone (what MessageFilter runs while the other is bypassed) must not reject a
       // TRUE message either.
-      for (const auto& [steps, name] : {std::pair{TextPrefilter::Steps{.flat = true, .sections = false}, "flat search"},
-                                        std::pair{TextPrefilter::Steps{.flat = false, .sections = true}, "section check"}}) {
+      for (const auto& [steps, name] : {std::pair{TextPrefilter::Steps{.flat = true, .sections = false, .order = {}}, "flat search"},
+                                        std::pair{TextPrefilter::Steps{.flat = false, .sections = true, .order = {}}, "section check"}}) {
         const bool may = prefilter.Check(std::span<const uint8_t>(bytes), steps) == TextPrefilter::Verdict::kMayMatch;
         if (want && !may && ++disagreements <= 5) {
           first += std::string("\n  ") + name + " rejects a TRUE message {" + selector::testing::DescribeMessage(message) + "}";
         }
       }
+      // Nor any requirement alone, as the calibration measures it.
+      uint32_t not_in_message = 0, not_in_section = 0;
+      prefilter.Measure(std::span<const uint8_t>(bytes), &not_in_message, &not_in_section);
+      if (want && (not_in_message | not_in_section) != 0 && ++disagreements <= 5) {
+        first += "\n  a requirement alone rejects a TRUE message {" + selector::testing::DescribeMessage(message) + "}";
+      }
+      EXPECT_EQ(not_in_message & ~not_in_section, 0u);
       ++pairs;
       trues += want;
       if (got != want && ++disagreements <= 5) {

@@ -90,6 +90,28 @@ TEST(ExplainTest, CheapSelectiveConjunctsFirstAndRegexLast) {
   EXPECT_EQ(full, Selector::Compile(expression).Explain());
 }
 
+TEST(ExplainTest, ConjunctsOfASectionAlreadyReadComeBeforeANewSection) {
+  // By cost and selectivity alone the order would be vip, p.to, h.priority, color; but once vip has
+  // had application_properties read, color costs a lookup, while p.to reads another section.
+  Selector s = Selector::Compile("color <> 'black' AND h.priority > 4 AND vip = FALSE AND p.to = 'orders'");
+  ASSERT_TRUE(s.ok());
+  std::string full = s.Explain();
+  std::string plan = full.substr(full.find("plan:"));
+  const size_t vip = plan.find("vip = FALSE");
+  const size_t color = plan.find("color <> 'black'");
+  const size_t to = plan.find("properties.to = 'orders'");
+  const size_t priority = plan.find("header.priority > 4");
+  ASSERT_NE(priority, std::string::npos) << plan;
+  EXPECT_LT(vip, color) << plan;
+  EXPECT_LT(color, to) << plan;
+  EXPECT_LT(to, priority) << plan;
+  // The same for OR.
+  Selector any = Selector::Compile("h.priority > 4 OR a = 1 OR p.subject = 'x' OR b <> 2");
+  std::string any_plan = any.Explain();
+  EXPECT_LT(any_plan.find("application_properties.a = 1"), any_plan.find("application_properties.b <> 2")) << any_plan;
+  EXPECT_LT(any_plan.find("application_properties.b <> 2"), any_plan.find("properties.subject = 'x'")) << any_plan;
+}
+
 TEST(ExplainTest, ShortUnderscorePatternUsesTheSegmentSearch) {
   Selector s = Selector::Compile("name LIKE 'a_c%' AND LOWER(x) = 'y'");
   ASSERT_TRUE(s.ok());
