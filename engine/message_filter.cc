@@ -15,7 +15,7 @@ MessageFilter::MessageFilter(const selector::Selector& selector, MessageFilterOp
       evaluation_cost_(std::max(kMinEvaluationCost, selector_.estimated_cost())) {
   static_assert(kMaxRequirements <= 8, "a window keeps one count per set of requirements");
   for (size_t i = 0; i < prefilter_.requirement_count(); ++i) plan_order_[i] = static_cast<uint8_t>(i);
-  plan_steps_.order = std::span<const uint8_t>(plan_order_, prefilter_.requirement_count());
+  plan_count_ = prefilter_.requirement_count();
   if (!adaptive_) probe_left_ = 0;  // the full plan on every message
 }
 
@@ -49,7 +49,7 @@ void MessageFilter::Calibrate() {
       plan_order_[kept++] = static_cast<uint8_t>(order[k]);
       active |= 1u << order[k];
     }
-    plan_steps_.order = std::span<const uint8_t>(plan_order_, kept);
+    plan_count_ = kept;
     const uint32_t flat = rejected(not_in_message_, active);
     const uint32_t sections_only = rejected(not_in_section_, active) - flat;
     plan_steps_.flat = pays(flat, kProbeWindow, kStepCost);
@@ -82,7 +82,9 @@ bool MessageFilter::Matches(std::span<const uint8_t> message) {
         ++stats_.prefilter_checked;
         stats_.flat_searched += plan_steps_.flat;
         stats_.sections_checked += plan_steps_.sections;
-        may = prefilter_.Check(message, plan_steps_) == TextPrefilter::Verdict::kMayMatch;
+        TextPrefilter::Steps steps = plan_steps_;
+        steps.order = std::span<const uint8_t>(plan_order_, plan_count_);  // not kept: a move would stale it
+        may = prefilter_.Check(message, steps) == TextPrefilter::Verdict::kMayMatch;
       }
     }
     stats_.prefilter_rejected += !may;
