@@ -422,44 +422,50 @@ class ProgramBuilder {
     }
   }
 
-  // Bit per Section of the fields instruction i reads.
-  uint32_t SectionsRead(uint32_t i) const {
-    const Instr& in = p_->instrs_[i];
-    uint32_t mask = 0;
-    auto child = [&](uint32_t c) { mask |= SectionsRead(c); };
+  // Calls fn(operand) for each operand instruction of `in`: its children, then a, b, c as its kind
+  // uses them.
+  template <typename Fn>
+  void ForEachOperand(const Instr& in, Fn&& fn) const {
     switch (in.kind) {
-      case InstrKind::kField:
-      case InstrKind::kExists:
-      case InstrKind::kCompareFieldConst:
-      case InstrKind::kPropertyMatch:
-        if (in.slot < p_->fields_.size()) mask |= 1u << static_cast<int>(p_->fields_[in.slot].section);
-        break;
       case InstrKind::kAnd:
       case InstrKind::kOr:
       case InstrKind::kFunction:
-        for (uint32_t k = 0; k < in.count; ++k) child(p_->children_[in.first + k]);
+        for (uint32_t k = 0; k < in.count; ++k) fn(p_->children_[in.first + k]);
         break;
       case InstrKind::kIn:
-        for (uint32_t k = 0; k < in.count; ++k) child(p_->children_[in.first + k]);
-        child(in.a);
+        for (uint32_t k = 0; k < in.count; ++k) fn(p_->children_[in.first + k]);
+        fn(in.a);
         break;
       case InstrKind::kNot:
       case InstrKind::kUnaryArith:
       case InstrKind::kIsNull:
       case InstrKind::kLike:
-      case InstrKind::kInSet: child(in.a); break;
+      case InstrKind::kInSet: fn(in.a); break;
       case InstrKind::kCompare:
       case InstrKind::kArith:
-        child(in.a);
-        child(in.b);
+        fn(in.a);
+        fn(in.b);
         break;
       case InstrKind::kBetween:
-        child(in.a);
-        child(in.b);
-        child(in.c);
+        fn(in.a);
+        fn(in.b);
+        fn(in.c);
         break;
       default: break;
     }
+  }
+
+  static bool ReadsSlot(const Instr& in) {
+    return in.kind == InstrKind::kField || in.kind == InstrKind::kExists ||
+           in.kind == InstrKind::kCompareFieldConst || in.kind == InstrKind::kPropertyMatch;
+  }
+
+  // Bit per Section of the fields instruction i reads.
+  uint32_t SectionsRead(uint32_t i) const {
+    const Instr& in = p_->instrs_[i];
+    uint32_t mask = 0;
+    if (ReadsSlot(in) && in.slot < p_->fields_.size()) mask |= 1u << static_cast<int>(p_->fields_[in.slot].section);
+    ForEachOperand(in, [&](uint32_t c) { mask |= SectionsRead(c); });
     return mask;
   }
 
@@ -491,45 +497,17 @@ class ProgramBuilder {
   }
 
   void OrderOperands(uint32_t i) {
-    Instr& in = p_->instrs_[i];
-    auto visit_children = [&](uint32_t first, uint32_t count) {
-      for (uint32_t k = 0; k < count; ++k) OrderOperands(p_->children_[first + k]);
-    };
-    switch (in.kind) {
-      case InstrKind::kAnd:
-      case InstrKind::kOr: {
-        visit_children(in.first, in.count);
-        auto begin = p_->children_.begin() + in.first;
-        std::stable_sort(begin, begin + in.count, [&](uint32_t x, uint32_t y) {
-          const Instr& a = p_->instrs_[x];
-          const Instr& b = p_->instrs_[y];
-          if (a.cost != b.cost) return a.cost < b.cost;
-          return SelectivityRank(a) < SelectivityRank(b);
-        });
-        GroupBySection(begin, begin + in.count);
-        break;
-      }
-      case InstrKind::kIn:
-      case InstrKind::kFunction:
-        visit_children(in.first, in.count);
-        if (in.kind == InstrKind::kIn) OrderOperands(in.a);
-        break;
-      case InstrKind::kNot:
-      case InstrKind::kUnaryArith:
-      case InstrKind::kIsNull:
-      case InstrKind::kLike:
-      case InstrKind::kInSet: OrderOperands(in.a); break;
-      case InstrKind::kCompare:
-      case InstrKind::kArith:
-        OrderOperands(in.a);
-        OrderOperands(in.b);
-        break;
-      case InstrKind::kBetween:
-        OrderOperands(in.a);
-        OrderOperands(in.b);
-        OrderOperands(in.c);
-        break;
-      default: break;
+    const Instr& in = p_->instrs_[i];
+    ForEachOperand(in, [&](uint32_t c) { OrderOperands(c); });
+    if (in.kind == InstrKind::kAnd || in.kind == InstrKind::kOr) {
+      auto begin = p_->children_.begin() + in.first;
+      std::stable_sort(begin, begin + in.count, [&](uint32_t x, uint32_t y) {
+        const Instr& a = p_->instrs_[x];
+        const Instr& b = p_->instrs_[y];
+        if (a.cost != b.cost) return a.cost < b.cost;
+        return SelectivityRank(a) < SelectivityRank(b);
+      });
+      GroupBySection(begin, begin + in.count);
     }
   }
 
@@ -545,42 +523,12 @@ class ProgramBuilder {
       if (seen[i]) continue;
       seen[i] = true;
       reachable.push_back(i);
-      const Instr& in = p_->instrs_[i];
-      switch (in.kind) {
-        case InstrKind::kAnd:
-        case InstrKind::kOr:
-        case InstrKind::kFunction:
-          for (uint32_t k = 0; k < in.count; ++k) stack.push_back(p_->children_[in.first + k]);
-          break;
-        case InstrKind::kIn:
-          for (uint32_t k = 0; k < in.count; ++k) stack.push_back(p_->children_[in.first + k]);
-          stack.push_back(in.a);
-          break;
-        case InstrKind::kNot:
-        case InstrKind::kUnaryArith:
-        case InstrKind::kIsNull:
-        case InstrKind::kLike:
-        case InstrKind::kInSet: stack.push_back(in.a); break;
-        case InstrKind::kCompare:
-        case InstrKind::kArith:
-          stack.push_back(in.a);
-          stack.push_back(in.b);
-          break;
-        case InstrKind::kBetween:
-          stack.push_back(in.a);
-          stack.push_back(in.b);
-          stack.push_back(in.c);
-          break;
-        default: break;
-      }
+      ForEachOperand(p_->instrs_[i], [&](uint32_t c) { stack.push_back(c); });
     }
     std::vector<bool> used(p_->fields_.size(), false);
     for (uint32_t i : reachable) {
       const Instr& in = p_->instrs_[i];
-      if (in.kind == InstrKind::kField || in.kind == InstrKind::kExists ||
-          in.kind == InstrKind::kCompareFieldConst || in.kind == InstrKind::kPropertyMatch) {
-        used[in.slot] = true;
-      }
+      if (ReadsSlot(in)) used[in.slot] = true;
     }
     std::vector<uint32_t> remap(p_->fields_.size(), 0);
     std::vector<FieldRef> fields;
@@ -592,10 +540,7 @@ class ProgramBuilder {
     p_->fields_ = std::move(fields);
     for (uint32_t i : reachable) {
       Instr& in = p_->instrs_[i];
-      if (in.kind == InstrKind::kField || in.kind == InstrKind::kExists ||
-          in.kind == InstrKind::kCompareFieldConst || in.kind == InstrKind::kPropertyMatch) {
-        in.slot = remap[in.slot];
-      }
+      if (ReadsSlot(in)) in.slot = remap[in.slot];
     }
     if (folds_ > 0) p_->notes_.push_back(std::to_string(folds_) + " constant sub-expression(s) folded at compile time");
   }
