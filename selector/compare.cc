@@ -139,12 +139,17 @@ Truth FromOrder(Op op, int c) {
 
 }  // namespace
 
-Truth CompareValues(Op op, const Value& a, const Value& b) {
+Truth CompareValues(Op op, const Value& a, const Value& b, CompareRules rules) {
   ValueClass ca = ClassOf(a.type);
   ValueClass cb = ClassOf(b.type);
-  if (ca != cb || ca == ValueClass::kAbsent || ca == ValueClass::kOther) return Truth::kUnknown;
+  if (ca == ValueClass::kAbsent || cb == ValueClass::kAbsent) return Truth::kUnknown;
+  // What a comparison the rules do not allow gives.
+  const Truth refused = rules == CompareRules::kJms ? Truth::kFalse : Truth::kUnknown;
+  if (ca != cb || ca == ValueClass::kOther) return refused;
+  const bool equality = op == Op::kEq || op == Op::kNe;
   switch (ca) {
     case ValueClass::kText: {
+      if (!equality && rules == CompareRules::kJms) return refused;
       char ba[4], bb[4];
       return FromOrder(op, CompareBytes(TextOf(a, ba), TextOf(b, bb)));
     }
@@ -156,7 +161,7 @@ Truth CompareValues(Op op, const Value& a, const Value& b) {
     case ValueClass::kBoolean:
       if (op == Op::kEq) return a.boolean == b.boolean ? Truth::kTrue : Truth::kFalse;
       if (op == Op::kNe) return a.boolean != b.boolean ? Truth::kTrue : Truth::kFalse;
-      return Truth::kUnknown;
+      return refused;
     case ValueClass::kBinary:
     case ValueClass::kUuid:
       return FromOrder(op, CompareBytes(a.bytes(), b.bytes()));

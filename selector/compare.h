@@ -89,8 +89,18 @@ int CompareNumbers(const Number& a, const Number& b);
 // The text bytes of a text-class value; a char is encoded into `buffer` (4 bytes).
 std::string_view TextOf(const Value& v, char* buffer);
 
+// Which rules a comparison follows where the two languages part (docs/selector-semantics.md):
+//   kFilterExpressions  values of different classes (or of class other) compare UNKNOWN, and so
+//                       does an ordering of booleans; text has all six operators.
+//   kJms                Jakarta Messaging 3.1, section 3.8.1.2: "If the comparison of non-like type
+//                       values is attempted, the value of the operation is false", and "String and
+//                       Boolean comparison is restricted to = and <>": such a comparison is FALSE.
+// Under both, a missing or null operand makes a comparison UNKNOWN.
+enum class CompareRules : uint8_t { kFilterExpressions, kJms };
+
 // op is one of kEq, kNe, kLt, kLe, kGt, kGe.
-Truth CompareValues(Op op, const Value& a, const Value& b);
+Truth CompareValues(Op op, const Value& a, const Value& b,
+                    CompareRules rules = CompareRules::kFilterExpressions);
 
 // Equality as filter expressions section 4.1.1 defines it for property filters: numbers of any types
 // are equal when equal as double; text equal by bytes (string and symbol alike); other values equal

@@ -46,6 +46,9 @@ class ProgramBuilder {
  public:
   ProgramBuilder(Program* program, Error* error) : p_(program), error_(error) {}
 
+  // The comparison rules of the expression's dialect, for every instruction Lower() emits.
+  void set_rules(CompareRules rules) { rules_ = rules; }
+
   // --- Expressions ---
 
   bool LowerAst(const Ast& ast, std::string_view text) {
@@ -144,6 +147,7 @@ class ProgramBuilder {
     const Node& n = ast_->nodes[index];
     Instr in;
     in.position = n.position;
+    in.rules = rules_;
     switch (n.kind) {
       case NodeKind::kLiteral:
         *out = EmitConst(n.value, n.position);
@@ -550,6 +554,7 @@ class ProgramBuilder {
   const Ast* ast_ = nullptr;
   std::string_view text_;
   int folds_ = 0;
+  CompareRules rules_ = CompareRules::kFilterExpressions;
 
   friend class Compiler;
 };
@@ -562,6 +567,7 @@ std::shared_ptr<const Program> Compiler::CompileExpression(std::string_view text
   program->origin_ = options.dialect == Dialect::kJms ? Program::Origin::kJms : Program::Origin::kSql;
   program->text_ = std::string(text);
   ProgramBuilder builder(program.get(), error);
+  builder.set_rules(options.dialect == Dialect::kJms ? CompareRules::kJms : CompareRules::kFilterExpressions);
   if (!builder.LowerAst(ast, text)) return nullptr;
   builder.Finish();
   return program;

@@ -58,18 +58,23 @@ inline Truth Program::CompareFieldConst(const Instr& in, Frame& frame) {
       return v.size == k.size() && (k.empty() || std::memcmp(v.data, k.data(), k.size()) == 0) ? Truth::kFalse
                                                                                                 : Truth::kTrue;
     }
+    if (in.rules == CompareRules::kJms) return Truth::kFalse;  // JMS orders numbers only
     int c = v.bytes().compare(k);
     return FromOrder(in.op, c < 0 ? -1 : (c > 0 ? 1 : 0));
   }
   if (in.constant_class == ValueClass::kNumber) {
     Number n;
-    if (ClassOf(t) != ValueClass::kNumber || !ToNumber(v, &n)) return Truth::kUnknown;
+    const ValueClass vc = ClassOf(t);
+    if (vc != ValueClass::kNumber) {
+      return in.rules == CompareRules::kJms && vc != ValueClass::kAbsent ? Truth::kFalse : Truth::kUnknown;
+    }
+    if (!ToNumber(v, &n)) return Truth::kUnknown;
     if (n.kind == Number::Kind::kSigned && in.number.kind == Number::Kind::kSigned) {
       return FromOrder(in.op, n.i < in.number.i ? -1 : (n.i > in.number.i ? 1 : 0));
     }
     return FromOrder(in.op, CompareNumbers(n, in.number));
   }
-  return CompareValues(in.op, v, in.constant);
+  return CompareValues(in.op, v, in.constant, in.rules);
 }
 
 // AND / OR with short-circuit (filter expressions section 6: three-valued logic). Kept apart from
@@ -107,7 +112,7 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
       Value x = Operand(in.a, frame);
       if (!x.present() || x.type == ValueType::kNull) return Truth::kUnknown;
       Value y = Operand(in.b, frame);
-      return CompareValues(in.op, x, y);
+      return CompareValues(in.op, x, y, in.rules);
     }
     case InstrKind::kLike: {
       Value v = Operand(in.a, frame);
@@ -116,14 +121,14 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
       bool match = likes_[in.aux]->Matches(TextOf(v, buf));
       return (match != in.negated) ? Truth::kTrue : Truth::kFalse;
     }
-    case InstrKind::kInSet: return Negate(sets_[in.aux]->Contains(Operand(in.a, frame)), in.negated);
+    case InstrKind::kInSet: return Negate(sets_[in.aux]->Contains(Operand(in.a, frame), in.rules), in.negated);
     case InstrKind::kIn: {
       Value v = Operand(in.a, frame);
       if (!v.present() || v.type == ValueType::kNull) return Truth::kUnknown;
       Truth result = Truth::kFalse;
       const uint32_t* c = children_.data() + in.first;
       for (uint32_t k = 0; k < in.count; ++k) {
-        Truth t = CompareValues(Op::kEq, v, Operand(c[k], frame));
+        Truth t = CompareValues(Op::kEq, v, Operand(c[k], frame), in.rules);
         if (t == Truth::kTrue) {
           result = Truth::kTrue;
           break;
@@ -135,12 +140,12 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
     case InstrKind::kBetween: {
       Value v = Operand(in.a, frame);
       if (!v.present() || v.type == ValueType::kNull) return Truth::kUnknown;
-      Truth low = CompareValues(Op::kGe, v, EvalValue(in.b, frame));
+      Truth low = CompareValues(Op::kGe, v, EvalValue(in.b, frame), in.rules);
       Truth result;
       if (low == Truth::kFalse) {
         result = Truth::kFalse;
       } else {
-        Truth high = CompareValues(Op::kLe, v, EvalValue(in.c, frame));
+        Truth high = CompareValues(Op::kLe, v, EvalValue(in.c, frame), in.rules);
         result = high == Truth::kFalse ? Truth::kFalse
                  : (low == Truth::kUnknown || high == Truth::kUnknown) ? Truth::kUnknown
                                                                       : Truth::kTrue;

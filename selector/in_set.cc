@@ -101,9 +101,12 @@ bool InSet::ContainsNumber(const Value& v) const {
 
 bool InSet::only_text() const { return classes_ == Bit(ValueClass::kText); }
 
-Truth InSet::Contains(const Value& v) const {
+Truth InSet::Contains(const Value& v, CompareRules rules) const {
   ValueClass c = ClassOf(v.type);
-  if (c == ValueClass::kAbsent || c == ValueClass::kOther) return Truth::kUnknown;
+  if (c == ValueClass::kAbsent) return Truth::kUnknown;
+  // A member of another class compares as CompareValues says: UNKNOWN, or FALSE under JMS.
+  const Truth unlike = rules == CompareRules::kJms ? Truth::kFalse : Truth::kUnknown;
+  if (c == ValueClass::kOther) return has_unknown_ ? Truth::kUnknown : unlike;
   bool found = false;
   if (classes_ & Bit(c)) {
     switch (c) {
@@ -124,7 +127,8 @@ Truth InSet::Contains(const Value& v) const {
     }
   }
   if (found) return Truth::kTrue;
-  if (has_unknown_ || (classes_ & ~Bit(c)) != 0) return Truth::kUnknown;
+  if (has_unknown_) return Truth::kUnknown;
+  if ((classes_ & ~Bit(c)) != 0) return unlike;
   return Truth::kFalse;
 }
 

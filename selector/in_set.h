@@ -2,8 +2,10 @@
 //
 // `x IN (m1, ..., mn)` means `x = m1 OR ... OR x = mn` in three-valued logic (filter expressions
 // section 6): TRUE when some member equals x; otherwise UNKNOWN when x is missing / null, or some
-// member is null (UNKNOWN) or of a class x does not compare with; otherwise FALSE. InSet gives exactly
-// that answer in O(1) (text, hashed) or O(log n) (numbers, sorted) without allocating.
+// member is null (UNKNOWN) or of a class x does not compare with; otherwise FALSE. Under JMS rules a
+// member of another class compares FALSE (CompareRules), so only a null member or x makes it UNKNOWN.
+// InSet gives exactly that answer in O(1) (text, hashed) or O(log n) (numbers, sorted) without
+// allocating.
 #ifndef SIFT_SELECTOR_IN_SET_H_
 #define SIFT_SELECTOR_IN_SET_H_
 
@@ -13,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "selector/compare.h"
 #include "selector/selector.h"
 #include "selector/value.h"
 
@@ -23,7 +26,7 @@ class InSet {
   // Copies what it needs of `members` (constants; Null stands for an UNKNOWN member).
   explicit InSet(std::span<const Value> members);
 
-  Truth Contains(const Value& v) const;
+  Truth Contains(const Value& v, CompareRules rules = CompareRules::kFilterExpressions) const;
 
   size_t size() const { return member_count_; }
   // True when every member is text (string, symbol or char); texts() then lists them, deduplicated.

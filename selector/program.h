@@ -67,6 +67,7 @@ struct Instr {
   Op op = Op::kNone;
   Function function = Function::kNone;
   bool negated = false;
+  CompareRules rules = CompareRules::kFilterExpressions;  // comparisons, IN, BETWEEN: the dialect's
   ValueClass constant_class = ValueClass::kAbsent;  // kCompareFieldConst
   uint32_t a = 0, b = 0, c = 0;                     // operand instructions
   uint32_t first = 0, count = 0;                    // range in Program::children_

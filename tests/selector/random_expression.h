@@ -745,6 +745,7 @@ inline DifferentialResult RunDifferential(uint64_t seed, int expressions, int me
     CompileOptions options;
     options.dialect = gen.OneIn(5) ? Dialect::kJms : Dialect::kSql;
     gen.set_dialect(options.dialect);
+    reference.set_jms(options.dialect == Dialect::kJms);
     RefExpr e = gen.Predicate(1 + static_cast<int>(gen.Below(5)));
     std::string text = gen.Render(e);
     Selector selector = Selector::Compile(text, options);

@@ -210,6 +210,9 @@ class ReferenceEvaluator {
 
   // The instant UTC() stands for, in ms since the epoch (the implementation's EvalContext::SetNow).
   void set_now(int64_t ms) { now_ms_ = ms; }
+  // Whether the expressions are JMS selectors, whose comparisons of unlike types (and orderings of
+  // text or booleans) are FALSE, not UNKNOWN (Jakarta Messaging 3.1, section 3.8.1.2).
+  void set_jms(bool jms) { jms_ = jms; }
 
   Truth Evaluate(const RefExpr& e, const TestMessage& message) {
     message_ = &message;
@@ -405,16 +408,21 @@ class ReferenceEvaluator {
 
   // Comparison (filter expressions section 6; docs/selector-semantics.md "Comparison"): a missing or
   // null operand makes it UNKNOWN; values compare within their class only (any other pair is
-  // UNKNOWN): numbers by value (NaN: = FALSE, <> TRUE, ordering FALSE), text by code point (= UTF-8
-  // byte order), binary and uuid by unsigned byte order, booleans by = and <> only.
-  static Truth Compare(const RefValue& a, const std::string& op, const RefValue& b) {
+  // UNKNOWN, FALSE for JMS): numbers by value (NaN: = FALSE, <> TRUE, ordering FALSE), text by code
+  // point (= UTF-8 byte order; JMS: = and <> only), binary and uuid by unsigned byte order, booleans by
+  // = and <> only.
+  Truth Compare(const RefValue& a, const std::string& op, const RefValue& b) const {
     if (a.kind == RefValue::Kind::kAbsent || b.kind == RefValue::Kind::kAbsent) return Truth::kUnknown;
+    const Truth refused = jms_ ? Truth::kFalse : Truth::kUnknown;
+    const bool equality = op == "=" || op == "<>" || op == "!=";
     int c = 0;
     if (IsNumber(a) && IsNumber(b)) {
       c = CompareNumbers(a, b);
       if (c == 2) return Of(op == "<>" || op == "!=");
     } else if (a.kind != b.kind) {
-      return Truth::kUnknown;
+      return refused;
+    } else if (a.kind == RefValue::Kind::kText && jms_ && !equality) {
+      return refused;
     } else if (a.kind == RefValue::Kind::kText || a.kind == RefValue::Kind::kBinary ||
                a.kind == RefValue::Kind::kUuid) {
       int r = a.bytes.compare(b.bytes);  // char_traits<char> compares as unsigned char
@@ -422,9 +430,9 @@ class ReferenceEvaluator {
     } else if (a.kind == RefValue::Kind::kBool) {
       if (op == "=") return Of(a.boolean == b.boolean);
       if (op == "<>" || op == "!=") return Of(a.boolean != b.boolean);
-      return Truth::kUnknown;
+      return refused;
     } else {
-      return Truth::kUnknown;  // compounds
+      return refused;  // compounds
     }
     if (op == "=") return Of(c == 0);
     if (op == "<>" || op == "!=") return Of(c != 0);
@@ -567,6 +575,7 @@ class ReferenceEvaluator {
   const std::vector<FieldRef>* fields_;
   const TestMessage* message_ = nullptr;
   int64_t now_ms_ = 0;
+  bool jms_ = false;
 };
 
 }  // namespace sift::selector::testing
