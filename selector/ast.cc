@@ -45,6 +45,7 @@ std::string_view FunctionName(Function fn) {
     case Function::kJmsDeliveryMode: return "JMS_DELIVERY_MODE";
     case Function::kJmsRedelivered: return "JMS_REDELIVERED";
     case Function::kJmsTime: return "JMS_TIME";
+    case Function::kJmsUserId: return "JMS_USER_ID";
   }
   return "?";
 }

@@ -80,6 +80,7 @@ enum class Function : uint8_t {
   kJmsDeliveryMode,   // header durable: 'PERSISTENT' if true, else 'NON_PERSISTENT'
   kJmsRedelivered,    // header delivery-count: TRUE if > 0
   kJmsTime,           // a timestamp field as a long (JMSTimestamp, JMSExpiration)
+  kJmsUserId,         // properties user-id (binary) as the string Qpid JMS shows (JMSXUserID)
 };
 
 std::string_view OpName(Op op);              // "AND", "=", "<>", "+", "-" (unary: "NEG")

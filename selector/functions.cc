@@ -236,6 +236,11 @@ Value CallFunction(Function fn, std::span<const Value> args, EvalContext& contex
       if (!ToNumber(args[0], &n) || !n.is_integer()) return Value::Null();
       return Value::Boolean(n.kind == Number::Kind::kSigned ? n.i > 0 : n.u > 0);
     }
+    case Function::kJmsUserId:
+      // Qpid JMS reads the binary user-id as UTF-8 text; the bytes are viewed, not copied.
+      if (args[0].type == ValueType::kBinary) return Value::String(args[0].bytes());
+      if (args[0].type == ValueType::kString || args[0].type == ValueType::kSymbol) return args[0];
+      return Value::Null();
     case Function::kJmsTime:
       // Qpid JMS shows an absent creation-time / absolute-expiry-time as 0.
       if (args[0].type == ValueType::kMissing || args[0].type == ValueType::kNull) return Value::Long(0);

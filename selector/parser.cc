@@ -132,6 +132,7 @@ class Parser {
 
   std::string Describe(const Token& t) const {
     if (t.kind == TokenKind::kEnd) return "the end of the expression";
+    if (t.kind == TokenKind::kString) return std::string(t.text(text_));  // already quoted
     return "'" + std::string(t.text(text_)) + "'";
   }
 
@@ -845,6 +846,7 @@ class Parser {
         {"JMSXGroupID", Section::kProperties, "group-id", Function::kNone},
         {"JMSXGroupSeq", Section::kProperties, "group-sequence", Function::kNone},
         {"JMSXDeliveryCount", Section::kHeader, "delivery-count", Function::kNone},
+        {"JMSXUserID", Section::kProperties, "user-id", Function::kJmsUserId},
     };
     const Mapping* m = nullptr;
     for (const Mapping& candidate : kMappings) {

@@ -4,7 +4,9 @@
 #include <string>
 
 #include "selector/ast.h"
+#include "selector/eval_context.h"
 #include "selector/selector.h"
+#include "tests/selector/simple_source.h"
 
 namespace sift::selector {
 namespace {
@@ -257,6 +259,28 @@ TEST(ParserTest, JmsErrors) {
   EXPECT_EQ(e.code, ErrorCode::kInvalidNumber);
   e = ParseError("JMSPriority.x = 1", jms);
   EXPECT_EQ(e.code, ErrorCode::kUnknownSection);
+  // A quoted token is named once, not in a second pair of quotes.
+  e = ParseError("a LIKE 'x!' ESCAPE '!'", jms);
+  EXPECT_NE(e.message.find("character '!'"), std::string::npos) << e.message;
+  EXPECT_EQ(e.message.find("''"), std::string::npos) << e.message;
+}
+
+TEST(ParserTest, AnEmptyJmsSelectorIsNoSelector) {
+  // Jakarta Messaging 3.1, section 3.8.1: an empty selector means no selector; every message matches.
+  CompileOptions jms;
+  jms.dialect = Dialect::kJms;
+  testing::SimpleSource source;
+  EvalContext context;
+  for (const char* text : {"", "   ", " \t\r\n "}) {
+    Selector s = Selector::Compile(text, jms);
+    ASSERT_TRUE(s.ok()) << "'" << text << "': " << s.error().ToString();
+    EXPECT_EQ(s.Evaluate(source, context), Truth::kTrue);
+    EXPECT_TRUE(s.fields().empty());
+    EXPECT_NE(s.Explain().find("empty JMS selector"), std::string::npos) << s.Explain();
+  }
+  // A SQL filter must hold an expression (the error cases above).
+  EXPECT_FALSE(Selector::Compile("").ok());
+  EXPECT_FALSE(Selector::Compile("  ").ok());
 }
 
 TEST(ParserTest, TinyNumbersUnderflowToZero) {
