@@ -357,14 +357,26 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
   const uint32_t size = static_cast<uint32_t>(text_.size());
   const char* s = text_.data();
   const bool jms = dialect_ == Dialect::kJms;
-  auto digits = [&] {
+  // A run of digits (`is_digit`); in the JMS dialect, as in Java, underscores may separate digits
+  // ("1_000", "0x8000_0000"), but not start or end the run: a trailing '_' is left for finish() to
+  // report as a malformed number.
+  auto run = [&](auto is_digit) {
     uint32_t n = 0;
-    while (pos_ < size && ClassOf(s[pos_]) == kDigit) {
-      ++pos_;
-      ++n;
+    while (pos_ < size) {
+      if (is_digit(s[pos_])) {
+        ++pos_;
+        ++n;
+        continue;
+      }
+      if (!jms || n == 0 || s[pos_] != '_') break;
+      uint32_t k = pos_;
+      while (k < size && s[k] == '_') ++k;
+      if (k >= size || !is_digit(s[k])) break;
+      pos_ = k;
     }
     return n;
   };
+  auto digits = [&] { return run([](char c) { return c >= '0' && c <= '9'; }); };
   auto finish = [&](TokenKind kind) {
     // A number glued to a letter, digit or '_' ("5abc", "0x1G") is one malformed token, not two.
     if (pos_ < size) {
@@ -386,18 +398,41 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
     return true;
   };
 
-  // 0x...: a binary constant (SQL) or a hexadecimal integer (JMS).
+  // 0x...: a binary constant (SQL) or a hexadecimal integer or floating-point literal (JMS).
   if (s[pos_] == '0' && pos_ + 1 < size && (s[pos_ + 1] == 'x' || s[pos_ + 1] == 'X')) {
     pos_ += 2;
+    if (jms) {
+      // Java: 0x1F, 0x1FL, and hexadecimal floating point 0x1.8p3 (a 'p' exponent is required).
+      uint32_t n = run(IsHexDigit);
+      bool point = false;
+      if (pos_ < size && s[pos_] == '.') {
+        ++pos_;
+        n += run(IsHexDigit);
+        point = true;
+      }
+      if (n == 0) return Fail(ErrorCode::kInvalidNumber, start, pos_ - start, "'0x' must be followed by hex digits", error);
+      if (pos_ < size && (s[pos_] == 'p' || s[pos_] == 'P')) {
+        uint32_t e = pos_ + 1;
+        if (e < size && (s[e] == '+' || s[e] == '-')) ++e;
+        if (e >= size || ClassOf(s[e]) != kDigit) {
+          return Fail(ErrorCode::kInvalidNumber, start, e - start, "an exponent needs digits", error);
+        }
+        pos_ = e;
+        digits();
+        if (pos_ < size && (s[pos_] == 'f' || s[pos_] == 'F' || s[pos_] == 'd' || s[pos_] == 'D')) ++pos_;
+        return finish(TokenKind::kApproximate);
+      }
+      if (point) {
+        return Fail(ErrorCode::kInvalidNumber, start, pos_ - start,
+                    "a hexadecimal floating-point literal needs a 'p' exponent", error);
+      }
+      if (pos_ < size && (s[pos_] == 'l' || s[pos_] == 'L')) ++pos_;
+      return finish(TokenKind::kInteger);
+    }
     uint32_t n = 0;
     while (pos_ < size && IsHexDigit(s[pos_])) {
       ++pos_;
       ++n;
-    }
-    if (jms) {
-      if (n == 0) return Fail(ErrorCode::kInvalidNumber, start, pos_ - start, "'0x' must be followed by hex digits", error);
-      if (pos_ < size && (s[pos_] == 'l' || s[pos_] == 'L')) ++pos_;
-      return finish(TokenKind::kInteger);
     }
     if (n == 0 || n % 2 != 0) {
       uint32_t end = pos_;
@@ -406,6 +441,16 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
                   "a binary constant is '0x' followed by pairs of hex digits", error);
     }
     return finish(TokenKind::kBinary);
+  }
+
+  // 0b...: a binary integer (JMS, as in Java).
+  if (jms && s[pos_] == '0' && pos_ + 1 < size && (s[pos_ + 1] == 'b' || s[pos_ + 1] == 'B')) {
+    pos_ += 2;
+    if (run([](char c) { return c == '0' || c == '1'; }) == 0) {
+      return Fail(ErrorCode::kInvalidNumber, start, pos_ - start, "'0b' must be followed by binary digits", error);
+    }
+    if (pos_ < size && (s[pos_] == 'l' || s[pos_] == 'L')) ++pos_;
+    return finish(TokenKind::kInteger);
   }
 
   TokenKind kind = TokenKind::kInteger;

@@ -581,12 +581,19 @@ class Parser {
   }
 
   bool ParseInteger(const Token& t, uint32_t* out) {
-    std::string_view raw = t.text(text_);
+    std::string digits;  // the literal without the underscores Java allows between digits
+    for (char c : t.text(text_)) {
+      if (c != '_') digits += c;
+    }
+    std::string_view raw = digits;
     int base = 10;
     if (options_.dialect == Dialect::kJms) {
       if (raw.back() == 'l' || raw.back() == 'L') raw.remove_suffix(1);
       if (raw.size() > 2 && (raw[1] == 'x' || raw[1] == 'X')) {
         base = 16;
+        raw.remove_prefix(2);
+      } else if (raw.size() > 2 && (raw[1] == 'b' || raw[1] == 'B')) {
+        base = 2;
         raw.remove_prefix(2);
       } else if (raw.size() > 1 && raw[0] == '0') {
         base = 8;
@@ -605,14 +612,20 @@ class Parser {
       return Fail(ErrorCode::kInvalidNumber, t.position, t.length,
                   "integer literal '" + std::string(t.text(text_)) + "' is out of range (above 2^64-1)");
     }
-    Value value = v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+    // A hexadecimal, octal or binary literal is a Java long's 64 bits (two's complement: 0xFFFF_FFFF_
+    // FFFF_FFFF is -1); a decimal one above 2^63-1 is a ulong (documented extension).
+    Value value = v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || base != 10
                       ? Value::Long(static_cast<int64_t>(v))
                       : Value::Unsigned(ValueType::kULong, v);
     return AddLiteral(value, t, out);
   }
 
   bool ParseFloating(const Token& t, uint32_t* out) {
-    std::string_view raw = t.text(text_);
+    std::string digits;  // the literal without the underscores Java allows between digits
+    for (char c : t.text(text_)) {
+      if (c != '_') digits += c;
+    }
+    std::string_view raw = digits;
     bool is_float = false;
     if (options_.dialect == Dialect::kJms) {
       char last = raw.back();
@@ -623,6 +636,12 @@ class Parser {
         raw.remove_suffix(1);
       }
     }
+    // A Java hexadecimal floating-point literal (JMS): 0x1.8p3 is 1.5 * 2^3.
+    const bool hex = raw.size() > 2 && raw[0] == '0' && (raw[1] == 'x' || raw[1] == 'X');
+    if (hex) raw.remove_prefix(2);
+    auto is_digit = [hex](char c) {
+      return (c >= '0' && c <= '9') || (hex && ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'));
+    };
     // Normalise the Java forms ".5", "5.", "5.e3" for from_chars.
     std::string s;
     s.reserve(raw.size() + 2);
@@ -630,21 +649,23 @@ class Parser {
       if (raw[i] == '.') {
         if (i == 0) s += '0';
         s += '.';
-        if (i + 1 >= raw.size() || raw[i + 1] < '0' || raw[i + 1] > '9') s += '0';
+        if (i + 1 >= raw.size() || !is_digit(raw[i + 1])) s += '0';
       } else {
         s += raw[i];
       }
     }
+    const char* exponent_marks = hex ? "pP" : "eE";
     double d = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), d,
+                                     hex ? std::chars_format::hex : std::chars_format::general);
     if (ec == std::errc::result_out_of_range) {
       // Underflow to zero is harmless; overflow is not a number anyone meant.
       bool tiny = false;
       for (char c : s) {
-        if (c == 'e' || c == 'E') break;
-        if (c >= '1' && c <= '9') tiny = true;
+        if (c == exponent_marks[0] || c == exponent_marks[1]) break;
+        if (c != '0' && c != '.' && is_digit(c)) tiny = true;
       }
-      size_t e = s.find_first_of("eE");
+      size_t e = s.find_first_of(exponent_marks);
       if (tiny && e != std::string::npos && s[e + 1] == '-') {
         d = 0;
       } else {
