@@ -13,6 +13,7 @@
 
 #include "engine/amqp/coding.h"
 #include "engine/amqp/field_types.h"
+#include "selector/bytes_equal.h"
 
 namespace sift::engine {
 namespace {
@@ -461,7 +462,7 @@ void MessageFieldSource::LoadMap(int section) {
 
 bool MessageFieldSource::Confirm(const KeyProbe& k, const uint8_t* p) const {
   return k.found_epoch != epoch_ &&
-         (k.size <= 6 || std::memcmp(p + 8, slots_[k.slot].key.data() + 6, k.size - 6) == 0);
+         (k.size <= 6 || selector::BytesEqual(p + 8, slots_[k.slot].key.data() + 6, k.size - 6));
 }
 
 const uint8_t* MessageFieldSource::GeneralKeyMatch(const uint8_t* base, const uint8_t* p,
