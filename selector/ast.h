@@ -131,6 +131,11 @@ class Ast {
 // options.limits.max_depth levels of the expression.
 bool ParseExpression(std::string_view text, const CompileOptions& options, Ast* ast, Error* error);
 
+// Jakarta Messaging 3.1, section 3.8.1: an empty JMS selector "is treated as a null and indicates
+// that there is no message selector" (blank counts as empty). ParseExpression() parses it as TRUE:
+// every message matches. A SQL filter must hold an expression.
+bool IsNoJmsSelector(std::string_view text, const CompileOptions& options);
+
 // "header.priority", "properties.message-id", "application_properties.color",
 // "message_annotations.x-opt-route.region", "application_properties.tags[0]".
 std::string FieldRefName(const FieldRef& ref);

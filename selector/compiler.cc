@@ -562,12 +562,9 @@ class ProgramBuilder {
 std::shared_ptr<const Program> Compiler::CompileExpression(std::string_view text, const CompileOptions& options,
                                                            Error* error) {
   Ast ast;
-  // Jakarta Messaging 3.1, section 3.8.1: an empty selector "is treated as a null and indicates that
-  // there is no message selector for the message consumer" (blank counts as empty): every message
-  // matches. A SQL filter must hold an expression.
-  const bool no_jms_selector =
-      options.dialect == Dialect::kJms && text.find_first_not_of(" \t\n\r\f\v") == std::string_view::npos;
-  if (!ParseExpression(no_jms_selector ? std::string_view("TRUE") : text, options, &ast, error)) return nullptr;
+  // An empty JMS selector parses as TRUE (IsNoJmsSelector); the plan says why.
+  const bool no_jms_selector = IsNoJmsSelector(text, options);
+  if (!ParseExpression(text, options, &ast, error)) return nullptr;
   auto program = std::make_shared<Program>();
   program->origin_ = options.dialect == Dialect::kJms ? Program::Origin::kJms : Program::Origin::kSql;
   program->text_ = std::string(text);

@@ -921,12 +921,17 @@ class Parser {
 bool ParseExpression(std::string_view text, const CompileOptions& options, Ast* ast, Error* error) {
   *ast = Ast();
   *error = Error();
+  if (IsNoJmsSelector(text, options)) text = "TRUE";
   Parser parser(text, options, ast, error);
   if (!parser.Parse()) {
     if (error->code == ErrorCode::kNone) error->code = ErrorCode::kSyntax;
     return false;
   }
   return true;
+}
+
+bool IsNoJmsSelector(std::string_view text, const CompileOptions& options) {
+  return options.dialect == Dialect::kJms && text.find_first_not_of(" \t\n\r\f\v") == std::string_view::npos;
 }
 
 }  // namespace sift::selector
