@@ -243,9 +243,16 @@ bool Lexer::Next(Token* token, Error* error) {
       return LexNumber(start, token, error);
     case kQuote: {
       const char quote = s[pos_];
+      // JMS dialect: "..." names a property (a quoted identifier, as ActiveMQ, Artemis and Qpid
+      // read it: `"a.b" = 1` tests the property named a.b); a string is '...' there.
+      const bool identifier = quote == '"' && dialect_ == Dialect::kJms;
       ++pos_;
       while (true) {
         if (pos_ >= size) {
+          if (identifier) {
+            return Fail(ErrorCode::kUnterminatedIdentifier, start, size - start,
+                        "quoted identifier starting here has no closing \"", error);
+          }
           return Fail(ErrorCode::kUnterminatedString, start, size - start,
                       std::string("string starting here has no closing ") + quote, error);
         }
@@ -266,8 +273,11 @@ bool Lexer::Next(Token* token, Error* error) {
           ++pos_;
         }
       }
-      token->kind = TokenKind::kString;
+      token->kind = identifier ? TokenKind::kDelimitedIdentifier : TokenKind::kString;
       token->length = pos_ - start;
+      if (identifier && token->length == 2) {
+        return Fail(ErrorCode::kSyntax, start, 2, "empty quoted identifier", error);
+      }
       return true;
     }
     case kLeftBracket: {

@@ -569,13 +569,15 @@ class Parser {
     }
   }
 
+  // The name inside `[...]` (`]]` stands for `]`) or, in the JMS dialect, `"..."` (`""` for `"`).
   std::string Undelimit(const Token& t) const {
     std::string_view raw = t.text(text_);
+    const char close = raw[0] == '"' ? '"' : ']';
     std::string s;
     s.reserve(raw.size());
     for (size_t i = 1; i + 1 < raw.size(); ++i) {
       s += raw[i];
-      if (raw[i] == ']') ++i;
+      if (raw[i] == close) ++i;
     }
     return s;
   }
@@ -772,7 +774,7 @@ class Parser {
         }
         ref->path.push_back(std::move(step));
         if (!Advance()) return false;
-      } else if (cur_.kind == TokenKind::kDelimitedIdentifier) {
+      } else if (cur_.kind == TokenKind::kDelimitedIdentifier && cur_.text(text_)[0] == '[') {
         std::string_view inner = cur_.text(text_).substr(1, cur_.length - 2);
         uint64_t index = 0;
         auto [ptr, ec] = std::from_chars(inner.data(), inner.data() + inner.size(), index);

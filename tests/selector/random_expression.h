@@ -254,8 +254,10 @@ class RandomExpressions {
     return e;
   }
 
+  // A string literal: '...', or in the SQL dialect sometimes "..." (in the JMS dialect "..." is a
+  // quoted identifier).
   std::string Quote(const std::string& s) {
-    char q = OneIn(4) ? '"' : '\'';
+    char q = dialect_ == Dialect::kSql && OneIn(4) ? '"' : '\'';
     std::string out(1, q);
     for (char c : s) {
       out += c;
