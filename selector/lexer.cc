@@ -387,6 +387,21 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
     return n;
   };
   auto digits = [&] { return run([](char c) { return c >= '0' && c <= '9'; }); };
+  // An exponent: `mark` ('e' or 'p', either case), an optional sign, decimal digits. *read tells
+  // whether there was one; false (and the error set) when the mark has no digits after it.
+  auto exponent = [&](char mark, bool* read) {
+    *read = false;
+    if (pos_ >= size || (s[pos_] | 0x20) != mark) return true;
+    uint32_t e = pos_ + 1;
+    if (e < size && (s[e] == '+' || s[e] == '-')) ++e;
+    if (e >= size || ClassOf(s[e]) != kDigit) {
+      return Fail(ErrorCode::kInvalidNumber, start, e - start, "an exponent needs digits", error);
+    }
+    pos_ = e;
+    digits();
+    *read = true;
+    return true;
+  };
   auto finish = [&](TokenKind kind) {
     // A number glued to a letter, digit or '_' ("5abc", "0x1G") is one malformed token, not two.
     if (pos_ < size) {
@@ -421,14 +436,9 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
         point = true;
       }
       if (n == 0) return Fail(ErrorCode::kInvalidNumber, start, pos_ - start, "'0x' must be followed by hex digits", error);
-      if (pos_ < size && (s[pos_] == 'p' || s[pos_] == 'P')) {
-        uint32_t e = pos_ + 1;
-        if (e < size && (s[e] == '+' || s[e] == '-')) ++e;
-        if (e >= size || ClassOf(s[e]) != kDigit) {
-          return Fail(ErrorCode::kInvalidNumber, start, e - start, "an exponent needs digits", error);
-        }
-        pos_ = e;
-        digits();
+      bool has_exponent = false;
+      if (!exponent('p', &has_exponent)) return false;
+      if (has_exponent) {
         if (pos_ < size && (s[pos_] == 'f' || s[pos_] == 'F' || s[pos_] == 'd' || s[pos_] == 'D')) ++pos_;
         return finish(TokenKind::kApproximate);
       }
@@ -476,16 +486,9 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
                   "a digit must follow the decimal point (write 5.0, not 5.)", error);
     }
   }
-  if (pos_ < size && (s[pos_] == 'e' || s[pos_] == 'E')) {
-    uint32_t e = pos_ + 1;
-    if (e < size && (s[e] == '+' || s[e] == '-')) ++e;
-    if (e >= size || ClassOf(s[e]) != kDigit) {
-      return Fail(ErrorCode::kInvalidNumber, start, e - start, "an exponent needs digits", error);
-    }
-    pos_ = e;
-    digits();
-    kind = TokenKind::kApproximate;
-  }
+  bool has_exponent = false;
+  if (!exponent('e', &has_exponent)) return false;
+  if (has_exponent) kind = TokenKind::kApproximate;
   if (jms && pos_ < size) {
     char c = s[pos_];
     if (c == 'f' || c == 'F' || c == 'd' || c == 'D') {
