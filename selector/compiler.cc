@@ -562,15 +562,16 @@ class ProgramBuilder {
 std::shared_ptr<const Program> Compiler::CompileExpression(std::string_view text, const CompileOptions& options,
                                                            Error* error) {
   Ast ast;
-  // An empty JMS selector parses as TRUE (IsNoJmsSelector); the plan says why.
+  // An empty JMS selector is parsed as TRUE (IsNoJmsSelector); the plan says why.
   const bool no_jms_selector = IsNoJmsSelector(text, options);
-  if (!ParseExpression(text, options, &ast, error)) return nullptr;
+  const std::string_view parsed = no_jms_selector ? std::string_view("TRUE") : text;
+  if (!ParseExpression(parsed, options, &ast, error)) return nullptr;
   auto program = std::make_shared<Program>();
   program->origin_ = options.dialect == Dialect::kJms ? Program::Origin::kJms : Program::Origin::kSql;
   program->text_ = std::string(text);
   ProgramBuilder builder(program.get(), error);
   builder.set_rules(options.dialect == Dialect::kJms ? CompareRules::kJms : CompareRules::kFilterExpressions);
-  if (!builder.LowerAst(ast, no_jms_selector ? std::string_view("TRUE") : text)) return nullptr;
+  if (!builder.LowerAst(ast, parsed)) return nullptr;
   builder.Finish();
   if (no_jms_selector) program->notes_.push_back("empty JMS selector: no selector, every message matches");
   return program;
