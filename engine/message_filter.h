@@ -43,8 +43,8 @@ namespace sift::engine {
 struct MessageFilterOptions {
   // Use the text prefilter when the selector has required texts. Off only to measure without it.
   bool prefilter = true;
-  // Bypass the prefilter while it rejects too little (see above). Off: it runs on every message
-  // (tests of its soundness, measurements of its cost).
+  // Calibrate the prefilter on probe windows (see above). Off: every required text runs through
+  // both steps on every message (tests of its soundness, measurements of its cost).
   bool adaptive = true;
 };
 
