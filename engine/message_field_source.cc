@@ -228,7 +228,11 @@ Value MessageFieldSource::ResolvePath(uint32_t slot) {
   }
   for (const selector::PathStep& step : slots_[slot].path) {
     EncodedValue next;
-    if (!v.Step(step, &next)) return s.value;
+    amqp::DecodeError error;
+    if (!v.Step(step, &next, &error)) {
+      malformed_ |= !error.ok();
+      return s.value;
+    }
     v = next;
   }
   s.value = v.ToValue();
@@ -358,6 +362,7 @@ void MessageFieldSource::LoadList(int section) {
     p = next;
   }
   if (malformed) {  // malformed header / properties: every field of it is missing
+    malformed_ = true;
     for (uint32_t slot : slots) {
       SlotState& s = states_[slot];
       s.value = Value::Missing();
@@ -401,7 +406,7 @@ void MessageFieldSource::LoadMap(int section) {
   // by ReadValue (GeneralKeyMatch). An unmatched value is skipped by its size prefix. The pass
   // stops when every key is found, or at the first unreadable key or matched value, or an
   // unmatched value SkipValue cannot pass (what was found before it stands). Errors are not
-  // kept: the field source reads a malformed section as missing fields.
+  // kept: the field source reads a malformed section as missing fields, and says so (read_malformed).
   const size_t probe_count = probes.size();
   KeyProbe* const probe = probes.data();
   const uint64_t epoch = epoch_;  // a probe is found for this message when found_epoch == epoch
@@ -447,16 +452,26 @@ void MessageFieldSource::LoadMap(int section) {
       }
     } else {
       key_end = GeneralKeyMatch(base, p, end, probe, probe_count, epoch, &first);
-      if (key_end == nullptr) break;
+      if (key_end == nullptr) {
+        malformed_ = true;
+        break;
+      }
     }
     if (first == probe_count) {  // no requested key: skip the value by its size prefix
       p = amqp::SkipPlainValue(key_end, end);
       if (p == nullptr) p = amqp::SkipValue(base, key_end, end, nullptr);
-      if (p == nullptr) break;
+      if (p == nullptr) {
+        malformed_ = true;
+        break;
+      }
       continue;
     }
     p = TakeValue(base, key_end, end, probe, first, &wanted);
-    if (p == nullptr || wanted == 0) break;
+    if (p == nullptr) {
+      malformed_ = true;
+      break;
+    }
+    if (wanted == 0) break;
   }
 }
 

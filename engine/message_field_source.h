@@ -43,6 +43,7 @@ class MessageFieldSource : public selector::FieldSource {
     view_ = &message;
     ++epoch_;
     loaded_ = 0;
+    malformed_ = false;
   }
   // Same, over bytes (an internal view is kept).
   void Reset(std::span<const uint8_t> message) {
@@ -53,6 +54,10 @@ class MessageFieldSource : public selector::FieldSource {
   selector::Value Get(uint32_t slot) override;
 
   size_t size() const { return slots_.size(); }
+  // True when a read since Reset() met malformed bytes (a section, entry or path step that does not
+  // parse), so some field read as missing only because the message is broken. Callers that do not
+  // trust the bytes (offline filtering) validate such a message instead of taking the answer.
+  bool read_malformed() const { return malformed_ || !view_->error().ok(); }
   // The view of the current message.
   const amqp::MessageView& view() const { return *view_; }
 
@@ -125,6 +130,7 @@ class MessageFieldSource : public selector::FieldSource {
   std::bitset<256> list_types_[2][amqp::kPropertiesFieldCount];
   uint64_t epoch_ = 1;
   uint32_t loaded_ = 0;                              // bit s: section s read for this message
+  bool malformed_ = false;                           // see read_malformed()
   amqp::MessageView own_view_;
   const amqp::MessageView* view_ = &own_view_;
 };

@@ -62,6 +62,7 @@ void MessageFilter::Calibrate() {
 
 bool MessageFilter::Matches(std::span<const uint8_t> message) {
   ++stats_.messages;
+  evaluated_ = false;
   if (use_prefilter_) {
     bool may = true;
     if (probe_left_ > 0) {
@@ -91,6 +92,7 @@ bool MessageFilter::Matches(std::span<const uint8_t> message) {
     if (!may) return false;
   }
   source_.Reset(message);
+  evaluated_ = true;
   const bool match = selector_.Evaluate(source_, context_) == selector::Truth::kTrue;
   stats_.matched += match;
   return match;

@@ -70,6 +70,10 @@ class MessageFilter {
   // The evaluation context, e.g. to pin the clock UTC() reads (EvalContext::SetNow).
   selector::EvalContext& context() { return context_; }
   const MessageFilterStats& stats() const { return stats_; }
+  // True when the last Matches() read a field from malformed bytes (MessageFieldSource::
+  // read_malformed), so its "no" may rest on a broken message rather than on the selector. The
+  // prefilter reads no field: a message it rejects lacks a text every match needs, broken or not.
+  bool read_malformed() const { return evaluated_ && source_.read_malformed(); }
   // Whether the selector has required texts (and the prefilter was not turned off).
   bool has_prefilter() const { return use_prefilter_; }
 
@@ -107,6 +111,7 @@ class MessageFilter {
   uint32_t not_in_message_[1u << kMaxRequirements] = {};
   uint32_t not_in_section_[1u << kMaxRequirements] = {};
   MessageFilterStats stats_;
+  bool evaluated_ = false;  // the last message reached the selector (read_malformed)
 };
 
 }  // namespace sift::engine

@@ -359,6 +359,74 @@ TEST_F(CliOfflineTest, TruncatedRecordNamesRecordAndByte) {
       << r.err;
 }
 
+// A hand-made message: a header whose boolean field holds 2 (malformed: a boolean is 0 or 1),
+// application properties color = `color_value` (given encoded) and amount = 7, a data body.
+std::string OddMessage(bool bad_header, const std::string& color_value) {
+  std::string header = bad_header ? std::string("\x00\x53\x70\xc0\x03\x01\x56\x02", 8)
+                                  : std::string("\x00\x53\x70\xc0\x03\x01\x56\x01", 8);
+  std::string entries = std::string("\xa1\x05", 2) + "color" + color_value + std::string("\xa1\x06", 2) + "amount" +
+                        std::string("\x55\x07", 2);
+  std::string props = std::string("\x00\x53\x74\xc1", 4) + static_cast<char>(entries.size() + 1) + '\x04' + entries;
+  return header + props + std::string("\x00\x53\x75\xa0\x01x", 6);
+}
+
+std::string Record(const std::string& message) {
+  const uint32_t n = static_cast<uint32_t>(message.size());
+  return std::string{static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+                     static_cast<char>(n)} +
+         message;
+}
+
+const std::string kRed = std::string("\xa1\x03", 2) + "red";
+
+TEST_F(CliOfflineTest, FilterValidatesLazilyAndStrictValidatesEveryRecord) {
+  // Record 1's header is malformed, but `amount > 100` reads only application-properties: lazily the
+  // record is rejected on its (well-formed) amount; --strict refuses the file at record 1.
+  const std::string bytes = Record(OddMessage(false, kRed)) + Record(OddMessage(true, kRed)) +
+                            Record(OddMessage(false, kRed));
+  WriteFile(Path("odd.amqp"), bytes);
+  CliResult lazy = Sift("filter --sql 'amount > 100' -f count odd.amqp");
+  EXPECT_EQ(lazy.exit_code, 1) << lazy.err;
+  EXPECT_EQ(lazy.out, "0\n");
+  CliResult strict = Sift("filter --strict --sql 'amount > 100' -f count odd.amqp");
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_EQ(strict.out, "");  // no count is printed as if it were the answer
+  const size_t second = 4 + OddMessage(false, kRed).size();
+  EXPECT_EQ(strict.err, "sift: malformed record: odd.amqp: record 1 at byte " + std::to_string(second + 4 + 7) +
+                            ": boolean byte 0x02 is neither 0x00 nor 0x01 (byte 7 of the message)\n");
+}
+
+TEST_F(CliOfflineTest, FilterValidatesEveryRecordItDelivers) {
+  // The same malformed header, in a record the filter matches: it is validated before it is written.
+  const std::string bytes = Record(OddMessage(false, kRed)) + Record(OddMessage(true, kRed));
+  WriteFile(Path("odd.amqp"), bytes);
+  for (const char* format : {"count", "offsets", "json", "amqp"}) {
+    CliResult r = Sift(std::string("filter --sql \"color = 'red'\" -f ") + format + " odd.amqp > out.bin");
+    EXPECT_EQ(r.exit_code, 2) << format;
+    const std::string out = ReadFile(Path("out.bin"));
+    EXPECT_EQ(out.find('1'), std::string::npos) << format << ": record 1 was written: " << out;
+    if (std::string(format) == "count") {
+      EXPECT_EQ(out, "") << "no count after an error";
+    }
+    EXPECT_TRUE(r.err.rfind("sift: malformed record: odd.amqp: record 1 at byte ", 0) == 0) << r.err;
+  }
+}
+
+TEST_F(CliOfflineTest, FilterValidatesARecordWhoseReadFieldsAreMalformed) {
+  // Record 1's color value claims 64 bytes of the 4 left: reading amount must pass it, so the filter's
+  // "no" would rest on broken bytes; the record is validated and refused.
+  const std::string bad_color = std::string("\xa1\x40", 2) + "red";
+  const std::string bytes = Record(OddMessage(false, kRed)) + Record(OddMessage(false, bad_color));
+  WriteFile(Path("odd.amqp"), bytes);
+  CliResult r = Sift("filter --sql 'amount > 100' -f count odd.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(r.err.rfind("sift: malformed record: odd.amqp: record 1 at byte ", 0) == 0) << r.err;
+  // A filter that never reads the broken section does not look at it (the prefilter finds no 'zzz').
+  CliResult unread = Sift("filter --sql \"region = 'zzz'\" -f count odd.amqp");
+  EXPECT_EQ(unread.exit_code, 1) << unread.err;
+}
+
 TEST_F(CliOfflineTest, MissingInputFileIsExit2) {
   CliResult r = Sift("filter no-such-file.amqp");
   EXPECT_EQ(r.exit_code, 2);

@@ -1,8 +1,13 @@
-// `sift filter [FILTER...] [--format amqp|json] [-f offsets|json|count|amqp] [-c COUNT] [--stats] [FILE|-]`:
+// `sift filter [FILTER...] [--format amqp|json] [-f offsets|json|count|amqp] [-c COUNT] [--strict] [--stats] [FILE|-]`:
 // offline filtering, no store. Reads a record file (or typed JSON lines), evaluates the filter-set on
 // each message in place (engine::MessageFilter: the text prefilter, then each section read at most
-// once) and writes the matches; a message's index in the input is its offset. Every record is validated first, so a
-// malformed record stops the run with exit 2 naming the record and the byte.
+// once) and writes the matches; a message's index in the input is its offset.
+//
+// Validation is lazy, as the reads are: record framing is always checked, and a record is validated
+// in full when it is delivered or when the filter read malformed bytes in it (its "no" would rest on
+// them); a record the filter rejects on well-formed fields is not read further. --strict validates
+// every record before the filter sees it, for a whole-file verdict. Either way a malformed record
+// stops the run with exit 2 naming the record and the byte, and no count is printed.
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -25,6 +30,7 @@ struct FilterOptions {
   std::string output_format = "offsets";
   uint64_t count = 0;  // 0: no limit
   bool stats = false;
+  bool strict = false;
 };
 
 int RunFilter(const FilterOptions& options) {
@@ -34,7 +40,8 @@ int RunFilter(const FilterOptions& options) {
   ParseOutputFormat(options.output_format, &format);  // checked by the flag's validator
   std::unique_ptr<MessageInput> input;
   engine::Status status = MessageInput::Open(
-      options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp, true, &input);
+      options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp, options.strict,
+      &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<ByteSink> sink;
   if (int code = OpenStdout(format, "sift filter", &sink); code != 0) return code;
@@ -47,7 +54,12 @@ int RunFilter(const FilterOptions& options) {
   while (input->Next(&message, &index)) {
     ++scanned;
     bytes += message.size();
-    if (filter.Matches(message)) {
+    const bool matched = filter.Matches(message);
+    if (!options.strict && (matched || filter.read_malformed())) {
+      status = input->Check(message);
+      if (!status.ok()) break;
+    }
+    if (matched) {
       status = writer.Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
       if (!status.ok()) break;
       if (options.count != 0 && writer.matched() >= options.count) break;
@@ -55,7 +67,7 @@ int RunFilter(const FilterOptions& options) {
     if ((scanned & 0xffff) == 0) report.Progress(index, input->progress(), scanned);
   }
   if (status.ok()) status = input->status();
-  engine::Status flushed = writer.Finish();
+  engine::Status flushed = writer.Finish(/*complete=*/status.ok());
   report.Finish(scanned, writer.matched(), bytes);
   if (!status.ok()) return ReportError(status);
   if (!flushed.ok()) return ReportError(flushed);
@@ -74,6 +86,9 @@ Command AddFilterCommand(CLI::App& app) {
       ->check(CLI::IsMember({"offsets", "json", "count", "amqp"}))->capture_default_str();
   sub->add_option("-c,--count", options->count, "Stop after this many matches (0: no limit)");
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
+  sub->add_flag("--strict", options->strict,
+                "Validate every record in full before filtering (default: the records delivered and those "
+                "the filter read malformed bytes in)");
   sub->add_option("input", options->input, "Input file ('-': stdin)")->capture_default_str();
   return {sub, [options] { return RunFilter(*options); }};
 }

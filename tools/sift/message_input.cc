@@ -60,16 +60,11 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
       }
       return false;
     }
+    last_record_ = record;
+    last_position_ = position;
     if (validate_) {
-      amqp::DecodeError error = amqp::Validate(*message);
-      if (!error.ok()) {
-        // The byte is counted from the start of the file: record start + 4-byte length + offset.
-        status_ = engine::Status::Malformed(
-            "malformed record",
-            name_ + ": record " + std::to_string(record) + " at byte " + std::to_string(position + 4 + error.offset),
-            error.Reason() + " (byte " + std::to_string(error.offset) + " of the message)");
-        return false;
-      }
+      status_ = Check(*message);
+      if (!status_.ok()) return false;
     }
     *index = record;
     return true;
@@ -104,6 +99,18 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
     *index = messages_++;
     return true;
   }
+}
+
+engine::Status MessageInput::Check(std::span<const uint8_t> message) const {
+  if (format_ != InputFormat::kAmqp) return engine::Status::OK();  // encoded by the JSON codec
+  const amqp::DecodeError error = amqp::Validate(message);
+  if (error.ok()) return engine::Status::OK();
+  // The byte is counted from the start of the file: record start + 4-byte length + offset.
+  return engine::Status::Malformed(
+      "malformed record",
+      name_ + ": record " + std::to_string(last_record_) + " at byte " +
+          std::to_string(last_position_ + 4 + error.offset),
+      error.Reason() + " (byte " + std::to_string(error.offset) + " of the message)");
 }
 
 double MessageInput::progress() const {

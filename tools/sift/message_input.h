@@ -1,8 +1,11 @@
 // Messages in: a record file (FORMATS.md) or typed JSON lines, from a file or stdin ("-").
 //
-// Every message handed out is well formed: records are checked with amqp::Validate (strict), JSON
-// lines are encoded by the typed JSON codec. A bad input stops the read with a Malformed status that
-// names the file, the record index (or line) and the byte, which the commands turn into exit code 2.
+// Record framing is always checked. Opened with `validate`, every record is also checked with
+// amqp::Validate (strict) before it is handed out (what `sift append` needs before storing); without
+// it, the caller checks the records it relies on with Check() (`sift filter`: the ones it delivers and
+// the ones its filter read malformed bytes in). JSON lines are encoded by the typed JSON codec, so they
+// are well formed. A bad input stops the read with a Malformed status that names the file, the record
+// index (or line) and the byte, which the commands turn into exit code 2.
 // Views returned by Next() live until the next call (JSON) or as long as the input (records).
 #ifndef SIFT_TOOLS_SIFT_MESSAGE_INPUT_H_
 #define SIFT_TOOLS_SIFT_MESSAGE_INPUT_H_
@@ -32,6 +35,12 @@ class MessageInput {
   // (status() is the error). *index is the record index / 0-based line number of JSON messages.
   bool Next(std::span<const uint8_t>* message, uint64_t* index);
   const engine::Status& status() const { return status_; }
+  // Strict validation of `message`, the record the last Next() returned: ok, or the Malformed status
+  // naming the file, the record and its byte, as Next() reports with `validate`.
+  engine::Status Check(std::span<const uint8_t> message) const;
+  // Whether the views Next() returns stay valid as long as the input (records), rather than only until
+  // the next call (JSON lines).
+  bool views_stable() const { return format_ == InputFormat::kAmqp; }
 
   // Fraction of the input consumed, 0..1, or -1 when unknown (a pipe).
   double progress() const;
@@ -46,6 +55,8 @@ class MessageInput {
   // kAmqp
   amqp::RecordFileReader records_;
   uint64_t file_size_ = 0;
+  uint64_t last_record_ = 0;    // index and byte position of the record Next() returned last
+  uint64_t last_position_ = 0;
   // kJson
   std::FILE* file_ = nullptr;
   bool owns_file_ = false;

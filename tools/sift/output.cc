@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/amqp/typed_json.h"
+#include "engine/amqp/validate.h"
 #include "tools/sift/command.h"
 
 namespace sift::tools {
@@ -86,6 +87,13 @@ int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<By
 }
 
 engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
+  if (validate_) {
+    const amqp::DecodeError error = amqp::Validate(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()));
+    if (!error.ok()) {
+      return engine::Status::Malformed("malformed message", "offset " + std::to_string(offset), error.Message());
+    }
+  }
   ++matched_;
   switch (format_) {
     case OutputFormat::kOffsets: {
@@ -111,8 +119,8 @@ engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
   return engine::Status::OK();
 }
 
-engine::Status MatchWriter::Finish() {
-  if (format_ == OutputFormat::kCount) {
+engine::Status MatchWriter::Finish(bool complete) {
+  if (complete && format_ == OutputFormat::kCount) {
     std::string line = std::to_string(matched_) + "\n";
     sink_->Write(line);
   }

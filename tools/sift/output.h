@@ -53,19 +53,23 @@ int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<By
 // Writes matched messages in one output format. Not thread-safe.
 class MatchWriter {
  public:
-  MatchWriter(OutputFormat format, ByteSink* sink) : format_(format), sink_(sink) {}
+  MatchWriter(OutputFormat format, ByteSink* sink, bool validate = false)
+      : format_(format), sink_(sink), validate_(validate) {}
 
   // One match: its offset (record index or stream offset) and encoded bytes. For kJson the message is
   // fully decoded into typed JSON; a message that cannot be decoded is an error naming the offset.
+  // With `validate`, every match is validated in full first (amqp::Validate), whatever the format.
   engine::Status Add(uint64_t offset, std::string_view message);
-  // Writes what the format prints at the end (the count) and flushes.
-  engine::Status Finish();
+  // Writes what the format prints at the end (the count) and flushes. A run that stopped on an error
+  // passes complete = false: what was written stays, but no count is printed as if it were the answer.
+  engine::Status Finish(bool complete = true);
 
   uint64_t matched() const { return matched_; }
 
  private:
   OutputFormat format_;
   ByteSink* sink_;
+  bool validate_;
   uint64_t matched_ = 0;
   std::string scratch_;
 };
