@@ -93,22 +93,44 @@ Status StreamEngine::Append(std::string_view stream, std::string_view message, u
   return AppendBatch(stream, std::span<const std::string_view>(&message, 1), offset);
 }
 
+namespace {
+
+// EngineOptions::validate: every message of a batch, before anything is stored.
+Status ValidateBatch(std::span<const std::string_view> messages) {
+  for (size_t i = 0; i < messages.size(); ++i) {
+    amqp::DecodeError error = amqp::Validate(Bytes(messages[i]));
+    if (!error.ok()) {
+      std::string where = messages.size() == 1 ? std::string() : "message " + std::to_string(i) + " of the batch, ";
+      where += "byte " + std::to_string(error.offset);
+      return Status::Malformed("malformed message", where, error.Reason());
+    }
+  }
+  return Status::OK();
+}
+
+Status AppendOutcome(const std::string& path, std::string_view stream, const storage::Status& s) {
+  if (s.IsNotFound()) return Status::NotFound("no such stream", stream, "the store " + path + " has no stream of that name");
+  return FromStorage(s, "cannot append", stream);
+}
+
+}  // namespace
+
 Status StreamEngine::AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
                                  uint64_t* first_offset) {
   if (impl_->options.validate) {
-    for (size_t i = 0; i < messages.size(); ++i) {
-      amqp::DecodeError error = amqp::Validate(Bytes(messages[i]));
-      if (!error.ok()) {
-        std::string where = messages.size() == 1 ? std::string() : "message " + std::to_string(i) + " of the batch, ";
-        where += "byte " + std::to_string(error.offset);
-        return Status::Malformed("malformed message", where, error.Reason());
-      }
-    }
+    if (Status v = ValidateBatch(messages); !v.ok()) return v;
   }
-  storage::Status s = impl_->store->AppendBatch(stream, messages, first_offset);
-  if (s.IsNotFound()) return Status::NotFound("no such stream", stream, "the store " + path_ + " has no stream of that name");
-  return FromStorage(s, "cannot append", stream);
+  return AppendOutcome(path_, stream, impl_->store->AppendBatch(stream, messages, first_offset));
 }
+
+Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
+                                 uint64_t* first_offset) {
+  if (impl_->options.validate) {
+    if (Status v = ValidateBatch(messages); !v.ok()) return v;
+  }
+  return AppendOutcome(path_, stream, impl_->store->IngestBatch(stream, messages, first_offset));
+}
+
 
 Status StreamEngine::Flush() { return FromStorage(impl_->store->Flush(), "cannot flush", path_); }
 

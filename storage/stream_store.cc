@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <rocksdb/cache.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -50,6 +51,49 @@ std::string EncodeIndexEntry(const ChunkMeta& m) {
   PutLE(&v, crc32c::Value(v.data(), v.size()), 4);
   return v;
 }
+
+// Cuts one stream's consecutive messages into chunks (at most max_chunk_messages records and
+// max_chunk_bytes of payload each) and hands each finished chunk to emit(meta, value). Shared by the
+// group commit (chunks into a WriteBatch) and the bulk path (chunks into table files).
+class ChunkCutter {
+ public:
+  ChunkCutter(const StoreOptions& options, ChunkBuilder* builder, uint64_t next_offset, int64_t timestamp_ms)
+      : options_(options), builder_(builder), next_(next_offset), timestamp_(timestamp_ms) {}
+
+  template <typename Emit>
+  void Add(std::string_view message, Emit&& emit) {
+    if (open_ && (builder_->count() >= options_.max_chunk_messages ||
+                  builder_->payload_bytes() + ChunkBuilder::RecordSize(0, message.size()) > options_.max_chunk_bytes)) {
+      Close(emit);
+    }
+    if (!open_) {
+      builder_->Reset(next_, timestamp_);
+      open_ = true;
+    }
+    builder_->Add(timestamp_, message);
+    ++next_;
+  }
+
+  template <typename Emit>
+  void Close(Emit&& emit) {
+    if (!open_) return;
+    const std::string_view value = builder_->Finish();
+    const ChunkMeta m{next_ - builder_->count(), builder_->count(), static_cast<uint32_t>(value.size()), timestamp_,
+                      timestamp_};
+    emit(m, value);
+    open_ = false;
+  }
+
+  // The offset the next message would get.
+  uint64_t next() const { return next_; }
+
+ private:
+  const StoreOptions& options_;
+  ChunkBuilder* builder_;
+  uint64_t next_;
+  int64_t timestamp_;
+  bool open_ = false;
+};
 
 bool DecodeIndexEntry(std::string_view v, uint64_t first_offset, ChunkMeta* m) {
   if (v.size() != kIndexEntrySize) return false;
@@ -277,6 +321,12 @@ Status StreamStore::Open(const std::string& path, const StoreOptions& options, s
   }
   auto impl = std::make_unique<Impl>(path, options);
   if (Status s = impl->OpenDb(); !s.ok()) return s;
+  {
+    // Table files of a bulk append that a crash interrupted before they were ingested: never part of
+    // the store (ingestion is atomic), so they go. The store's lock is held from here on.
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::path(path) / Impl::kIngestDir, ec);
+  }
   if (Status s = impl->Recover(); !s.ok()) return s;
   store->reset(new StreamStore(std::move(impl)));
   return Status::OK();
@@ -455,8 +505,8 @@ Status StreamStore::Impl::EnforceRetention() {
 // ---------------------------------------------------------------------------------------------------
 // Appends (group commit)
 
-Status StreamStore::Impl::AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
-                                      uint64_t* first_offset) {
+Status StreamStore::Impl::CheckBatch(std::string_view stream, std::span<const std::string_view> messages,
+                                     size_t* total_bytes) const {
   size_t bytes = 0;
   for (size_t i = 0; i < messages.size(); ++i) {
     const std::string_view m = messages[i];
@@ -473,6 +523,14 @@ Status StreamStore::Impl::AppendBatch(std::string_view stream, std::span<const s
     }
     bytes += m.size();
   }
+  *total_bytes = bytes;
+  return Status::OK();
+}
+
+Status StreamStore::Impl::AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
+                                      uint64_t* first_offset) {
+  size_t bytes = 0;
+  if (Status s = CheckBatch(stream, messages, &bytes); !s.ok()) return s;
   Writer w;
   w.messages = messages;
   w.bytes = bytes;
@@ -541,35 +599,20 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
   ChunkBuilder builder;
   for (StreamGroup& sg : streams) {
     StreamState& st = *sg.stream;
-    sg.next = st.next_offset.load();
     sg.timestamp = std::max(now, st.last_timestamp_ms);
-    bool open = false;
-    auto close = [&] {
-      const std::string_view value = builder.Finish();
-      const ChunkMeta m{sg.next - builder.count(), builder.count(), static_cast<uint32_t>(value.size()), sg.timestamp,
-                        sg.timestamp};
+    ChunkCutter cutter(options_, &builder, st.next_offset.load(), sg.timestamp);
+    auto emit = [&](const ChunkMeta& m, std::string_view value) {
       batch.Put(keys::ChunkKey(st.id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
       batch.Put(keys::IndexKey(st.id, m.first_offset), EncodeIndexEntry(m));
       sg.chunks.push_back(m);
       sg.bytes += m.bytes;
-      open = false;
     };
     for (Writer* w : sg.writers) {
-      w->first_offset = sg.next;
-      for (const std::string_view m : w->messages) {
-        if (open && (builder.count() >= options_.max_chunk_messages ||
-                     builder.payload_bytes() + ChunkBuilder::RecordSize(0, m.size()) > options_.max_chunk_bytes)) {
-          close();
-        }
-        if (!open) {
-          builder.Reset(sg.next, sg.timestamp);
-          open = true;
-        }
-        builder.Add(sg.timestamp, m);
-        ++sg.next;
-      }
+      w->first_offset = cutter.next();
+      for (const std::string_view m : w->messages) cutter.Add(m, emit);
     }
-    if (open) close();
+    cutter.Close(emit);
+    sg.next = cutter.next();
   }
   Status status;
   if (batch.Count() > 0) {
@@ -609,16 +652,83 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
 
   // Byte and age limits, applied while write_mu_ is still held; appenders are already released.
   if (status.ok()) {
-    for (StreamGroup& sg : streams) {
-      const RetentionPolicy& r = sg.stream->retention;  // changes only under write_mu_
-      if (r.max_bytes > 0 || r.max_age_ms > 0) {
-        Status rs = ApplyRetention(sg.stream, now);
-        (void)rs;  // a failed retention delete is retried after the next append or EnforceRetention()
-      }
-    }
+    for (StreamGroup& sg : streams) RetainAfterAppend(sg.stream, now);
   }
   wlock.unlock();
   lock.lock();
+}
+
+void StreamStore::Impl::RetainAfterAppend(const std::shared_ptr<StreamState>& stream, int64_t now_ms) {
+  const RetentionPolicy& r = stream->retention;  // changes only under write_mu_
+  if (r.max_bytes > 0 || r.max_age_ms > 0) {
+    Status rs = ApplyRetention(stream, now_ms);
+    (void)rs;  // a failed retention delete is retried after the next append or EnforceRetention()
+  }
+}
+
+Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
+                                      uint64_t* first_offset) {
+  size_t bytes = 0;
+  if (Status s = CheckBatch(stream, messages, &bytes); !s.ok()) return s;
+  std::unique_lock<std::mutex> wlock(write_mu_);  // no other write moves the stream's end meanwhile
+  std::shared_ptr<StreamState> st = FindStream(stream);
+  if (st == nullptr || st->deleted.load()) return Status::NotFound(fmt::format("stream '{}' not found", stream));
+  const uint64_t first = st->next_offset.load();
+  if (first_offset != nullptr) *first_offset = first;
+  if (messages.empty()) return Status::OK();
+  const int64_t now = Now();
+  const int64_t timestamp = std::max(now, st->last_timestamp_ms);
+
+  // Two table files, chunks and index entries, each in key order and past every key the stream has,
+  // so RocksDB places them without overlap (no compaction rewrites them) and ingests both atomically.
+  const std::string what = fmt::format("bulk append to stream '{}' (offsets {}..{})", st->name, first,
+                                       first + messages.size() - 1);
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::path(path_) / kIngestDir;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IOError(fmt::format("{}: cannot create {}: {}", what, dir.string(), ec.message()));
+  const std::string chunk_file = (dir / fmt::format("{}-{}-chunks.sst", st->id, first)).string();
+  const std::string index_file = (dir / fmt::format("{}-{}-index.sst", st->id, first)).string();
+  const rocksdb::Options db_options = db_->GetOptions();
+  rocksdb::SstFileWriter chunks(rocksdb::EnvOptions(db_options), db_options);
+  rocksdb::SstFileWriter index(rocksdb::EnvOptions(db_options), db_options);
+  rocksdb::Status s = chunks.Open(chunk_file);
+  if (s.ok()) s = index.Open(index_file);
+  ChunkBuilder builder;
+  ChunkCutter cutter(options_, &builder, first, timestamp);
+  std::vector<ChunkMeta> metas;
+  uint64_t stored = 0;
+  auto emit = [&](const ChunkMeta& m, std::string_view value) {
+    if (s.ok()) s = chunks.Put(keys::ChunkKey(st->id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
+    if (s.ok()) s = index.Put(keys::IndexKey(st->id, m.first_offset), EncodeIndexEntry(m));
+    metas.push_back(m);
+    stored += m.bytes;
+  };
+  for (const std::string_view m : messages) {
+    cutter.Add(m, emit);
+    if (!s.ok()) break;
+  }
+  cutter.Close(emit);
+  if (s.ok()) s = chunks.Finish();
+  if (s.ok()) s = index.Finish();
+  if (s.ok()) {
+    rocksdb::IngestExternalFileOptions ingest;
+    ingest.move_files = true;  // a hard link: the bytes are written once
+    s = db_->IngestExternalFile({chunk_file, index_file}, ingest);
+  }
+  std::filesystem::remove(chunk_file, ec);  // gone after a move; left after a failure
+  std::filesystem::remove(index_file, ec);
+  if (!s.ok()) return FromRocks(s, what);
+
+  std::unique_lock<std::mutex> lock(mu_);
+  st->chunks.insert(st->chunks.end(), metas.begin(), metas.end());
+  st->bytes += stored;
+  st->last_timestamp_ms = timestamp;
+  st->next_offset.store(cutter.next());
+  appended_cv_.notify_all();
+  lock.unlock();
+  RetainAfterAppend(st, now);
+  return Status::OK();
 }
 
 Status StreamStore::Impl::Flush() {
@@ -670,6 +780,9 @@ Status StreamStore::Append(std::string_view stream, std::string_view message, ui
 }
 Status StreamStore::AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset) {
   return impl_->AppendBatch(stream, messages, first_offset);
+}
+Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset) {
+  return impl_->IngestBatch(stream, messages, first_offset);
 }
 Status StreamStore::Flush() { return impl_->Flush(); }
 Status StreamStore::EnforceRetention() { return impl_->EnforceRetention(); }

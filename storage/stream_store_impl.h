@@ -57,6 +57,7 @@ class StreamStore::Impl {
   Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
   Status SetRetention(std::string_view name, const RetentionPolicy& retention);
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset);
+  Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset);
   Status Flush();
   Status EnforceRetention();
   Status NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader);
@@ -67,6 +68,10 @@ class StreamStore::Impl {
   std::shared_ptr<StreamState> FindStream(std::string_view name) const;
   bool ChunkForTimestamp(const StreamState& stream, int64_t timestamp_ms, uint64_t* first_offset) const;
   void StreamBounds(const StreamState& stream, uint64_t* first, uint64_t* next) const;
+
+  // Table files of a bulk append are written in this folder of the store before they are ingested;
+  // whatever a crash left there is removed when the store opens.
+  static constexpr const char* kIngestDir = "ingest";
 
   rocksdb::DB* db() const { return db_.get(); }
   const std::string& path() const { return path_; }
@@ -87,6 +92,10 @@ class StreamStore::Impl {
   };
 
   int64_t Now() const;
+  // Every message's size and the validator, before anything is written; *total_bytes their sum.
+  Status CheckBatch(std::string_view stream, std::span<const std::string_view> messages, size_t* total_bytes) const;
+  // The stream's retention after an append; write_mu_ held, mu_ not held.
+  void RetainAfterAppend(const std::shared_ptr<StreamState>& stream, int64_t now_ms);
   void LeadGroup(Writer* self, std::unique_lock<std::mutex>& lock);
   // Deletes the chunks retention says must go; write_mu_ held, mu_ not held.
   Status ApplyRetention(const std::shared_ptr<StreamState>& stream, int64_t now_ms);

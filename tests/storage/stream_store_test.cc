@@ -254,6 +254,95 @@ TEST(StreamStore, EmptyBatchStoresNothing) {
   EXPECT_EQ(info.chunk_count, 1u);
 }
 
+// ---- bulk path (IngestBatch) ----
+
+TEST(StreamStore, IngestBatchInterleavesWithAppendsAndReadsBackIdentical) {
+  TempDir dir;
+  StoreOptions o = FastOptions();
+  o.max_chunk_messages = 64;
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  ASSERT_TRUE(store->CreateStream("other").ok());
+  std::vector<std::string> msgs;
+  for (int i = 0; i < 1000; ++i) msgs.push_back(RandomBytes(i * 13 % 700, i));
+  std::vector<std::string_view> views(msgs.begin(), msgs.end());
+  uint64_t first = 99;
+  ASSERT_TRUE(store->AppendBatch("s", std::span(views).subspan(0, 10), &first).ok());
+  EXPECT_EQ(first, 0u);
+  ASSERT_TRUE(store->IngestBatch("s", std::span(views).subspan(10, 500), &first).ok());
+  EXPECT_EQ(first, 10u);
+  ASSERT_TRUE(store->AppendBatch("other", std::span(views).subspan(0, 3)).ok());
+  ASSERT_TRUE(store->Append("s", views[510], &first).ok());
+  EXPECT_EQ(first, 510u);
+  ASSERT_TRUE(store->IngestBatch("s", std::span(views).subspan(511), &first).ok());
+  EXPECT_EQ(first, 511u);
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.next_offset, 1000u);
+  EXPECT_EQ(info.chunk_count, 1u + 8u + 1u + 8u);  // 10 | 500 in chunks of 64 | 1 | 489 in chunks of 64
+  auto check = [&](StreamStore& st) {
+    auto got = ReadAll(st, "s");
+    ASSERT_EQ(got.size(), msgs.size());
+    for (size_t i = 0; i < msgs.size(); ++i) {
+      EXPECT_EQ(got[i].offset, i);
+      EXPECT_EQ(got[i].data, msgs[i]) << "offset " << i;
+    }
+    EXPECT_EQ(ReadAll(st, "other").size(), 3u);
+  };
+  check(*store);
+  store.reset();
+  // The ingested chunks and index entries are the store's own after a reopen.
+  store = OpenStore(dir.path(), o);
+  check(*store);
+  ASSERT_TRUE(store->IngestBatch("s", std::span(views).subspan(0, 1), &first).ok());
+  EXPECT_EQ(first, 1000u);
+}
+
+TEST(StreamStore, IngestBatchChecksEveryMessageFirstAndStoresNothingOnRefusal) {
+  TempDir dir;
+  StoreOptions o = FastOptions();
+  o.max_message_bytes = 100;
+  o.validator = [](std::string_view m) {
+    if (!m.empty() && m[0] == '!') return Status::InvalidArgument("byte 0: not an AMQP section");
+    return Status::OK();
+  };
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  std::vector<std::string_view> bad = {"a", "b", "!c"};
+  Status s = store->IngestBatch("s", bad);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("message 2 of 3"), std::string_view::npos) << s.ToString();
+  const std::string big(101, 'x');
+  std::vector<std::string_view> oversized = {"a", big};
+  EXPECT_TRUE(store->IngestBatch("s", oversized).IsInvalidArgument());
+  EXPECT_TRUE(store->IngestBatch("missing", std::span(bad).subspan(0, 1)).IsNotFound());
+  uint64_t first = 7;
+  ASSERT_TRUE(store->IngestBatch("s", {}, &first).ok());
+  EXPECT_EQ(first, 0u);
+  StreamInfo info;
+  ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.next_offset, 0u);
+  EXPECT_EQ(info.chunk_count, 0u);
+}
+
+TEST(StreamStore, LeftoverBulkFilesAreRemovedWhenTheStoreOpens) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    ASSERT_TRUE(store->CreateStream("s").ok());
+    std::vector<std::string_view> one = {"m"};
+    ASSERT_TRUE(store->IngestBatch("s", one).ok());
+  }
+  // What a crash between writing the table files and ingesting them leaves behind.
+  std::filesystem::create_directories(dir.path() + "/ingest");
+  std::ofstream(dir.path() + "/ingest/1-1-chunks.sst") << "half-written";
+  auto store = OpenStore(dir.path());
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/ingest/1-1-chunks.sst"));
+  auto got = ReadAll(*store, "s");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, "m");
+}
+
 TEST(StreamStore, TimestampsComeFromTheClockAndNeverGoBack) {
   TempDir dir;
   FakeClock clock(1000);
