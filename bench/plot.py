@@ -126,21 +126,24 @@ def tables(results):
                 scan = find(results, "sift_scan", shape, placement, sel, "customer_eq", real_time=False)
                 base = find(results, "baseline", shape, placement, sel, "customer_eq", real_time=False)
                 deliver = find(results, "sift_deliver", shape, placement, sel, "customer_eq", real_time=False)
+                as_json = find(results, "sift_json", shape, placement, sel, "customer_eq", real_time=False)
                 reader = find(results, "sift_reader", shape, placement, sel, "customer_eq", real_time=False)
                 if not (scan or base):
                     continue
-                rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     shape, placement, sel, fmt_matches(scan.matches if scan else None), mmsgs(scan),
-                    mmsgs(deliver), mmsgs(base), fmt_ratio(ratio(scan, base)), fmt_ratio(ratio(deliver, base)),
+                    mmsgs(deliver), mmsgs(as_json), mmsgs(base), fmt_ratio(ratio(scan, base)),
+                    fmt_ratio(ratio(deliver, base)), fmt_ratio(ratio(as_json, base)),
                     fmt_share(ratio(scan, ref)), fmt_count(scan.allocs if scan else None), mmsgs(reader),
                     fmt_ratio(ratio(reader, base))))
     if rows:
         out.append("Selectivity (selector `customer = 'cust-99999'`; M msgs/s, one thread, CPU time; \"reader "
                    "only\" is sift with the text prefilter off):\n")
-        out.append("| shape | customer | selectivity | matches | sift scan | sift scan + delivery | baseline "
-                   "| scan / baseline | scan+delivery / baseline | scan / reference | allocs/msg (scan) "
-                   "| reader only | reader only / baseline |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        out.append("| shape | customer | selectivity | matches | sift scan | sift scan + delivery "
+                   "| sift scan + typed JSON | baseline "
+                   "| scan / baseline | scan+delivery / baseline | scan+JSON / baseline | scan / reference "
+                   "| allocs/msg (scan) | reader only | reader only / baseline |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         out.extend(rows)
         refs = []
         for shape in ("p8", "p32"):
@@ -254,9 +257,11 @@ def plots(results, out_dir):
     import matplotlib.pyplot as plt
 
     written = []
-    colors = {"sift_scan": "#1f77b4", "sift_deliver": "#2ca02c", "baseline": "#d62728", "reference": "#7f7f7f",
+    colors = {"sift_scan": "#1f77b4", "sift_deliver": "#2ca02c", "sift_json": "#17becf", "baseline": "#d62728",
+              "reference": "#7f7f7f",
               "store_sift": "#9467bd", "store_baseline": "#ff7f0e"}
     labels = {"sift_scan": "sift: scan", "sift_deliver": "sift: scan + full decode of matches",
+              "sift_json": "sift: scan + typed JSON of matches",
               "baseline": "baseline: Proton decode + selector", "reference": "read every byte once",
               "store_sift": "store: sift consumer", "store_baseline": "store: deliver all + Proton decode"}
 
@@ -268,7 +273,7 @@ def plots(results, out_dir):
         rows = (len(panels) + cols - 1) // cols
         fig, axes = plt.subplots(rows, cols, figsize=(6.5 * cols, 4.6 * rows), squeeze=False)
         for ax, (shape, placement) in zip(axes.flat, panels):
-            for kind in ("sift_scan", "sift_deliver", "baseline"):
+            for kind in ("sift_scan", "sift_deliver", "sift_json", "baseline"):
                 xs, ys = [], []
                 for sel in SELECTIVITIES:
                     r = find(results, kind, shape, placement, sel, "customer_eq", real_time=False)

@@ -12,6 +12,8 @@
 //   sift_reader   the same with the prefilter off: the lazy reader and the selector alone
 //   sift_deliver  sift_scan plus sift's contract for a match: a full decode of the delivered message
 //                 (amqp::DecodeToProton into one reused pn_message_t)
+//   sift_json     sift_scan plus the typed JSON line of each match (amqp::DecodeToTypedJson into one
+//                 reused string), what `sift filter -f json` writes
 //   baseline      per record: pn_message_decode into one reused pn_message_t, then the same compiled
 //                 selector on a ProtonFieldSource over it (what a broker that decodes everything does)
 //   store_sift    the RocksDB store (engine::StreamEngine, warm block cache): consumers with the
@@ -48,6 +50,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +59,7 @@
 #include "bench/filter/proton_field_source.h"
 #include "bench/filter/record_buffer.h"
 #include "engine/amqp/proton_message.h"
+#include "engine/amqp/typed_json.h"
 #include "engine/consumer.h"
 #include "engine/filter_spec.h"
 #include "engine/message_filter.h"
@@ -369,7 +373,17 @@ void BM_Reference(benchmark::State& state, CorpusKey key) {
   Report(state, r.last - r.first, MessageBytes(buffer, r), 0, meter, buffer.count());
 }
 
-enum class SiftMode : uint8_t { kScan, kReaderOnly, kDeliver };
+enum class SiftMode : uint8_t { kScan, kReaderOnly, kDeliver, kJson };
+
+const char* ModeName(SiftMode mode) {
+  switch (mode) {
+    case SiftMode::kScan: return "scan";
+    case SiftMode::kReaderOnly: return "reader";
+    case SiftMode::kDeliver: return "deliver";
+    case SiftMode::kJson: return "json";
+  }
+  return "?";
+}
 
 void BM_Sift(benchmark::State& state, CorpusKey key, SelectorCase selector_case, SiftMode mode) {
   const RecordBuffer& buffer = TheCorpora().Get(key);
@@ -377,6 +391,7 @@ void BM_Sift(benchmark::State& state, CorpusKey key, SelectorCase selector_case,
   const selector::Selector selector = Compile(selector_case);
   engine::MessageFilter filter(selector, {.prefilter = mode != SiftMode::kReaderOnly});
   pn_message_t* delivered = pn_message();
+  std::string json;
   // Warm-up: the context's scratch and caches reach their working size before counting.
   for (size_t i = r.first; i < std::min(r.last, r.first + 1000); ++i) {
     benchmark::DoNotOptimize(filter.Matches(buffer.message(i)));
@@ -400,14 +415,20 @@ void BM_Sift(benchmark::State& state, CorpusKey key, SelectorCase selector_case,
           break;
         }
         benchmark::DoNotOptimize(delivered);
+      } else if (mode == SiftMode::kJson) {
+        amqp::ConversionStatus s = amqp::DecodeToTypedJson(message, std::nullopt, &json);
+        if (!s.ok()) {
+          state.SkipWithError(("typed JSON of a match failed: " + s.error()).c_str());
+          break;
+        }
+        benchmark::DoNotOptimize(json.data());
       }
     }
     meter.Stop();
   }
   pn_message_free(delivered);
   Report(state, r.last - r.first, MessageBytes(buffer, r), matches, meter, buffer.count());
-  CheckMatches(state, mode == SiftMode::kScan ? "scan" : mode == SiftMode::kReaderOnly ? "reader" : "deliver", key,
-               selector_case, matches,
+  CheckMatches(state, ModeName(mode), key, selector_case, matches,
                mode == SiftMode::kScan, buffer.count());
 }
 
@@ -607,6 +628,9 @@ void RegisterVariant(const CorpusKey& key, const char* selectivity, bool referen
   if (deliver) {
     benchmark::RegisterBenchmark(Name("sift_deliver", key, selectivity, kPlanted.name).c_str(), BM_Sift, key,
                                  kPlanted, SiftMode::kDeliver)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(Name("sift_json", key, selectivity, kPlanted.name).c_str(), BM_Sift, key,
+                                 kPlanted, SiftMode::kJson)
         ->Unit(benchmark::kMillisecond);
   }
   benchmark::RegisterBenchmark(Name("baseline", key, selectivity, kPlanted.name).c_str(), BM_Baseline, key,
