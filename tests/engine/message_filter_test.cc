@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/amqp/validate.h"
 #include "engine/message_field_source.h"
 #include "engine/message_filter.h"
 #include "selector/selector.h"
@@ -326,6 +327,40 @@ TEST(MessageFilter, TruncatedMessagesGetThePlainAnswer) {
   }
   EXPECT_GT(matches, 0u);
   EXPECT_LT(matches, bytes.size());
+}
+
+}  // namespace
+}  // namespace sift::engine
+
+namespace sift::engine {
+namespace {
+
+TEST(MessageFilter, AMalformedReadIsOneValidationRefuses) {
+  // Byte flips of a message: whenever the filter says its answer read malformed bytes, the strict
+  // validator refuses the message too (so validating exactly those is sound), and the flag is raised
+  // for some flips (so it is not vacuous); a message the filter decided on well-formed reads may
+  // still be malformed elsewhere, which only --strict looks at.
+  const std::vector<uint8_t> bytes = Encode(WithRegion("eu-west"));
+  std::mt19937_64 rng(11);
+  size_t flagged = 0;
+  for (const char* sql : {"region = 'eu-west'", "amount > 5 OR region IS NULL", "properties.subject LIKE 'o%'"}) {
+    Selector selector = Selector::Compile(sql);
+    ASSERT_TRUE(selector.ok()) << sql;
+    MessageFilter filter(selector, {.prefilter = false});
+    for (int round = 0; round < 20000; ++round) {
+      std::vector<uint8_t> m = bytes;
+      const int flips = 1 + static_cast<int>(rng() % 3);
+      for (int f = 0; f < flips; ++f) m[rng() % m.size()] = static_cast<uint8_t>(rng());
+      filter.Matches(std::span<const uint8_t>(m));
+      if (!filter.read_malformed()) continue;
+      ++flagged;
+      EXPECT_FALSE(amqp::Validate(std::span<const uint8_t>(m)).ok()) << sql << ", round " << round;
+    }
+  }
+  EXPECT_GT(flagged, 100u);
+  MessageFilter filter(Selector::Compile("region = 'eu-west'"));
+  EXPECT_TRUE(filter.Matches(std::span<const uint8_t>(bytes)));
+  EXPECT_FALSE(filter.read_malformed());
 }
 
 }  // namespace
