@@ -683,7 +683,7 @@ bool Writer::WriteList(const EncodedValue& v, int w, int g) {
   }
   if (p != end) {
     return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
-                                  Offset(p), Offset(end)));
+                                  end - p, 0));
   }
   out_.push_back(']');
   return true;
@@ -748,7 +748,7 @@ bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
   }
   if (p != end) {
     return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
-                                  Offset(p), Offset(end)));
+                                  end - p, 0));
   }
   out_.append("]}");
   return true;
@@ -849,7 +849,7 @@ bool Writer::WriteMap(const EncodedValue& v, MapKind kind, int w, int g) {
   }
   if (p != end) {
     return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
-                                  Offset(p), Offset(end)));
+                                  end - p, 0));
   }
   out_.append(object ? "}" : "]}");
   return true;
@@ -885,7 +885,7 @@ bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& f
   }
   if (p != end) {
     return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, list.offset(), list.format_code(),
-                                  Offset(p), Offset(end)));
+                                  end - p, 0));
   }
   out_.push_back('}');
   return true;

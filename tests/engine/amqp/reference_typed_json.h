@@ -30,6 +30,7 @@ namespace sift::amqp::reference {
 namespace detail {
 
 bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::string* error, int depth = 0);
+std::string Base64Encode(std::string_view bytes);
 
 enum class PlainKind { kNone, kInteger, kNumber, kString };
 
