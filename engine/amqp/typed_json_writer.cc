@@ -415,7 +415,10 @@ class Writer {
   // A conversion error (the earlier writer's second phase): kept, and reported unless the bytes
   // turn out to be malformed further on.
   void Convert(std::string_view why) {
-    if (deferred_.empty()) deferred_ = fmt::format("{}{}", context_, why);
+    if (!deferred_.empty()) return;
+    deferred_ = context_label_.empty()
+                    ? std::string(why)
+                    : fmt::format("byte {}: {}: {}", context_offset_, context_label_, why);
   }
 
   // Writes the value at p (before limit) under `hint`; returns the first byte after it or nullptr.
@@ -455,7 +458,9 @@ class Writer {
   std::string& out_;
   std::string error_;
   std::string deferred_;
-  std::string context_;           // "byte N: amqp-value: " for conversion errors
+  // Conversion errors say "byte <context_offset_>: <context_label_>: why" (the label empty: just why).
+  uint32_t context_offset_ = 0;
+  std::string_view context_label_;
   const uint8_t* section_end_ = nullptr;
   uint32_t nodes_ = 0;
   std::vector<MapKey> keys_;      // scratch for ObjectForm, used as a stack
@@ -859,7 +864,7 @@ template <size_t N>
 bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& fields,
                          std::string_view name, const uint8_t* section) {
   if (list.count() > N) {
-    context_.clear();
+    context_label_ = {};
     Convert(fmt::format("byte {}: {} list has {} fields, the spec defines {}", Offset(section),
                         name, list.count(), N));
   }
@@ -879,7 +884,8 @@ bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& f
     out_.push_back('"');
     out_.append(field.key);
     out_.append("\":");
-    context_ = fmt::format("byte {}: {}: ", Offset(section), field.key);
+    context_offset_ = Offset(section);
+    context_label_ = field.key;
     p = WriteValue(p, end, field.hint, 2, 0);
     if (p == nullptr) return false;
   }
@@ -939,11 +945,10 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
   } else {
     // Descriptor: a ulong code or the symbol (core part 3, section 3.2).
     const uint8_t* d = p + 1;
-    std::string scratch;
-    std::swap(scratch, out_);
+    const size_t mark = out_.size();  // the descriptor is checked, not written
     if (!Node(p)) return false;
     value = WriteDescriptor(d, end_, 1, 1);
-    std::swap(scratch, out_);
+    out_.resize(mark);
     if (value == nullptr) return false;
     Value dv;
     const uint8_t dc = *d;
@@ -1038,7 +1043,8 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
     out_.append(SectionKey(kind));
     out_.append("\":");
   }
-  context_ = fmt::format("byte {}: {}: ", Offset(section), name);
+  context_offset_ = Offset(section);
+  context_label_ = name;
   const uint8_t* q = nullptr;
   switch (kind) {
     case SectionKind::kHeader:
@@ -1110,7 +1116,10 @@ bool Writer::Sections() {
 
 ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
                                    std::string* out) {
-  std::string text;
+  // Built in a per-thread buffer (its capacity reused), copied out on success: *out is left alone on
+  // error.
+  thread_local std::string text;
+  text.clear();
   text.reserve(64 + bytes.size() * 2);
   text.push_back('{');
   if (offset.has_value()) {
@@ -1120,7 +1129,7 @@ ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional
   Writer writer(bytes, &text);
   if (!writer.Sections()) return ConversionStatus::Error(writer.error());
   text.push_back('}');
-  *out = std::move(text);
+  out->assign(text);
   return ConversionStatus::Ok();
 }
 
