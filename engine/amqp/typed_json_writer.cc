@@ -1045,6 +1045,7 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
   }
   context_offset_ = Offset(section);
   context_label_ = name;
+  if (value >= end_) return Fail(value, "value runs past the end");
   const uint8_t* q = nullptr;
   switch (kind) {
     case SectionKind::kHeader:
