@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,7 +23,9 @@
 
 #include "engine/amqp/message_view.h"
 #include "engine/amqp/record_file.h"
+#include "engine/amqp/typed_json.h"
 #include "engine/message_field_source.h"
+#include "engine/synthetic_orders.h"
 
 // ---- allocation counting (whole process, relaxed; the benchmark runs on one thread) ----
 extern "C" void* __libc_malloc(size_t);
@@ -238,6 +241,50 @@ void BM_ProtonDecode(benchmark::State& state) {
   Report(state, corpus, allocations);
 }
 BENCHMARK(BM_ProtonDecode)->Arg(kMessages)->Arg(10000)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// DecodeToTypedJson (one pass from the bytes to the typed JSON text) over synthetic messages of one
+// profile: 0 = "orders", 1 = "wide". Per-message time is the inverse of items_per_second.
+void BM_TypedJson(benchmark::State& state) {
+  sift::engine::SyntheticOrdersOptions options;
+  options.profile = state.range(0) == 0 ? "orders" : "wide";
+  std::unique_ptr<sift::engine::SyntheticOrders> orders;
+  if (!sift::engine::SyntheticOrders::Create(options, &orders).ok()) {
+    state.SkipWithError("no such profile");
+    return;
+  }
+  constexpr int kCount = 10000;
+  std::vector<std::string> messages(kCount);
+  uint64_t bytes = 0;
+  for (int i = 0; i < kCount; ++i) {
+    if (!orders->Encode(static_cast<uint64_t>(i), &messages[i]).ok()) {
+      state.SkipWithError("encode failed");
+      return;
+    }
+    bytes += messages[i].size();
+  }
+  std::string json;
+  uint64_t out_bytes = 0;
+  for (auto _ : state) {
+    out_bytes = 0;
+    for (int i = 0; i < kCount; ++i) {
+      const auto* data = reinterpret_cast<const uint8_t*>(messages[i].data());
+      if (!sift::amqp::DecodeToTypedJson({data, messages[i].size()}, uint64_t(i), &json).ok()) {
+        state.SkipWithError("DecodeToTypedJson failed");
+        return;
+      }
+      out_bytes += json.size();
+      benchmark::DoNotOptimize(json.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kCount);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["ns_per_msg"] = benchmark::Counter(
+      static_cast<double>(kCount) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["json_bytes_per_msg"] = static_cast<double>(out_bytes) / kCount;
+  state.counters["amqp_bytes_per_msg"] = static_cast<double>(bytes) / kCount;
+}
+BENCHMARK(BM_TypedJson)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-// Typed JSON values to and from Proton pn_data_t nodes; see json_value.h.
+// Typed JSON values into Proton pn_data_t nodes; see json_value.h.
 #include "engine/amqp/json_value.h"
 
 #include <cfloat>
@@ -57,19 +57,6 @@ PlainKind PlainKindOf(pn_type_t type) {
   }
 }
 
-// Whether a T value may be written plain under `hint`: reading the plain form back gives T again.
-bool WritesPlain(pn_type_t type, const JsonHint& hint) {
-  pn_type_t reads_as;
-  pn_type_t natural;
-  switch (PlainKindOf(type)) {
-    case PlainKind::kInteger: reads_as = hint.integer; natural = PN_LONG; break;
-    case PlainKind::kNumber: reads_as = hint.number; natural = PN_DOUBLE; break;
-    case PlainKind::kString: reads_as = hint.string; natural = PN_STRING; break;
-    default: return true;
-  }
-  return reads_as == type && (hint.plain_output || type == natural);
-}
-
 bool Fail(const std::string& path, std::string_view why, std::string* error) {
   *error = path.empty() ? std::string(why) : fmt::format("{}: {}", path, why);
   return false;
@@ -116,17 +103,6 @@ int HexDigit(char c) {
   return -1;
 }
 
-std::string HexEncode(const uint8_t* bytes, size_t size) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(size * 2);
-  for (size_t i = 0; i < size; ++i) {
-    out.push_back(kHex[bytes[i] >> 4]);
-    out.push_back(kHex[bytes[i] & 15]);
-  }
-  return out;
-}
-
 bool HexDecode(std::string_view text, std::string* out) {
   if (text.size() % 2 != 0) return false;
   out->clear();
@@ -136,14 +112,6 @@ bool HexDecode(std::string_view text, std::string* out) {
     out->push_back(static_cast<char>(hi * 16 + lo));
   }
   return true;
-}
-
-// Canonical UUID text (RFC 4122 section 3): 8-4-4-4-12 lower-case hex digits.
-std::string UuidText(const pn_uuid_t& uuid) {
-  const auto* b = reinterpret_cast<const uint8_t*>(uuid.bytes);
-  std::string hex = HexEncode(b, 16);
-  return fmt::format("{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4),
-                     hex.substr(16, 4), hex.substr(20, 12));
 }
 
 bool ParseUuid(std::string_view text, pn_uuid_t* uuid) {
@@ -162,29 +130,6 @@ bool ParseUuid(std::string_view text, pn_uuid_t* uuid) {
       uuid->bytes[n / 2] = static_cast<char>(static_cast<uint8_t>(uuid->bytes[n / 2]) | hi);
     }
     ++n;
-  }
-  return true;
-}
-
-// One Unicode scalar value as UTF-8, or false when `cp` is not one (a surrogate or above U+10FFFF).
-bool Utf8Encode(uint32_t cp, std::string* out) {
-  if (cp >= 0xD800 && cp <= 0xDFFF) return false;
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp <= 0x10FFFF) {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    return false;
   }
   return true;
 }
@@ -583,141 +528,6 @@ bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* 
   }
 }
 
-// --- writing pn_data_t as typed JSON -------------------------------------------------------------
-
-Json Wrapper(pn_type_t type, Json value) {
-  Json out = Json::object();
-  out["type"] = JsonTypeName(type);
-  out["value"] = std::move(value);
-  return out;
-}
-
-Json FloatingJson(double d) {
-  if (std::isnan(d)) return "NaN";
-  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-  return d;
-}
-
-Json CharJson(uint32_t cp) {
-  std::string s;
-  if (Utf8Encode(cp, &s)) return s;
-  return cp;
-}
-
-bool GetScalar(pn_data_t* data, pn_type_t type, const JsonHint& hint, Json* out, std::string* error) {
-  Json v;
-  bool plain_ok = true;
-  switch (type) {
-    case PN_NULL: *out = nullptr; return true;
-    case PN_BOOL: *out = pn_data_get_bool(data); return true;
-    case PN_UBYTE: v = pn_data_get_ubyte(data); break;
-    case PN_USHORT: v = pn_data_get_ushort(data); break;
-    case PN_UINT: v = pn_data_get_uint(data); break;
-    case PN_ULONG: v = pn_data_get_ulong(data); break;
-    case PN_BYTE: v = pn_data_get_byte(data); break;
-    case PN_SHORT: v = pn_data_get_short(data); break;
-    case PN_INT: v = pn_data_get_int(data); break;
-    case PN_LONG: v = pn_data_get_long(data); break;
-    case PN_TIMESTAMP: v = pn_data_get_timestamp(data); break;
-    case PN_FLOAT: {
-      float f = pn_data_get_float(data);
-      plain_ok = std::isfinite(f);
-      v = FloatingJson(f);
-      break;
-    }
-    case PN_DOUBLE: {
-      double d = pn_data_get_double(data);
-      plain_ok = std::isfinite(d);
-      v = FloatingJson(d);
-      break;
-    }
-    case PN_CHAR: {
-      v = CharJson(pn_data_get_char(data));
-      plain_ok = v.is_string();
-      break;
-    }
-    case PN_DECIMAL32: {
-      uint32_t d = pn_data_get_decimal32(data);
-      uint8_t be[4] = {static_cast<uint8_t>(d >> 24), static_cast<uint8_t>(d >> 16),
-                       static_cast<uint8_t>(d >> 8), static_cast<uint8_t>(d)};
-      v = HexEncode(be, 4);
-      break;
-    }
-    case PN_DECIMAL64: {
-      uint64_t d = pn_data_get_decimal64(data);
-      uint8_t be[8];
-      for (int i = 0; i < 8; ++i) be[i] = static_cast<uint8_t>(d >> (56 - 8 * i));
-      v = HexEncode(be, 8);
-      break;
-    }
-    case PN_DECIMAL128: {
-      pn_decimal128_t d = pn_data_get_decimal128(data);
-      v = HexEncode(reinterpret_cast<const uint8_t*>(d.bytes), 16);
-      break;
-    }
-    case PN_UUID: v = UuidText(pn_data_get_uuid(data)); break;
-    case PN_BINARY: {
-      pn_bytes_t b = pn_data_get_binary(data);
-      v = Base64Encode(std::string_view(b.start, b.size));
-      break;
-    }
-    case PN_STRING: {
-      pn_bytes_t b = pn_data_get_string(data);
-      v = std::string(b.start, b.size);
-      break;
-    }
-    case PN_SYMBOL: {
-      pn_bytes_t b = pn_data_get_symbol(data);
-      v = std::string(b.start, b.size);
-      for (size_t i = 0; i < b.size; ++i) {
-        if (static_cast<uint8_t>(b.start[i]) >= 0x80) {
-          // Typed JSON input refuses such a symbol, so writing it would break the round trip.
-          *error = fmt::format("symbol {} is not ASCII (core 1.6.21)",
-                               v.dump(-1, ' ', false, Json::error_handler_t::replace));
-          return false;
-        }
-      }
-      break;
-    }
-    default:
-      *error = fmt::format("value of unknown type {}", static_cast<int>(type));
-      return false;
-  }
-  if (plain_ok && WritesPlain(type, hint)) {
-    *out = std::move(v);
-  } else {
-    *out = Wrapper(type, std::move(v));
-  }
-  return true;
-}
-
-bool GetPairs(pn_data_t* data, std::vector<std::pair<Json, Json>>* pairs,
-              std::vector<pn_type_t>* key_types, std::string* error, int depth) {
-  size_t count = pn_data_get_map(data);
-  if (count % 2 != 0) {
-    *error = fmt::format("map with an odd number ({}) of keys and values", count);
-    return false;
-  }
-  pn_data_enter(data);
-  for (size_t i = 0; i < count; i += 2) {
-    Json key, value;
-    pn_data_next(data);
-    key_types->push_back(pn_data_type(data));
-    if (!GetJson(data, kNaturalHint, &key, error, depth + 1)) return false;
-    pn_data_next(data);
-    if (!GetJson(data, kNaturalHint, &value, error, depth + 1)) return false;
-    pairs->emplace_back(std::move(key), std::move(value));
-  }
-  pn_data_exit(data);
-  return true;
-}
-
-Json PairsWrapper(std::vector<std::pair<Json, Json>>& pairs) {
-  Json items = Json::array();
-  for (auto& [k, v] : pairs) items.push_back(Json::array({std::move(k), std::move(v)}));
-  return Wrapper(PN_MAP, std::move(items));
-}
-
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -803,100 +613,6 @@ bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std
   return PutJson(json, hint, path, data, error);
 }
 
-bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::string* error, int depth) {
-  if (depth > kMaxJsonDepth) {
-    *error = fmt::format("values nested deeper than {} levels", kMaxJsonDepth);
-    return false;
-  }
-  pn_type_t type = pn_data_type(data);
-  switch (type) {
-    case PN_LIST: {
-      size_t count = pn_data_get_list(data);
-      Json items = Json::array();
-      pn_data_enter(data);
-      for (size_t i = 0; i < count; ++i) {
-        pn_data_next(data);
-        Json item;
-        if (!GetJson(data, kNaturalHint, &item, error, depth + 1)) return false;
-        items.push_back(std::move(item));
-      }
-      pn_data_exit(data);
-      *out = std::move(items);
-      return true;
-    }
-    case PN_MAP: {
-      std::vector<std::pair<Json, Json>> pairs;
-      std::vector<pn_type_t> key_types;
-      if (!GetPairs(data, &pairs, &key_types, error, depth)) return false;
-      bool as_object = true;
-      Json object = Json::object();
-      for (size_t i = 0; i < pairs.size() && as_object; ++i) {
-        if (key_types[i] != PN_STRING || object.contains(pairs[i].first.get_ref<const std::string&>())) {
-          as_object = false;
-        } else {
-          object[pairs[i].first.get_ref<const std::string&>()] = pairs[i].second;
-        }
-      }
-      std::string_view name;
-      if (as_object && !HasWrapperShape(object, &name)) {
-        *out = std::move(object);
-      } else {
-        *out = PairsWrapper(pairs);
-      }
-      return true;
-    }
-    case PN_ARRAY: {
-      size_t count = pn_data_get_array(data);
-      bool described = pn_data_is_array_described(data);
-      pn_type_t element = pn_data_get_array_type(data);
-      Json result = Json::object();
-      result["type"] = "array";
-      result["element"] = JsonTypeName(element);
-      pn_data_enter(data);
-      if (described) {
-        pn_data_next(data);
-        JsonHint dh;
-        dh.integer = PN_ULONG;
-        dh.string = PN_SYMBOL;
-        Json descriptor;
-        if (!GetJson(data, dh, &descriptor, error, depth + 1)) return false;
-        result["descriptor"] = std::move(descriptor);
-      }
-      Json items = Json::array();
-      for (size_t i = 0; i < count; ++i) {
-        pn_data_next(data);
-        Json item;
-        if (!GetJson(data, kNaturalHint, &item, error, depth + 1)) return false;
-        items.push_back(std::move(item));
-      }
-      pn_data_exit(data);
-      result["value"] = std::move(items);
-      *out = std::move(result);
-      return true;
-    }
-    case PN_DESCRIBED: {
-      Json result = Json::object();
-      result["type"] = "described";
-      pn_data_enter(data);
-      pn_data_next(data);
-      JsonHint dh;
-      dh.integer = PN_ULONG;
-      dh.string = PN_SYMBOL;
-      Json descriptor, value;
-      if (!GetJson(data, dh, &descriptor, error, depth + 1)) return false;
-      pn_data_next(data);
-      if (!GetJson(data, kNaturalHint, &value, error, depth + 1)) return false;
-      pn_data_exit(data);
-      result["descriptor"] = std::move(descriptor);
-      result["value"] = std::move(value);
-      *out = std::move(result);
-      return true;
-    }
-    default:
-      return GetScalar(data, type, hint, out, error);
-  }
-}
-
 bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data,
                    std::string* error) {
   if (!json.is_object()) {
@@ -934,66 +650,6 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
   }
   pn_data_exit(data);
   return true;
-}
-
-bool GetSectionMap(pn_data_t* data, MapKeys keys, Json* out, std::string* error) {
-  std::vector<std::pair<Json, Json>> pairs;
-  std::vector<pn_type_t> key_types;
-  if (!GetPairs(data, &pairs, &key_types, error, 0)) return false;
-  Json object = Json::object();
-  bool as_object = true;
-  for (size_t i = 0; i < pairs.size() && as_object; ++i) {
-    const Json& key = pairs[i].first;
-    std::string text;
-    if (keys == MapKeys::kStrings) {
-      as_object = key_types[i] == PN_STRING;
-      if (as_object) text = key.get<std::string>();
-    } else if (key_types[i] == PN_SYMBOL) {
-      text = key["value"].get<std::string>();
-      as_object = !AllDigits(text);
-    } else if (key_types[i] == PN_ULONG) {
-      text = std::to_string(key["value"].get<uint64_t>());
-    } else {
-      as_object = false;
-    }
-    if (as_object && object.contains(text)) as_object = false;
-    if (as_object) object[text] = pairs[i].second;
-  }
-  if (as_object && !IsSectionMapWrapper(object)) {
-    *out = std::move(object);
-  } else {
-    *out = PairsWrapper(pairs);
-  }
-  return true;
-}
-
-std::string Base64Encode(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<uint8_t>(bytes[k])); };
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t n = (b(i) << 16) | (b(i + 1) << 8) | b(i + 2);
-    out.push_back(kAlphabet[n >> 18]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out.push_back(kAlphabet[(n >> 6) & 63]);
-    out.push_back(kAlphabet[n & 63]);
-  }
-  if (bytes.size() - i == 1) {
-    uint32_t n = b(i) << 16;
-    out.push_back(kAlphabet[n >> 18]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out.append("==");
-  } else if (bytes.size() - i == 2) {
-    uint32_t n = (b(i) << 16) | (b(i + 1) << 8);
-    out.push_back(kAlphabet[n >> 18]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out.push_back(kAlphabet[(n >> 6) & 63]);
-    out.push_back('=');
-  }
-  return out;
 }
 
 bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why) {

@@ -1,5 +1,6 @@
-// Private to engine/amqp: one typed JSON value (FORMATS.md, "Typed JSON message") to and from one
-// Proton pn_data_t node. typed_json.cc builds whole messages from these.
+// Private to engine/amqp: one typed JSON value (FORMATS.md, "Typed JSON message") into one Proton
+// pn_data_t node. typed_json.cc builds whole messages from these; the other direction, bytes to typed
+// JSON text, is typed_json_writer.cc, which follows the same rules without Proton.
 //
 // Plain JSON maps naturally (string -> string, integer -> long, other number -> double, boolean, null,
 // object -> map with string keys, array -> list); every other type is a wrapper
@@ -34,7 +35,7 @@ struct JsonHint {
   pn_type_t integer = PN_LONG;   // what a plain JSON integer means
   pn_type_t number = PN_DOUBLE;  // what a plain JSON number with a fraction or exponent means
   pn_type_t string = PN_STRING;  // what a plain JSON string means
-  bool plain_output = true;      // false: always write wrappers for non-natural types (timestamps)
+  bool plain_output = true;      // the writer: false writes wrappers for non-natural types (timestamps)
 };
 
 inline constexpr JsonHint kNaturalHint{};
@@ -54,10 +55,6 @@ bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_
 // As PutJson, for a descriptor: a plain string is a symbol, a plain integer a ulong.
 bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std::string* error);
 
-// Converts the value at data's current node (leaving the position there). Fails only on nesting
-// deeper than kMaxJsonDepth; *error then says where.
-bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::string* error, int depth = 0);
-
 // Section-level maps. Annotations (delivery-, message-annotations, footer; core 3.2.10) are objects
 // keyed by the symbol text, a ulong key as its decimal text; on input an all-digit key is a ulong.
 // Application properties are objects keyed by the string. A map these objects cannot say exactly
@@ -66,10 +63,7 @@ bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::string* erro
 enum class MapKeys { kAnnotations, kStrings };
 bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data,
                    std::string* error);
-bool GetSectionMap(pn_data_t* data, MapKeys keys, Json* out, std::string* error);
 
-// Base64 (RFC 4648, standard alphabet, padded) of `bytes`.
-std::string Base64Encode(std::string_view bytes);
 // Decodes base64 (padding optional, no whitespace) or, when `hex`, pairs of hex digits.
 bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why);
 

@@ -1,4 +1,5 @@
-// Typed JSON messages to and from AMQP 1.0 bytes; see typed_json.h and docs/formats-notes.md.
+// Typed JSON messages to AMQP 1.0 bytes (EncodeTypedJson); see typed_json.h and
+// docs/formats-notes.md. The other direction, DecodeToTypedJson, is typed_json_writer.cc.
 #include "engine/amqp/typed_json.h"
 
 #include <proton/codec.h>
@@ -295,112 +296,6 @@ bool EncodeMessage(const Json& message, std::vector<uint8_t>* out, std::string* 
   return true;
 }
 
-template <size_t N>
-bool DecodeFieldList(const ProtonSection& section, const std::array<ListField, N>& fields,
-                     Json* out, std::string* error) {
-  pn_data_t* data = section.Value();
-  size_t count = pn_data_get_list(data);
-  if (count > N) {
-    *error = fmt::format("byte {}: {} list has {} fields, the spec defines {}", section.offset,
-                         ProtonSectionName(section.kind), count, N);
-    return false;
-  }
-  *out = Json::object();
-  pn_data_enter(data);
-  for (size_t i = 0; i < count; ++i) {
-    pn_data_next(data);
-    if (pn_data_type(data) == PN_NULL) continue;
-    Json value;
-    std::string why;
-    if (!GetJson(data, fields[i].hint, &value, &why)) {
-      *error = fmt::format("byte {}: {}: {}", section.offset, fields[i].key, why);
-      return false;
-    }
-    (*out)[std::string(fields[i].key)] = std::move(value);
-  }
-  return true;
-}
-
-bool DecodeMessage(std::span<const uint8_t> bytes, Json* message, std::string* error) {
-  ProtonSections sections;
-  if (!sections.Split(bytes, error)) return false;
-  Json body_items = Json::array();
-  ProtonSectionKind body_kind = ProtonSectionKind::kAmqpValue;
-  for (const ProtonSection& section : sections.sections()) {
-    std::string why;
-    Json value;
-    bool ok = true;
-    const char* key = nullptr;
-    switch (section.kind) {
-      case ProtonSectionKind::kHeader:
-        if (!DecodeFieldList(section, kHeaderFields, &value, error)) return false;
-        key = "header";
-        break;
-      case ProtonSectionKind::kProperties:
-        if (!DecodeFieldList(section, kPropertiesFields, &value, error)) return false;
-        key = "properties";
-        break;
-      case ProtonSectionKind::kDeliveryAnnotations:
-        ok = GetSectionMap(section.Value(), MapKeys::kAnnotations, &value, &why);
-        key = "delivery_annotations";
-        break;
-      case ProtonSectionKind::kMessageAnnotations:
-        ok = GetSectionMap(section.Value(), MapKeys::kAnnotations, &value, &why);
-        key = "message_annotations";
-        break;
-      case ProtonSectionKind::kApplicationProperties:
-        ok = GetSectionMap(section.Value(), MapKeys::kStrings, &value, &why);
-        key = "application_properties";
-        break;
-      case ProtonSectionKind::kFooter:
-        break;  // written after the body, below
-      case ProtonSectionKind::kData: {
-        pn_bytes_t b = pn_data_get_binary(section.Value());
-        body_items.push_back(Base64Encode(std::string_view(b.start, b.size)));
-        body_kind = section.kind;
-        break;
-      }
-      case ProtonSectionKind::kAmqpSequence:
-      case ProtonSectionKind::kAmqpValue:
-        ok = GetJson(section.Value(), kNaturalHint, &value, &why);
-        body_items.push_back(std::move(value));
-        body_kind = section.kind;
-        break;
-    }
-    if (!ok) {
-      *error = fmt::format("byte {}: {}: {}", section.offset, ProtonSectionName(section.kind), why);
-      return false;
-    }
-    if (key != nullptr) (*message)[key] = std::move(value);
-  }
-  if (!body_items.empty()) {
-    Json body = Json::object();
-    if (body_kind == ProtonSectionKind::kData) {
-      body["data"] = body_items.size() == 1 ? std::move(body_items[0]) : std::move(body_items);
-    } else if (body_kind == ProtonSectionKind::kAmqpSequence) {
-      if (body_items.size() == 1) {
-        body["sequence"] = std::move(body_items[0]);
-      } else {
-        body["sequences"] = std::move(body_items);
-      }
-    } else {
-      body["value"] = std::move(body_items[0]);
-    }
-    (*message)["body"] = std::move(body);
-  }
-  // The footer comes last in FORMATS.md's key order, after the body.
-  if (const ProtonSection* footer = sections.Find(ProtonSectionKind::kFooter); footer != nullptr) {
-    Json value;
-    std::string why;
-    if (!GetSectionMap(footer->Value(), MapKeys::kAnnotations, &value, &why)) {
-      *error = fmt::format("byte {}: footer: {}", footer->offset, why);
-      return false;
-    }
-    (*message)["footer"] = std::move(value);
-  }
-  return true;
-}
-
 }  // namespace
 
 ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vector<uint8_t>* out) {
@@ -443,20 +338,6 @@ ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vect
     return ConversionStatus::Error(fmt::format("{}invalid JSON at byte {}: {}", where, e.byte, what));
   } catch (const std::exception& e) {
     return ConversionStatus::Error(fmt::format("{}cannot encode the message: {}", where, e.what()));
-  }
-}
-
-ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
-                                   std::string* out) {
-  try {
-    Json message = Json::object();
-    if (offset.has_value()) message["offset"] = *offset;
-    std::string error;
-    if (!DecodeMessage(bytes, &message, &error)) return ConversionStatus::Error(error);
-    *out = message.dump(-1, ' ', false, Json::error_handler_t::replace);
-    return ConversionStatus::Ok();
-  } catch (const std::exception& e) {
-    return ConversionStatus::Error(fmt::format("cannot write the message as JSON: {}", e.what()));
   }
 }
 

@@ -1,0 +1,1137 @@
+// DecodeToTypedJson (typed_json.h): one pass from the encoded bytes of a message to its typed JSON
+// text, with no decoded tree in between.
+//
+// The text is exactly what the earlier writer produced (bytes -> Proton pn_data_t -> nlohmann JSON ->
+// dump): the same keys in the same order, the same wrapper decisions, the same number text
+// (nlohmann's own shortest double formatting), the same string escaping with invalid UTF-8 replaced by
+// U+FFFD as nlohmann's "replace" error handler does. The same messages are refused: the message
+// structure of core part 3, section 3.2 as ProtonSections::Split checks it, Proton's own decoding rules
+// (descriptors are never compound; at most 65535 values per section), and the conversion errors
+// (non-ASCII symbols, maps with an odd count, header / properties lists longer than the spec, nesting
+// deeper than kMaxJsonDepth). Where a message breaks several rules the first one reported may differ.
+//
+// Values are located with the shared readers (SkipPlainValue, ReadValue, ReadPayload) and decoded with
+// internal::PlainValue, so the extent rules live in one place (encoded_value.h). A compound's elements
+// must fill exactly the size it declares.
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/amqp/coding.h"
+#include "engine/amqp/encoded_value.h"
+#include "engine/amqp/json_value.h"
+#include "engine/amqp/type_codes.h"
+#include "engine/amqp/typed_json.h"
+
+namespace sift::amqp {
+namespace {
+
+using selector::Value;
+using selector::ValueType;
+
+// What a plain JSON scalar means at one place (json_value.h, JsonHint), in selector types.
+struct Hint {
+  ValueType integer = ValueType::kLong;
+  ValueType number = ValueType::kDouble;
+  ValueType string = ValueType::kString;
+  bool plain_output = true;
+};
+
+constexpr Hint kNatural{};
+constexpr Hint kDescriptorHint{ValueType::kULong, ValueType::kDouble, ValueType::kSymbol, true};
+// A data section's binary is written as plain base64.
+constexpr Hint kDataHint{ValueType::kLong, ValueType::kDouble, ValueType::kBinary, true};
+
+constexpr Hint FieldHint(ValueType integer, ValueType string = ValueType::kString,
+                         bool plain_output = true) {
+  return Hint{integer, ValueType::kDouble, string, plain_output};
+}
+
+struct Field {
+  std::string_view key;
+  Hint hint;
+};
+
+// core part 3, section 3.2.1 (as typed_json.cc reads them).
+constexpr std::array<Field, 5> kHeaderFields = {{
+    {"durable", kNatural},
+    {"priority", FieldHint(ValueType::kUByte)},
+    {"ttl", FieldHint(ValueType::kUInt)},
+    {"first_acquirer", kNatural},
+    {"delivery_count", FieldHint(ValueType::kUInt)},
+}};
+
+// core part 3, section 3.2.4.
+constexpr std::array<Field, 13> kPropertiesFields = {{
+    {"message_id", FieldHint(ValueType::kULong)},
+    {"user_id", kNatural},
+    {"to", kNatural},
+    {"subject", kNatural},
+    {"reply_to", kNatural},
+    {"correlation_id", FieldHint(ValueType::kULong)},
+    {"content_type", FieldHint(ValueType::kLong, ValueType::kSymbol)},
+    {"content_encoding", FieldHint(ValueType::kLong, ValueType::kSymbol)},
+    {"absolute_expiry_time", FieldHint(ValueType::kTimestamp, ValueType::kString, false)},
+    {"creation_time", FieldHint(ValueType::kTimestamp, ValueType::kString, false)},
+    {"group_id", kNatural},
+    {"group_sequence", FieldHint(ValueType::kUInt)},
+    {"reply_to_group_id", kNatural},
+}};
+
+// Proton keeps a section in one pn_data_t, whose node ids are 16 bits.
+constexpr uint32_t kMaxSectionNodes = 65535;
+// EncodingWalk's bound (proton_sections.cc): nesting levels as it counts them.
+constexpr int kMaxWalkDepth = 200;
+
+// The typed JSON name of a type (json_value.cc's JsonTypeName).
+std::string_view TypeName(ValueType t) {
+  switch (t) {
+    case ValueType::kNull: return "null";
+    case ValueType::kBoolean: return "boolean";
+    case ValueType::kUByte: return "ubyte";
+    case ValueType::kUShort: return "ushort";
+    case ValueType::kUInt: return "uint";
+    case ValueType::kULong: return "ulong";
+    case ValueType::kByte: return "byte";
+    case ValueType::kShort: return "short";
+    case ValueType::kInt: return "int";
+    case ValueType::kLong: return "long";
+    case ValueType::kFloat: return "float";
+    case ValueType::kDouble: return "double";
+    case ValueType::kDecimal32: return "decimal32";
+    case ValueType::kDecimal64: return "decimal64";
+    case ValueType::kDecimal128: return "decimal128";
+    case ValueType::kChar: return "char";
+    case ValueType::kTimestamp: return "timestamp";
+    case ValueType::kUuid: return "uuid";
+    case ValueType::kBinary: return "binary";
+    case ValueType::kString: return "string";
+    case ValueType::kSymbol: return "symbol";
+    case ValueType::kList: return "list";
+    case ValueType::kMap: return "map";
+    case ValueType::kArray: return "array";
+    case ValueType::kDescribed: return "described";
+    default: return "invalid";
+  }
+}
+
+// The type a format code decodes to (Proton's pn_code2type); kMissing for invalid codes.
+ValueType TypeOfCode(uint8_t c) {
+  switch (c) {
+    case code::kDescribed: return ValueType::kDescribed;
+    case code::kList0: case code::kList8: case code::kList32: return ValueType::kList;
+    case code::kMap8: case code::kMap32: return ValueType::kMap;
+    case code::kArray8: case code::kArray32: return ValueType::kArray;
+    default: break;
+  }
+  Value v;
+  static constexpr uint8_t kZeros[16] = {};
+  if (!IsValidFormatCode(c) || !internal::PlainValue(c, kZeros, 0, &v)) return ValueType::kMissing;
+  return v.type;
+}
+
+// Compound codes other than list0: Proton refuses them (and 0x00) as descriptors.
+bool ProtonDescriptorCodeOk(uint8_t c) {
+  return c != code::kDescribed && c != code::kList8 && c != code::kList32 && c != code::kMap8 &&
+         c != code::kMap32 && c != code::kArray8 && c != code::kArray32;
+}
+
+enum class Kind { kNone, kInteger, kNumber, kString };
+
+Kind KindOf(ValueType t) {
+  switch (t) {
+    case ValueType::kUByte: case ValueType::kUShort: case ValueType::kUInt: case ValueType::kULong:
+    case ValueType::kByte: case ValueType::kShort: case ValueType::kInt: case ValueType::kLong:
+    case ValueType::kTimestamp:
+      return Kind::kInteger;
+    case ValueType::kFloat: case ValueType::kDouble:
+      return Kind::kNumber;
+    case ValueType::kChar: case ValueType::kDecimal32: case ValueType::kDecimal64:
+    case ValueType::kDecimal128: case ValueType::kUuid: case ValueType::kBinary:
+    case ValueType::kString: case ValueType::kSymbol:
+      return Kind::kString;
+    default:
+      return Kind::kNone;
+  }
+}
+
+// json_value.cc's WritesPlain: reading the plain form back under `hint` gives the same type.
+bool WritesPlain(ValueType t, const Hint& hint) {
+  switch (KindOf(t)) {
+    case Kind::kInteger:
+      return hint.integer == t && (hint.plain_output || t == ValueType::kLong);
+    case Kind::kNumber:
+      return hint.number == t && (hint.plain_output || t == ValueType::kDouble);
+    case Kind::kString:
+      return hint.string == t && (hint.plain_output || t == ValueType::kString);
+    default:
+      return true;
+  }
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// --- text ----------------------------------------------------------------------------------------
+
+// 0: copied as is; 1: needs an escape; 2: the lead byte of a multi-byte sequence (or an invalid one).
+struct EscapeTable {
+  uint8_t how[256] = {};
+  constexpr EscapeTable() {
+    for (int c = 0; c < 0x20; ++c) how[c] = 1;
+    how['"'] = 1;
+    how['\\'] = 1;
+    for (int c = 0x80; c < 256; ++c) how[c] = 2;
+  }
+};
+constexpr EscapeTable kEscape;
+
+// The length of the well-formed UTF-8 sequence at s[i] (i < n, s[i] >= 0x80), or 0 when there is
+// none; then *bad is how many bytes one U+FFFD replaces (nlohmann's decoder, serializer.hpp: the
+// bytes before the first one that cannot continue the sequence, at least one).
+size_t Utf8Sequence(const uint8_t* s, size_t i, size_t n, size_t* bad) {
+  const uint8_t b = s[i];
+  size_t len;
+  uint8_t lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (b >= 0xC2 && b <= 0xDF) {
+    len = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    len = 3;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    len = 4;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+  } else {
+    *bad = 1;
+    return 0;
+  }
+  for (size_t k = 1; k < len; ++k) {
+    if (i + k >= n) {  // the string ends inside the sequence
+      *bad = n - i;
+      return 0;
+    }
+    const uint8_t c = s[i + k];
+    const bool ok = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
+    if (!ok) {
+      *bad = k;
+      return 0;
+    }
+  }
+  return len;
+}
+
+// Appends `text` as a JSON string, as nlohmann's dump(-1, ' ', false, replace) writes it.
+void AppendJsonString(std::string_view text, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  out->push_back('"');
+  size_t i = 0;
+  while (i < n) {
+    size_t run = i;
+    while (run < n && kEscape.how[s[run]] == 0) ++run;
+    out->append(text.data() + i, run - i);
+    i = run;
+    if (i >= n) break;
+    const uint8_t b = s[i];
+    if (kEscape.how[b] == 1) {
+      char esc[6] = {'\\', 0, 0, 0, 0, 0};
+      size_t len = 2;
+      switch (b) {
+        case '\b': esc[1] = 'b'; break;
+        case '\t': esc[1] = 't'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\f': esc[1] = 'f'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        default:
+          esc[1] = 'u';
+          esc[2] = '0';
+          esc[3] = '0';
+          esc[4] = kHex[b >> 4];
+          esc[5] = kHex[b & 15];
+          len = 6;
+      }
+      out->append(esc, len);
+      ++i;
+      continue;
+    }
+    size_t bad = 0;
+    const size_t len = Utf8Sequence(s, i, n, &bad);
+    if (len > 0) {
+      out->append(text.data() + i, len);
+      i += len;
+    } else {
+      out->append("\xEF\xBF\xBD");
+      i += bad;
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendUnsigned(uint64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+void AppendSigned(int64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+// A finite double as nlohmann's serializer writes it (its grisu2 shortest form).
+void AppendDouble(double d, std::string* out) {
+  char buf[64];
+  char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, d);
+  out->append(buf, static_cast<size_t>(end - buf));
+}
+
+void AppendHex(const uint8_t* p, size_t n, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < n; ++i) {
+    out->push_back(kHex[p[i] >> 4]);
+    out->push_back(kHex[p[i] & 15]);
+  }
+}
+
+void AppendBase64(const uint8_t* p, size_t n, std::string* out) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const size_t at = out->size();
+  out->resize(at + (n + 2) / 3 * 4);
+  char* o = out->data() + at;
+  size_t i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8) | p[i + 2];
+    *o++ = kAlphabet[v >> 18];
+    *o++ = kAlphabet[(v >> 12) & 63];
+    *o++ = kAlphabet[(v >> 6) & 63];
+    *o++ = kAlphabet[v & 63];
+  }
+  if (n - i == 1) {
+    const uint32_t v = uint32_t{p[i]} << 16;
+    *o++ = kAlphabet[v >> 18];
+    *o++ = kAlphabet[(v >> 12) & 63];
+    *o++ = '=';
+    *o++ = '=';
+  } else if (n - i == 2) {
+    const uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8);
+    *o++ = kAlphabet[v >> 18];
+    *o++ = kAlphabet[(v >> 12) & 63];
+    *o++ = kAlphabet[(v >> 6) & 63];
+    *o++ = '=';
+  }
+}
+
+// A Unicode scalar value as UTF-8 (json_value.cc's Utf8Encode); false for surrogates and beyond.
+bool AppendCodePoint(uint32_t cp, std::string* out) {
+  if (cp >= 0xD800 && cp <= 0xDFFF) return false;
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp <= 0x10FFFF) {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// --- the writer ----------------------------------------------------------------------------------
+
+// A map key as the object form of a map needs it: string / symbol text, or a ulong (annotations).
+struct MapKey {
+  const uint8_t* text = nullptr;
+  uint64_t size_or_value = 0;
+  bool is_ulong = false;
+  const uint8_t* value = nullptr;  // the entry's value (its first byte)
+
+  bool Is(std::string_view s) const {
+    return !is_ulong && size_or_value == s.size() && std::memcmp(text, s.data(), s.size()) == 0;
+  }
+  bool operator==(const MapKey& o) const {
+    if (is_ulong != o.is_ulong || size_or_value != o.size_or_value) return false;
+    return is_ulong || std::memcmp(text, o.text, size_or_value) == 0;
+  }
+};
+
+enum class MapKind { kNested, kAnnotations, kStrings };
+
+class Writer {
+ public:
+  Writer(std::span<const uint8_t> bytes, std::string* out)
+      : base_(bytes.data()), end_(bytes.data() + bytes.size()), out_(*out) {}
+
+  // Writes the sections (after the caller's "{" and any "offset"), or returns false with error().
+  bool Sections();
+
+  const std::string& error() const { return error_.empty() ? deferred_ : error_; }
+  bool failed() const { return !error_.empty() || !deferred_.empty(); }
+
+ private:
+  uint32_t Offset(const uint8_t* p) const { return static_cast<uint32_t>(p - base_); }
+
+  bool Fail(const uint8_t* at, std::string_view why) {
+    if (error_.empty()) error_ = fmt::format("byte {}: {}", Offset(at), why);
+    return false;
+  }
+  bool Fail(const DecodeError& e) {
+    if (error_.empty()) error_ = e.Message();
+    return false;
+  }
+  // The error of a value whose read failed, as proton_sections.cc's EncodingWalk words it for the
+  // extent errors it finds (its texts are part of the contract tests pin down); otherwise `e`.
+  // `code` is the constructor at `ctor`, `q` the first byte after it (array elements: ctor == q).
+  bool FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const uint8_t* limit,
+                const DecodeError& e);
+
+  // A conversion error (the earlier writer's second phase): kept, and reported unless the bytes
+  // turn out to be malformed further on.
+  void Convert(std::string_view why) {
+    if (!deferred_.empty()) return;
+    deferred_ = context_label_.empty()
+                    ? std::string(why)
+                    : fmt::format("byte {}: {}: {}", context_offset_, context_label_, why);
+  }
+
+  // Writes the value at p (before limit) under `hint`; returns the first byte after it or nullptr.
+  // `w` is the nesting level as proton_sections.cc's EncodingWalk counts it (checked when
+  // `check_walk`), `g` as json_value.cc's GetJson counts it.
+  const uint8_t* WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w, int g,
+                            bool check_walk = true);
+  const uint8_t* WriteDescribed(const uint8_t* p, const uint8_t* limit, int w, int g);
+  // A descriptor (of a described value or an array): Proton takes only scalars (and list0).
+  const uint8_t* WriteDescriptor(const uint8_t* p, const uint8_t* limit, int w, int g);
+  // A located plain value: scalars from their payload, compounds element by element.
+  bool WriteEncoded(const EncodedValue& v, const Hint& hint, int w, int g);
+  void WriteScalar(const Value& v, const Hint& hint);
+  bool WriteList(const EncodedValue& v, int w, int g);
+  bool WriteArray(const EncodedValue& v, int w, int g);
+  // A map's entries: `MapKind` says which object form applies (json_value.cc's GetJson for nested
+  // maps, GetSectionMap for section maps).
+  bool WriteMap(const EncodedValue& v, MapKind kind, int w, int g);
+  bool ObjectForm(const EncodedValue& v, MapKind kind);
+
+  // Counts one Proton node of the current section.
+  bool Node(const uint8_t* at) {
+    if (++nodes_ > kMaxSectionNodes) {
+      return Fail(at, fmt::format("more than {} values in one section (Proton's limit)",
+                                  kMaxSectionNodes));
+    }
+    return true;
+  }
+
+  bool Section(const uint8_t* p, const uint8_t** next);
+  template <size_t N>
+  bool WriteFields(const EncodedValue& list, const std::array<Field, N>& fields,
+                   std::string_view name, const uint8_t* section);
+
+  const uint8_t* base_;
+  const uint8_t* end_;
+  std::string& out_;
+  std::string error_;
+  std::string deferred_;
+  // Conversion errors say "byte <context_offset_>: <context_label_>: why" (the label empty: just why).
+  uint32_t context_offset_ = 0;
+  std::string_view context_label_;
+  const uint8_t* section_end_ = nullptr;
+  uint32_t nodes_ = 0;
+  std::vector<MapKey> keys_;      // scratch for ObjectForm, used as a stack
+
+  // Sections seen so far.
+  int last_rank_ = -1;
+  SectionKind last_kind_ = SectionKind::kHeader;
+  // The body: where its first item starts, how many items, their kind.
+  size_t body_item_ = 0;
+  int body_items_ = 0;
+  SectionKind body_kind_ = SectionKind::kAmqpValue;
+};
+
+bool Writer::FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const uint8_t* limit,
+                      const DecodeError& e) {
+  const char* kPast = "value runs past the end";
+  const size_t left = BytesLeft(q, limit);
+  const int width = FixedWidth(code);
+  if (!IsValidFormatCode(code)) return Fail(e);
+  if (width >= 0) return left < static_cast<size_t>(width) ? Fail(q, kPast) : Fail(e);
+  const size_t prefix = (code & 0x10) ? 4 : 1;
+  if (left < prefix) return Fail(q, kPast);
+  const uint32_t size = prefix == 1 ? q[0] : LoadU32(q);
+  const uint8_t* start = q + prefix;
+  if ((code >> 4) <= 0xb) return size > BytesLeft(start, limit) ? Fail(start, kPast) : Fail(e);
+  if (size < prefix || BytesLeft(start, limit) < size) {
+    return Fail(start, "compound size runs past the end");
+  }
+  const uint32_t count = prefix == 1 ? start[0] : LoadU32(start);
+  if (count > size) {
+    return Fail(ctor, fmt::format("compound count {} exceeds its size {}", count, size));
+  }
+  if (code >= code::kArray8 && size == prefix) {
+    return Fail(start + prefix, "array constructor runs past the end");
+  }
+  return Fail(e);
+}
+
+void Writer::WriteScalar(const Value& v, const Hint& hint) {
+  const size_t start = out_.size();
+  bool plain_ok = true;
+  switch (v.type) {
+    case ValueType::kNull: out_.append("null"); return;
+    case ValueType::kBoolean: out_.append(v.boolean ? "true" : "false"); return;
+    case ValueType::kUByte: case ValueType::kUShort: case ValueType::kUInt: case ValueType::kULong:
+      AppendUnsigned(v.u64, &out_);
+      break;
+    case ValueType::kByte: case ValueType::kShort: case ValueType::kInt: case ValueType::kLong:
+    case ValueType::kTimestamp:
+      AppendSigned(v.i64, &out_);
+      break;
+    case ValueType::kFloat:
+    case ValueType::kDouble:
+      if (std::isnan(v.f64)) {
+        out_.append("\"NaN\"");
+        plain_ok = false;
+      } else if (std::isinf(v.f64)) {
+        out_.append(v.f64 > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+        plain_ok = false;
+      } else {
+        AppendDouble(v.f64, &out_);
+      }
+      break;
+    case ValueType::kChar: {
+      std::string text;
+      if (AppendCodePoint(v.u32, &text)) {
+        AppendJsonString(text, &out_);
+      } else {
+        AppendUnsigned(v.u32, &out_);
+        plain_ok = false;
+      }
+      break;
+    }
+    case ValueType::kDecimal32: case ValueType::kDecimal64: case ValueType::kDecimal128: {
+      out_.push_back('"');
+      AppendHex(reinterpret_cast<const uint8_t*>(v.bytes().data()), v.bytes().size(), &out_);
+      out_.push_back('"');
+      break;
+    }
+    case ValueType::kUuid: {
+      const auto* b = reinterpret_cast<const uint8_t*>(v.bytes().data());
+      out_.push_back('"');
+      AppendHex(b, 4, &out_);
+      out_.push_back('-');
+      AppendHex(b + 4, 2, &out_);
+      out_.push_back('-');
+      AppendHex(b + 6, 2, &out_);
+      out_.push_back('-');
+      AppendHex(b + 8, 2, &out_);
+      out_.push_back('-');
+      AppendHex(b + 10, 6, &out_);
+      out_.push_back('"');
+      break;
+    }
+    case ValueType::kBinary:
+      out_.push_back('"');
+      AppendBase64(reinterpret_cast<const uint8_t*>(v.bytes().data()), v.bytes().size(), &out_);
+      out_.push_back('"');
+      break;
+    case ValueType::kString:
+      AppendJsonString(v.bytes(), &out_);
+      break;
+    case ValueType::kSymbol:
+      AppendJsonString(v.bytes(), &out_);
+      for (char c : v.bytes()) {
+        if (static_cast<uint8_t>(c) >= 0x80) {
+          // Typed JSON input refuses such a symbol, so writing it would break the round trip.
+          Convert(fmt::format("symbol {} is not ASCII (core 1.6.21)",
+                              std::string_view(out_).substr(start)));
+          break;
+        }
+      }
+      break;
+    default:
+      return;
+  }
+  if (plain_ok && WritesPlain(v.type, hint)) return;
+  // {"type": T, "value": V}
+  std::string_view name = TypeName(v.type);
+  char prefix[48];
+  size_t len = 0;
+  auto put = [&](std::string_view s) {
+    std::memcpy(prefix + len, s.data(), s.size());
+    len += s.size();
+  };
+  put("{\"type\":\"");
+  put(name);
+  put("\",\"value\":");
+  out_.insert(start, prefix, len);
+  out_.push_back('}');
+}
+
+const uint8_t* Writer::WriteDescriptor(const uint8_t* p, const uint8_t* limit, int w, int g) {
+  if (p < limit && !ProtonDescriptorCodeOk(*p)) {
+    Fail(p, fmt::format("a descriptor must be a scalar, found {} (Proton refuses it)",
+                        FormatCodeName(*p)));
+    return nullptr;
+  }
+  return WriteValue(p, limit, kDescriptorHint, w, g);
+}
+
+const uint8_t* Writer::WriteDescribed(const uint8_t* p, const uint8_t* limit, int w, int g) {
+  if (!Node(p)) return nullptr;
+  out_.append("{\"type\":\"described\",\"descriptor\":");
+  const uint8_t* q = WriteDescriptor(p + 1, limit, w + 1, g + 1);
+  if (q == nullptr) return nullptr;
+  out_.append(",\"value\":");
+  const bool nested = q < limit && *q == code::kDescribed;
+  const uint8_t* r = WriteValue(q, limit, kNatural, w + 1, g + 1);
+  if (r == nullptr) return nullptr;
+  if (nested && r != section_end_) {
+    Fail(q, "a described value inside a described value, followed by more values: Proton 0.37 "
+            "decodes this wrongly, so it cannot be fully decoded");
+    return nullptr;
+  }
+  out_.push_back('}');
+  return r;
+}
+
+const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w,
+                                  int g, bool check_walk) {
+  if (check_walk && w > kMaxWalkDepth) {
+    Fail(p, fmt::format("values nested deeper than {} levels", kMaxWalkDepth));
+    return nullptr;
+  }
+  if (g > kMaxJsonDepth) {
+    Convert(fmt::format("values nested deeper than {} levels", kMaxJsonDepth));
+    error_ = deferred_;
+    return nullptr;
+  }
+  if (p >= limit) {
+    Fail(p, "value runs past the end");
+    return nullptr;
+  }
+  if (*p == code::kDescribed) return WriteDescribed(p, limit, w, g);
+  if (!Node(p)) return nullptr;
+  // Scalars: located by their constructor and size prefix alone.
+  if (const uint8_t* q = SkipPlainValue(p, limit); q != nullptr) {
+    const uint8_t how = internal::kSkip.how[*p];
+    const uint8_t* payload = p + 1 + (how == internal::kSize1 ? 1 : how == internal::kSize4 ? 4 : 0);
+    Value v;
+    if (internal::PlainValue(*p, payload, static_cast<uint32_t>(q - payload), &v)) {
+      WriteScalar(v, hint);
+      return q;
+    }
+  }
+  EncodedValue v;
+  DecodeError e;
+  const uint8_t* q = ReadValue(base_, p, limit, &v, &e);
+  if (q == nullptr) {
+    if (e.code == DecodeErrorCode::kOddMapCount) {
+      Convert(fmt::format("map with an odd number ({}) of keys and values", e.a));
+      error_ = deferred_;
+      return nullptr;
+    }
+    FailRead(*p, p, p + 1, limit, e);
+    return nullptr;
+  }
+  if (!WriteEncoded(v, hint, w, g)) return nullptr;
+  return q;
+}
+
+bool Writer::WriteEncoded(const EncodedValue& v, const Hint& hint, int w, int g) {
+  if (v.is_list()) return WriteList(v, w, g);
+  if (v.is_map()) return WriteMap(v, MapKind::kNested, w, g);
+  if (v.is_array()) return WriteArray(v, w, g);
+  Value value;
+  const auto payload = v.payload();
+  if (!internal::PlainValue(v.format_code(), payload.data(), static_cast<uint32_t>(payload.size()),
+                            &value)) {
+    return Fail(DecodeError::Make(DecodeErrorCode::kInvalidFormatCode, v.offset(), v.format_code()));
+  }
+  WriteScalar(value, hint);
+  return true;
+}
+
+bool Writer::WriteList(const EncodedValue& v, int w, int g) {
+  const uint8_t* p = v.payload().data();
+  const uint8_t* end = p + v.payload().size();
+  out_.push_back('[');
+  for (uint32_t i = 0; i < v.count(); ++i) {
+    if (i > 0) out_.push_back(',');
+    p = WriteValue(p, end, kNatural, w + 1, g + 1);
+    if (p == nullptr) return false;
+  }
+  if (p != end) {
+    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
+                                  end - p, 0));
+  }
+  out_.push_back(']');
+  return true;
+}
+
+bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
+  const uint8_t c = v.element_format_code();
+  const auto raw = v.raw();
+  const uint32_t prefix = v.format_code() == code::kArray8 ? 1 : 4;
+  const uint64_t declared = raw.size() - 1 - prefix;
+  if (v.count() > declared) {  // EncodingWalk's bound: keeps zero-width element arrays linear
+    return Fail(raw.data(), fmt::format("compound count {} exceeds its size {}", v.count(), declared));
+  }
+  out_.append("{\"type\":\"array\",\"element\":\"");
+  out_.append(TypeName(TypeOfCode(c)));
+  out_.append("\",");
+  const uint8_t* end = v.payload().data() + v.payload().size();
+  if (v.element_described()) {
+    out_.append("\"descriptor\":");
+    const uint8_t* d = v.element_descriptor_data();
+    if (WriteDescriptor(d, end, w + 2, g + 1) == nullptr) return false;
+    out_.push_back(',');
+  }
+  out_.append("\"value\":[");
+  const uint8_t* p = v.payload().data();
+  const int width = FixedWidth(c);
+  for (uint32_t i = 0; i < v.count(); ++i) {
+    if (i > 0) out_.push_back(',');
+    if (g + 1 > kMaxJsonDepth) {
+      Convert(fmt::format("values nested deeper than {} levels", kMaxJsonDepth));
+      error_ = deferred_;
+      return false;
+    }
+    if (!Node(p)) return false;
+    if (width >= 0) {
+      if (static_cast<size_t>(end - p) < static_cast<size_t>(width)) {
+        return Fail(p, "value runs past the end");
+      }
+      Value value;
+      internal::PlainValue(c, p, static_cast<uint32_t>(width), &value);
+      if (c == code::kList0) {
+        out_.append("[]");
+      } else {
+        WriteScalar(value, kNatural);
+      }
+      p += width;
+      continue;
+    }
+    EncodedValue e;
+    DecodeError err;
+    const uint8_t* q = ReadPayload(base_, c, p, end, &e, &err);
+    if (q == nullptr) {
+      if (err.code == DecodeErrorCode::kOddMapCount) {
+        Convert(fmt::format("map with an odd number ({}) of keys and values", err.a));
+        error_ = deferred_;
+        return false;
+      }
+      return FailRead(c, p, p, end, err);
+    }
+    if (!WriteEncoded(e, kNatural, w + 1, g + 1)) return false;
+    p = q;
+  }
+  if (p != end) {
+    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
+                                  end - p, 0));
+  }
+  out_.append("]}");
+  return true;
+}
+
+// Whether the map's entries can be written as a JSON object: json_value.cc's GetJson (nested maps)
+// and GetSectionMap (section maps) decisions, made from the keys before anything is written.
+bool Writer::ObjectForm(const EncodedValue& v, MapKind kind) {
+  const size_t base = keys_.size();
+  struct Pop {
+    std::vector<MapKey>& keys;
+    size_t size;
+    ~Pop() { keys.resize(size); }
+  } pop{keys_, base};
+  const uint8_t* p = v.payload().data();
+  const uint8_t* end = p + v.payload().size();
+  auto skip = [&](const uint8_t* q) -> const uint8_t* {
+    while (q != nullptr && q < end && *q == code::kDescribed) q = SkipPlainValue(q + 1, end);
+    return q == nullptr ? nullptr : SkipPlainValue(q, end);
+  };
+  for (uint32_t i = 0; i < v.count() / 2; ++i) {
+    if (p >= end) return false;
+    MapKey key;
+    const uint8_t c = *p;
+    const uint8_t* payload = p + 1 + ((c & 0x10) ? 4 : 1);
+    const uint8_t* q = skip(p);
+    if (q == nullptr) return false;  // malformed: an error follows
+    if (kind == MapKind::kAnnotations && (c == code::kSym8 || c == code::kSym32)) {
+      key.text = payload;
+      key.size_or_value = static_cast<uint64_t>(q - payload);
+      if (AllDigits({reinterpret_cast<const char*>(key.text), key.size_or_value})) return false;
+    } else if (kind == MapKind::kAnnotations &&
+               (c == code::kULong0 || c == code::kSmallULong || c == code::kULong)) {
+      Value u;
+      internal::PlainValue(c, p + 1, static_cast<uint32_t>(q - p - 1), &u);
+      key.is_ulong = true;
+      key.size_or_value = u.u64;
+    } else if (kind != MapKind::kAnnotations && (c == code::kStr8 || c == code::kStr32)) {
+      key.text = payload;
+      key.size_or_value = static_cast<uint64_t>(q - payload);
+    } else {
+      return false;
+    }
+    key.value = q;
+    for (size_t k = base; k < keys_.size(); ++k) {
+      if (keys_[k] == key) return false;
+    }
+    keys_.push_back(key);
+    p = skip(q);
+    if (p == nullptr) return false;
+  }
+  // The wrapper shape (json_value.cc's HasWrapperShape): a "type" whose value is a JSON string, a
+  // "value", no other key but "encoding", "element", "descriptor". At the top of a section map only
+  // {"type": "map", ...} counts.
+  const MapKey* type = nullptr;
+  bool has_value = false;
+  for (size_t k = base; k < keys_.size(); ++k) {
+    const MapKey& key = keys_[k];
+    if (key.Is("type")) {
+      type = &key;
+    } else if (key.Is("value")) {
+      has_value = true;
+    } else if (!key.Is("encoding") && !key.Is("element") && !key.Is("descriptor")) {
+      return true;
+    }
+  }
+  if (type == nullptr || !has_value) return true;
+  const uint8_t* tv = type->value;
+  if (*tv != code::kStr8 && *tv != code::kStr32) return true;  // not a plain JSON string
+  if (kind == MapKind::kNested) return false;
+  const uint8_t* text = tv + ((*tv & 0x10) ? 5 : 2);
+  const uint8_t* text_end = SkipPlainValue(tv, end);
+  return std::string_view(reinterpret_cast<const char*>(text), text_end - text) != "map";
+}
+
+bool Writer::WriteMap(const EncodedValue& v, MapKind kind, int w, int g) {
+  const uint8_t* p = v.payload().data();
+  const uint8_t* end = p + v.payload().size();
+  const bool object = ObjectForm(v, kind);
+  out_.append(object ? "{" : "{\"type\":\"map\",\"value\":[");
+  const Hint key_hint = kind == MapKind::kAnnotations && object ? kDescriptorHint : kNatural;
+  for (uint32_t i = 0; i < v.count() / 2; ++i) {
+    if (i > 0) out_.push_back(',');
+    if (!object) out_.push_back('[');
+    const size_t key_at = out_.size();
+    const bool ulong_key = object && *p != code::kSym8 && *p != code::kSym32 &&
+                           kind == MapKind::kAnnotations;
+    p = WriteValue(p, end, key_hint, w + 1, g + 1);
+    if (p == nullptr) return false;
+    if (ulong_key) {
+      out_.insert(key_at, 1, '"');
+      out_.push_back('"');
+    }
+    out_.push_back(object ? ':' : ',');
+    p = WriteValue(p, end, kNatural, w + 1, g + 1);
+    if (p == nullptr) return false;
+    if (!object) out_.push_back(']');
+  }
+  if (p != end) {
+    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
+                                  end - p, 0));
+  }
+  out_.append(object ? "}" : "]}");
+  return true;
+}
+
+template <size_t N>
+bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& fields,
+                         std::string_view name, const uint8_t* section) {
+  if (list.count() > N) {
+    context_label_ = {};
+    Convert(fmt::format("byte {}: {} list has {} fields, the spec defines {}", Offset(section),
+                        name, list.count(), N));
+  }
+  const uint8_t* p = list.payload().data();
+  const uint8_t* end = p + list.payload().size();
+  out_.push_back('{');
+  bool first = true;
+  for (uint32_t i = 0; i < list.count(); ++i) {
+    if (p < end && *p == code::kNull) {  // absent
+      if (!Node(p)) return false;
+      ++p;
+      continue;
+    }
+    const Field& field = fields[i < N ? i : 0];
+    if (!first) out_.push_back(',');
+    first = false;
+    out_.push_back('"');
+    out_.append(field.key);
+    out_.append("\":");
+    context_offset_ = Offset(section);
+    context_label_ = field.key;
+    p = WriteValue(p, end, field.hint, 2, 0);
+    if (p == nullptr) return false;
+  }
+  if (p != end) {
+    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, list.offset(), list.format_code(),
+                                  end - p, 0));
+  }
+  out_.push_back('}');
+  return true;
+}
+
+bool IsBody(SectionKind kind) {
+  return kind == SectionKind::kData || kind == SectionKind::kAmqpSequence ||
+         kind == SectionKind::kAmqpValue;
+}
+
+int Rank(SectionKind kind) {
+  const int code = static_cast<int>(kind);
+  if (IsBody(kind)) return 5;
+  return code < 5 ? code : 6;
+}
+
+// The JSON key of a non-body section.
+std::string_view SectionKey(SectionKind kind) {
+  switch (kind) {
+    case SectionKind::kHeader: return "header";
+    case SectionKind::kDeliveryAnnotations: return "delivery_annotations";
+    case SectionKind::kMessageAnnotations: return "message_annotations";
+    case SectionKind::kProperties: return "properties";
+    case SectionKind::kApplicationProperties: return "application_properties";
+    case SectionKind::kFooter: return "footer";
+    default: return "body";
+  }
+}
+
+// The type a section's value must have (proton_sections.cc); kMissing for amqp-value (any).
+ValueType SectionValueType(SectionKind kind) {
+  switch (kind) {
+    case SectionKind::kHeader: case SectionKind::kProperties: case SectionKind::kAmqpSequence:
+      return ValueType::kList;
+    case SectionKind::kData: return ValueType::kBinary;
+    case SectionKind::kAmqpValue: return ValueType::kMissing;
+    default: return ValueType::kMap;
+  }
+}
+
+bool Writer::Section(const uint8_t* p, const uint8_t** next) {
+  nodes_ = 0;
+  section_end_ = end_;  // until the section's extent is known: see below
+  const uint8_t* section = p;
+  std::string problem;  // a structure error found before the whole section has been read
+  SectionKind kind = SectionKind::kHeader;
+  const uint8_t* value = nullptr;
+  if (*p != code::kDescribed) {
+    problem = fmt::format("byte {}: expected a described section, found a {}", Offset(p),
+                          TypeName(TypeOfCode(*p)));
+  } else {
+    // Descriptor: a ulong code or the symbol (core part 3, section 3.2).
+    const uint8_t* d = p + 1;
+    const size_t mark = out_.size();  // the descriptor is checked, not written
+    if (!Node(p)) return false;
+    value = WriteDescriptor(d, end_, 1, 1);
+    out_.resize(mark);
+    if (value == nullptr) return false;
+    Value dv;
+    const uint8_t dc = *d;
+    const uint8_t dhow = internal::kSkip.how[dc];
+    const uint8_t* payload = d + 1 + (dhow == internal::kSize1 ? 1 : dhow == internal::kSize4 ? 4 : 0);
+    internal::PlainValue(dc, payload, static_cast<uint32_t>(value - payload), &dv);
+    bool known = false;
+    if (dv.type == ValueType::kULong) {
+      known = SectionFromDescriptorCode(dv.u64, &kind);
+      if (!known) problem = fmt::format("byte {}: unknown section descriptor ulong 0x{:016x}",
+                                        Offset(section), dv.u64);
+    } else if (dv.type == ValueType::kSymbol) {
+      known = SectionFromDescriptorSymbol(dv.bytes(), &kind);
+      if (!known) problem = fmt::format("byte {}: unknown section descriptor symbol \"{}\"",
+                                        Offset(section), dv.bytes());
+    } else {
+      problem = fmt::format("byte {}: unknown section descriptor a {}", Offset(section),
+                            TypeName(dv.type == ValueType::kMissing ? TypeOfCode(dc) : dv.type));
+    }
+    if (known) {
+      const ValueType want = SectionValueType(kind);
+      const ValueType have = value < end_ ? TypeOfCode(*value) : ValueType::kMissing;
+      const std::string_view name = SectionName(kind);
+      const int rank = Rank(kind);
+      if (value >= end_) {
+        // malformed: reported when the value is read
+      } else if (want != ValueType::kMissing && have != want && have != ValueType::kMissing) {
+        problem = fmt::format("byte {}: {} section holds a {}, expected a {}", Offset(section), name,
+                              TypeName(have), TypeName(want));
+      } else if (rank < last_rank_) {
+        problem = fmt::format("byte {}: {} section after a later section (core 3.2: sections come "
+                              "in spec order)",
+                              Offset(section), name);
+      } else if (rank == last_rank_ &&
+                 !(kind == last_kind_ &&
+                   (kind == SectionKind::kData || kind == SectionKind::kAmqpSequence))) {
+        if (IsBody(kind)) {
+          problem = fmt::format("byte {}: {} section after {} section (core 3.2: the body is one or "
+                                "more data, one or more amqp-sequence, or one amqp-value section)",
+                                Offset(section), name, SectionName(last_kind_));
+        } else {
+          problem = fmt::format("byte {}: second {} section", Offset(section), name);
+        }
+      }
+    }
+  }
+  if (!problem.empty()) {
+    // The earlier writer read the whole section before judging its structure: a malformed value
+    // is reported first.
+    std::string scratch;
+    std::swap(scratch, out_);
+    const uint8_t* q = value == nullptr ? WriteValue(p, end_, kNatural, 0, 0)
+                                        : WriteValue(value, end_, kNatural, 1, 0);
+    std::swap(scratch, out_);
+    if (q == nullptr && !error_.empty()) return false;
+    error_ = std::move(problem);
+    return false;
+  }
+  // Locate the section's end first: the nested-described rule and errors need it.
+  {
+    const uint8_t* q = value;
+    while (q != nullptr && q < end_ && *q == code::kDescribed) q = SkipPlainValue(q + 1, end_);
+    const uint8_t* after = q == nullptr ? nullptr : SkipPlainValue(q, end_);
+    section_end_ = after != nullptr ? after : end_;
+  }
+  const std::string_view name = SectionName(kind);
+  // Close the body before a footer.
+  if (IsBody(kind)) {
+    if (body_items_ == 0) {
+      out_.append(out_.size() > 1 ? ",\"body\":{" : "\"body\":{");
+      out_.append(kind == SectionKind::kData           ? "\"data\":"
+                  : kind == SectionKind::kAmqpSequence ? "\"sequence\":"
+                                                       : "\"value\":");
+      body_item_ = out_.size();
+    } else {
+      if (body_items_ == 1) {
+        out_.insert(body_item_, 1, '[');
+        if (kind == SectionKind::kAmqpSequence) out_.insert(body_item_ - 2, 1, 's');
+      }
+      out_.push_back(',');
+    }
+    ++body_items_;
+    body_kind_ = kind;
+  } else {
+    if (body_items_ > 0) {
+      if (body_items_ > 1) out_.push_back(']');
+      out_.push_back('}');
+      body_items_ = -1;  // closed
+    }
+    if (out_.size() > 1) out_.push_back(',');
+    out_.push_back('"');
+    out_.append(SectionKey(kind));
+    out_.append("\":");
+  }
+  context_offset_ = Offset(section);
+  context_label_ = name;
+  if (value >= end_) return Fail(value, "value runs past the end");
+  const uint8_t* q = nullptr;
+  switch (kind) {
+    case SectionKind::kHeader:
+    case SectionKind::kProperties: {
+      if (!Node(value)) return false;
+      EncodedValue list;
+      DecodeError e;
+      q = ReadValue(base_, value, end_, &list, &e);
+      if (q == nullptr) return FailRead(*value, value, value + 1, end_, e);
+      const bool ok = kind == SectionKind::kHeader
+                          ? WriteFields(list, kHeaderFields, name, section)
+                          : WriteFields(list, kPropertiesFields, name, section);
+      if (!ok) return false;
+      break;
+    }
+    case SectionKind::kDeliveryAnnotations:
+    case SectionKind::kMessageAnnotations:
+    case SectionKind::kApplicationProperties:
+    case SectionKind::kFooter: {
+      if (!Node(value)) return false;
+      EncodedValue map;
+      DecodeError e;
+      q = ReadValue(base_, value, end_, &map, &e);
+      if (q == nullptr) {
+        if (e.code == DecodeErrorCode::kOddMapCount) {
+          Convert(fmt::format("map with an odd number ({}) of keys and values", e.a));
+          error_ = deferred_;
+          return false;
+        }
+        return FailRead(*value, value, value + 1, end_, e);
+      }
+      const MapKind mk = kind == SectionKind::kApplicationProperties ? MapKind::kStrings
+                                                                     : MapKind::kAnnotations;
+      if (!WriteMap(map, mk, 1, 0)) return false;
+      break;
+    }
+    case SectionKind::kData: {
+      q = WriteValue(value, end_, kDataHint, 1, 0);
+      if (q == nullptr) return false;
+      break;
+    }
+    case SectionKind::kAmqpSequence:
+    case SectionKind::kAmqpValue:
+      q = WriteValue(value, end_, kNatural, 1, 0);
+      if (q == nullptr) return false;
+      break;
+  }
+  last_rank_ = Rank(kind);
+  last_kind_ = kind;
+  *next = q;
+  return true;
+}
+
+bool Writer::Sections() {
+  const uint8_t* p = base_;
+  while (p < end_) {
+    const uint8_t* next = nullptr;
+    if (!Section(p, &next)) return false;
+    p = next;
+  }
+  if (body_items_ > 0) {
+    if (body_items_ > 1) out_.push_back(']');
+    out_.push_back('}');
+  }
+  return deferred_.empty();
+}
+
+}  // namespace
+
+ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
+                                   std::string* out) {
+  // Built in a per-thread buffer (its capacity reused), copied out on success: *out is left alone on
+  // error.
+  thread_local std::string text;
+  text.clear();
+  text.reserve(64 + bytes.size() * 2);
+  text.push_back('{');
+  if (offset.has_value()) {
+    text.append("\"offset\":");
+    AppendUnsigned(*offset, &text);
+  }
+  Writer writer(bytes, &text);
+  if (!writer.Sections()) return ConversionStatus::Error(writer.error());
+  text.push_back('}');
+  out->assign(text);
+  return ConversionStatus::Ok();
+}
+
+}  // namespace sift::amqp
