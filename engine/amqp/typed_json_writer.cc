@@ -13,6 +13,7 @@
 // Values are located with the shared readers (SkipPlainValue, ReadValue, ReadPayload) and decoded with
 // internal::PlainValue, so the extent rules live in one place (encoded_value.h). A compound's elements
 // must fill exactly the size it declares.
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -187,6 +188,65 @@ bool AllDigits(std::string_view s) {
 
 // --- text ----------------------------------------------------------------------------------------
 
+// The JSON text being written: a buffer whose every append is a capacity check and a copy, inlined
+// (a message's JSON takes a hundred small appends, and std::string's out-of-line append dominated
+// the writer's time). Its storage keeps its capacity across messages.
+class JsonText {
+ public:
+  void clear() { len_ = 0; }
+  void reserve(size_t n) {
+    if (buf_.size() < n) buf_.resize(n);
+  }
+  size_t size() const { return len_; }
+  char* data() { return buf_.data(); }
+  explicit operator std::string_view() const { return {buf_.data(), len_}; }
+
+  void push_back(char c) {
+    if (len_ == buf_.size()) Grow(1);
+    buf_[len_++] = c;
+  }
+  void append(const char* s, size_t n) {
+    if (buf_.size() - len_ < n) Grow(n);
+    std::memcpy(buf_.data() + len_, s, n);
+    len_ += n;
+  }
+  void append(std::string_view s) { append(s.data(), s.size()); }
+  // A literal: its length is known where the call is inlined.
+  template <size_t N>
+  void append(const char (&literal)[N]) {
+    append(literal, N - 1);
+  }
+  // Room for `n` more bytes at data() + size(), then commit(k) for the k written.
+  char* Room(size_t n) {
+    if (buf_.size() - len_ < n) Grow(n);
+    return buf_.data() + len_;
+  }
+  void commit(size_t n) { len_ += n; }
+  // Sets the length: shorter drops the tail, longer leaves the new bytes for the caller to fill.
+  void resize(size_t n) {
+    if (n > len_) Room(n - len_);
+    len_ = n;
+  }
+  void insert(size_t at, const char* s, size_t n) {
+    Room(n);
+    std::memmove(buf_.data() + at + n, buf_.data() + at, len_ - at);
+    std::memcpy(buf_.data() + at, s, n);
+    len_ += n;
+  }
+  void insert(size_t at, size_t count, char c) {
+    Room(count);
+    std::memmove(buf_.data() + at + count, buf_.data() + at, len_ - at);
+    std::memset(buf_.data() + at, c, count);
+    len_ += count;
+  }
+
+ private:
+  [[gnu::noinline]] void Grow(size_t n) { buf_.resize(std::max(buf_.size() * 2, len_ + n + 256)); }
+
+  std::string buf_;  // the storage; its size is the capacity
+  size_t len_ = 0;
+};
+
 // 0: copied as is; 1: needs an escape; 2: the lead byte of a multi-byte sequence (or an invalid one).
 struct EscapeTable {
   uint8_t how[256] = {};
@@ -236,7 +296,7 @@ size_t Utf8Sequence(const uint8_t* s, size_t i, size_t n, size_t* bad) {
 }
 
 // Appends `text` as a JSON string, as nlohmann's dump(-1, ' ', false, replace) writes it.
-void AppendJsonString(std::string_view text, std::string* out) {
+void AppendJsonString(std::string_view text, JsonText* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   const auto* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
@@ -285,26 +345,24 @@ void AppendJsonString(std::string_view text, std::string* out) {
   out->push_back('"');
 }
 
-void AppendUnsigned(uint64_t v, std::string* out) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, static_cast<size_t>(r.ptr - buf));
+void AppendUnsigned(uint64_t v, JsonText* out) {
+  char* at = out->Room(24);
+  out->commit(static_cast<size_t>(std::to_chars(at, at + 24, v).ptr - at));
 }
 
-void AppendSigned(int64_t v, std::string* out) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, static_cast<size_t>(r.ptr - buf));
+void AppendSigned(int64_t v, JsonText* out) {
+  char* at = out->Room(24);
+  out->commit(static_cast<size_t>(std::to_chars(at, at + 24, v).ptr - at));
 }
 
 // A finite double as nlohmann's serializer writes it (its grisu2 shortest form).
-void AppendDouble(double d, std::string* out) {
+void AppendDouble(double d, JsonText* out) {
   char buf[64];
   char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, d);
   out->append(buf, static_cast<size_t>(end - buf));
 }
 
-void AppendHex(const uint8_t* p, size_t n, std::string* out) {
+void AppendHex(const uint8_t* p, size_t n, JsonText* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (size_t i = 0; i < n; ++i) {
     out->push_back(kHex[p[i] >> 4]);
@@ -312,7 +370,7 @@ void AppendHex(const uint8_t* p, size_t n, std::string* out) {
   }
 }
 
-void AppendBase64(const uint8_t* p, size_t n, std::string* out) {
+void AppendBase64(const uint8_t* p, size_t n, JsonText* out) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const size_t at = out->size();
@@ -386,7 +444,7 @@ enum class MapKind { kNested, kAnnotations, kStrings };
 
 class Writer {
  public:
-  Writer(std::span<const uint8_t> bytes, std::string* out)
+  Writer(std::span<const uint8_t> bytes, JsonText* out)
       : base_(bytes.data()), end_(bytes.data() + bytes.size()), out_(*out) {}
 
   // Writes the sections (after the caller's "{" and any "offset"), or returns false with error().
@@ -455,7 +513,7 @@ class Writer {
 
   const uint8_t* base_;
   const uint8_t* end_;
-  std::string& out_;
+  JsonText& out_;
   std::string error_;
   std::string deferred_;
   // Conversion errors say "byte <context_offset_>: <context_label_>: why" (the label empty: just why).
@@ -998,7 +1056,7 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
   if (!problem.empty()) {
     // The earlier writer read the whole section before judging its structure: a malformed value
     // is reported first.
-    std::string scratch;
+    JsonText scratch;
     std::swap(scratch, out_);
     const uint8_t* q = value == nullptr ? WriteValue(p, end_, kNatural, 0, 0)
                                         : WriteValue(value, end_, kNatural, 1, 0);
@@ -1119,7 +1177,7 @@ ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional
                                    std::string* out) {
   // Built in a per-thread buffer (its capacity reused), copied out on success: *out is left alone on
   // error.
-  thread_local std::string text;
+  thread_local JsonText text;
   text.clear();
   text.reserve(64 + bytes.size() * 2);
   text.push_back('{');
@@ -1130,7 +1188,7 @@ ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional
   Writer writer(bytes, &text);
   if (!writer.Sections()) return ConversionStatus::Error(writer.error());
   text.push_back('}');
-  out->assign(text);
+  out->assign(text.data(), text.size());
   return ConversionStatus::Ok();
 }
 
