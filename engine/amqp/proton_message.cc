@@ -13,8 +13,11 @@
 //   would land in the wrong container, silently;
 // - an array's count at most its size (zero-width elements would otherwise let a few bytes make
 //   Proton build billions of nodes);
-// - every compound filled exactly by its elements (Proton reads a compound's count and ignores its
-//   size, so a compound whose elements do not fill it would be read out of step with its bytes).
+// - a compound's elements inside its size; in the sections Proton decodes, that Proton's decoder
+//   ends exactly at the section's end (it reads a compound's count and ignores its size, so a
+//   compound its elements do not fill would be read out of step with its bytes); in the sections
+//   read in place or dropped (header, properties, a footer nobody asked for), that every compound
+//   is filled exactly by its elements, which is what that comes to.
 // Then come the message rules of core part 3, section 3.2: described sections with known
 // descriptors, in spec order, each once, a body of one or more data, one or more amqp-sequence or
 // one amqp-value section, each section's value of its type. All structure errors of the message are
@@ -100,9 +103,12 @@ class StructureWalk {
 
   // Walks the section at p (a top-level value), bounded by limit; returns its end, or nullptr with
   // error() set.
-  const uint8_t* Section(const uint8_t* p, const uint8_t* limit) {
+  // With `exact`, every compound must be filled exactly by its elements.
+  const uint8_t* Section(const uint8_t* p, const uint8_t* limit, bool exact) {
     nested_ = nullptr;
     nested_end_ = nullptr;
+    exact_ = exact;
+    section_ = p;
     const uint8_t* end = Value(p, limit, 0);
     if (end == nullptr) return nullptr;
     if (nested_ != nullptr && nested_end_ != end) {
@@ -151,7 +157,7 @@ class StructureWalk {
         q = Value(q, end, depth + 1);
         if (q == nullptr) return false;
       }
-      return Filled(v, q, end);
+      return Filled(v, q, end, depth);
     }
     // The size prefix counts from the count prefix, which ends where the element constructor
     // (with its descriptor, if any) begins.
@@ -170,7 +176,7 @@ class StructureWalk {
     }
     const uint8_t ec = v.element_format_code();
     const int w = FixedWidth(ec);
-    if (w >= 0) return Filled(v, q + uint64_t{v.count()} * static_cast<uint64_t>(w), end);
+    if (w >= 0) return Filled(v, q + uint64_t{v.count()} * static_cast<uint64_t>(w), end, depth);
     for (uint32_t i = 0; i < v.count(); ++i) {
       EncodedValue e;
       DecodeError error;
@@ -178,14 +184,27 @@ class StructureWalk {
       if (q == nullptr) return Fail(error) != nullptr;
       if (e.is_compound() && !Content(e, depth + 1)) return false;
     }
-    return Filled(v, q, end);
+    return Filled(v, q, end, depth);
   }
 
-  bool Filled(const EncodedValue& v, const uint8_t* q, const uint8_t* end) {
-    if (q == end) return true;
+  // In an exact walk, the elements of v, which end at q, must end at its end.
+  bool Filled(const EncodedValue& v, const uint8_t* q, const uint8_t* end, int depth) {
+    if (!exact_ || q == end) return true;
+    if (depth == 1 && v.raw().data() + v.raw().size() == end && Below(section_, v.raw().data())) {
+      // The section's own value: what Proton's decoder would have said about the section.
+      error_ = fmt::format("byte {}: Proton decoded {} bytes of a section {} bytes long",
+                           section_ - base_, q - section_, end - section_);
+      return false;
+    }
     Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
                            static_cast<uint64_t>(end - q), 0));
     return false;
+  }
+
+  // True when the value at `value` is the value of the described section at `section` (with a
+  // smallulong descriptor, the form every client writes; other forms get the reader's text).
+  static bool Below(const uint8_t* section, const uint8_t* value) {
+    return section[0] == code::kDescribed && section[1] == code::kSmallULong && value == section + 3;
   }
 
   // Remembers the nested described value [start, end) that ends first.
@@ -227,6 +246,8 @@ class StructureWalk {
   }
 
   const uint8_t* base_;
+  const uint8_t* section_ = nullptr;
+  bool exact_ = false;
   const uint8_t* nested_ = nullptr;
   const uint8_t* nested_end_ = nullptr;
   std::string error_;
@@ -378,7 +399,12 @@ class Decoder {
       const size_t offset = Offset(p);
       Section s;
       s.begin = p;
-      s.end = walk.Section(p, limit_);
+      // The kind, when the descriptor has the usual form, says whether to walk exactly now.
+      SectionKind peek = SectionKind::kHeader;
+      const bool peeked = limit_ - p >= 3 && p[0] == code::kDescribed &&
+                          p[1] == code::kSmallULong && SectionFromDescriptorCode(p[2], &peek);
+      const bool exact = peeked && ReadInPlace(peek, peek == previous && last_rank == 5);
+      s.end = walk.Section(p, limit_, exact);
       if (s.end == nullptr) {
         *error_ = walk.error();
         return false;
@@ -422,12 +448,28 @@ class Decoder {
           return false;
         }
       }
+      if (!exact && ReadInPlace(s.kind, repeat) && walk.Section(p, limit_, true) == nullptr) {
+        *error_ = walk.error();
+        return false;
+      }
       last_rank = rank;
       previous = s.kind;
       if (!Keep(s, repeat, index)) return false;
       p = s.end;
     }
     return true;
+  }
+
+  // True for the sections Proton's decoder does not see: read in place or dropped.
+  bool ReadInPlace(SectionKind kind, bool repeat) const {
+    switch (kind) {
+      case SectionKind::kHeader:
+      case SectionKind::kProperties: return true;
+      case SectionKind::kFooter: return footer_ == nullptr;
+      case SectionKind::kData:
+      case SectionKind::kAmqpSequence: return repeat;
+      default: return false;
+    }
   }
 
   // Where a checked section goes.
