@@ -109,7 +109,14 @@ class StructureWalk {
     nested_end_ = nullptr;
     exact_ = exact;
     section_ = p;
-    const uint8_t* end = Value(p, limit, 0);
+    const uint8_t* end;
+    if (limit - p >= 4 && p[0] == code::kDescribed && p[1] == code::kSmallULong) {
+      // 0x00 0x53 <code>, the form every client writes: only the value is left to walk.
+      end = Value(p + 3, limit, 1);
+      if (end != nullptr && p[3] == code::kDescribed) Note(p + 3, end);
+    } else {
+      end = Value(p, limit, 0);
+    }
     if (end == nullptr) return nullptr;
     if (nested_ != nullptr && nested_end_ != end) {
       return Fail(nested_, "a described value inside a described value, followed by more values: "
@@ -154,7 +161,12 @@ class StructureWalk {
     const uint8_t* const end = q + v.payload().size();
     if (!v.is_array()) {
       for (uint32_t i = 0; i < v.count(); ++i) {
-        q = Value(q, end, depth + 1);
+        // Scalars (the common element) inline; compounds, described values and anything the
+        // quick skip does not take go through Value().
+        const uint8_t* next = q < end && *q != code::kDescribed && *q < code::kList8
+                                  ? SkipPlainValue(q, end)
+                                  : nullptr;
+        q = next != nullptr ? next : Value(q, end, depth + 1);
         if (q == nullptr) return false;
       }
       return Filled(v, q, end, depth);
