@@ -6,7 +6,9 @@
 // data body) are built deterministically with Proton's own encoder and laid out back to back as in a
 // record file. Counters: items/s (messages), bytes/s, and heap allocations per message, counted by
 // interposing malloc / calloc / realloc in this binary (so Proton's C allocations count as well as
-// operator new).
+// operator new). BM_DecodeToProton / BM_DecodeToProtonSynthetic measure sift's full decode into
+// pn_message_t (DecodeToProton) against pn_message_decode on the same messages, into one reused
+// pn_message_t each, on this corpus and on the "orders" and "wide" profiles of `sift gen`.
 #include <benchmark/benchmark.h>
 #include <proton/codec.h>
 #include <proton/message.h>
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "engine/amqp/message_view.h"
+#include "engine/amqp/proton_message.h"
 #include "engine/amqp/record_file.h"
 #include "engine/amqp/typed_json.h"
 #include "engine/message_field_source.h"
@@ -202,6 +206,28 @@ void BM_MessageFieldSource(benchmark::State& state) {
 }
 BENCHMARK(BM_MessageFieldSource)->Arg(kMessages)->Arg(10000)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// 1 when the application-properties map holds kKey with a string value longer than 9 bytes.
+uint64_t FindStringProperty(pn_data_t* props) {
+  uint64_t found = 0;
+  pn_data_rewind(props);
+  if (!pn_data_next(props) || pn_data_type(props) != PN_MAP) return 0;
+  pn_data_enter(props);
+  while (pn_data_next(props)) {
+    const bool is_key = pn_data_type(props) == PN_STRING &&
+                        std::string_view(pn_data_get_string(props).start,
+                                         pn_data_get_string(props).size) == kKey;
+    if (!pn_data_next(props)) break;
+    if (is_key) {
+      const pn_bytes_t v = pn_data_get_string(props);
+      found += v.size > 9;
+      benchmark::DoNotOptimize(v.start);
+      break;
+    }
+  }
+  pn_data_exit(props);
+  return found;
+}
+
 // Baseline: Proton's full decode into a reused pn_message_t, then a walk of the properties map.
 void BM_ProtonDecode(benchmark::State& state) {
   const Corpus& corpus = GetCorpus();
@@ -216,23 +242,7 @@ void BM_ProtonDecode(benchmark::State& state) {
         state.SkipWithError("pn_message_decode failed");
         break;
       }
-      pn_data_t* props = pn_message_properties(msg);
-      pn_data_rewind(props);
-      if (!pn_data_next(props) || pn_data_type(props) != PN_MAP) continue;
-      pn_data_enter(props);
-      while (pn_data_next(props)) {
-        const bool is_key = pn_data_type(props) == PN_STRING &&
-                            std::string_view(pn_data_get_string(props).start,
-                                             pn_data_get_string(props).size) == kKey;
-        if (!pn_data_next(props)) break;
-        if (is_key) {
-          const pn_bytes_t v = pn_data_get_string(props);
-          found += v.size > 9;
-          benchmark::DoNotOptimize(v.start);
-          break;
-        }
-      }
-      pn_data_exit(props);
+      found += FindStringProperty(pn_message_properties(msg));
     }
   }
   const uint64_t allocations = g_allocations.load() - before;
@@ -285,6 +295,114 @@ void BM_TypedJson(benchmark::State& state) {
   state.counters["amqp_bytes_per_msg"] = static_cast<double>(bytes) / kCount;
 }
 BENCHMARK(BM_TypedJson)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// sift's full decode into the same reused pn_message_t, then the same walk of the properties map.
+void BM_DecodeToProton(benchmark::State& state) {
+  const Corpus& corpus = GetCorpus();
+  const auto& messages = Messages(static_cast<int>(state.range(0)));
+  pn_message_t* msg = pn_message();
+  uint64_t found = 0;
+  const uint64_t before = g_allocations.load();
+  for (auto _ : state) {
+    found = 0;
+    for (const auto& m : messages) {
+      if (!sift::amqp::DecodeToProton(m, msg).ok()) {
+        state.SkipWithError("DecodeToProton failed");
+        break;
+      }
+      found += FindStringProperty(pn_message_properties(msg));
+    }
+  }
+  const uint64_t allocations = g_allocations.load() - before;
+  pn_message_free(msg);
+  if (found != kMessages) state.SkipWithError("property not found in every message");
+  Report(state, corpus, allocations);
+}
+BENCHMARK(BM_DecodeToProton)->Arg(kMessages)->Arg(10000)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// ---- the synthetic profiles of `sift gen` (engine/synthetic_orders.h) ----
+
+constexpr int kSyntheticMessages = 100000;
+
+// The first kSyntheticMessages messages of a profile (seed 1), back to back in one buffer.
+const std::vector<std::span<const uint8_t>>& SyntheticMessages(const std::string& profile) {
+  static std::map<std::string, std::pair<std::string, std::vector<std::span<const uint8_t>>>> cache;
+  auto& [bytes, spans] = cache[profile];
+  if (spans.empty()) {
+    sift::engine::SyntheticOrdersOptions options;
+    options.profile = profile;
+    std::unique_ptr<sift::engine::SyntheticOrders> gen;
+    if (!sift::engine::SyntheticOrders::Create(options, &gen).ok()) std::abort();
+    std::string one;
+    std::vector<size_t> sizes;
+    for (int i = 0; i < kSyntheticMessages; ++i) {
+      if (!gen->Encode(static_cast<uint64_t>(i), &one).ok()) std::abort();
+      bytes += one;
+      sizes.push_back(one.size());
+    }
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    for (size_t n : sizes) {
+      spans.emplace_back(p, n);
+      p += n;
+    }
+  }
+  return spans;
+}
+
+void ReportSynthetic(benchmark::State& state, const std::vector<std::span<const uint8_t>>& messages,
+                     uint64_t allocations) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * messages.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * Bytes(messages)));
+  state.counters["allocs_per_msg"] =
+      static_cast<double>(allocations) / (static_cast<double>(state.iterations()) * messages.size());
+  state.counters["msg_bytes"] = static_cast<double>(Bytes(messages)) / messages.size();
+}
+
+// pn_message_decode of every message of a profile into one reused pn_message_t.
+void BM_ProtonDecodeSynthetic(benchmark::State& state, const std::string& profile) {
+  const auto& messages = SyntheticMessages(profile);
+  pn_message_t* msg = pn_message();
+  const uint64_t before = g_allocations.load();
+  for (auto _ : state) {
+    for (const auto& m : messages) {
+      if (pn_message_decode(msg, reinterpret_cast<const char*>(m.data()), m.size()) != 0) {
+        state.SkipWithError("pn_message_decode failed");
+        break;
+      }
+      benchmark::DoNotOptimize(pn_data_size(pn_message_properties(msg)));
+    }
+  }
+  const uint64_t allocations = g_allocations.load() - before;
+  pn_message_free(msg);
+  ReportSynthetic(state, messages, allocations);
+}
+BENCHMARK_CAPTURE(BM_ProtonDecodeSynthetic, orders, std::string("orders"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ProtonDecodeSynthetic, wide, std::string("wide"))
+    ->Unit(benchmark::kMillisecond);
+
+// DecodeToProton of the same messages into one reused pn_message_t (the same reuse policy).
+void BM_DecodeToProtonSynthetic(benchmark::State& state, const std::string& profile) {
+  const auto& messages = SyntheticMessages(profile);
+  pn_message_t* msg = pn_message();
+  const uint64_t before = g_allocations.load();
+  for (auto _ : state) {
+    for (const auto& m : messages) {
+      if (!sift::amqp::DecodeToProton(m, msg).ok()) {
+        state.SkipWithError("DecodeToProton failed");
+        break;
+      }
+      benchmark::DoNotOptimize(pn_data_size(pn_message_properties(msg)));
+    }
+  }
+  const uint64_t allocations = g_allocations.load() - before;
+  pn_message_free(msg);
+  ReportSynthetic(state, messages, allocations);
+}
+BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, orders, std::string("orders"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, wide, std::string("wide"))
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
