@@ -15,6 +15,7 @@
 // must fill exactly the size it declares.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -304,6 +305,18 @@ void AppendJsonString(std::string_view text, JsonText* out) {
   size_t i = 0;
   while (i < n) {
     size_t run = i;
+    // Eight bytes at a time while none is a control character, '"', '\\' or non-ASCII.
+    for (; run + 8 <= n; run += 8) {
+      uint64_t w;
+      std::memcpy(&w, s + run, 8);
+      constexpr uint64_t kOnes = 0x0101010101010101ull;
+      constexpr uint64_t kHigh = 0x8080808080808080ull;
+      const uint64_t quote = w ^ (kOnes * '"');
+      const uint64_t backslash = w ^ (kOnes * '\\');
+      // A byte is flagged when it is under 0x20, is zero after an xor (a match), or has its top bit.
+      const uint64_t special = ((w - kOnes * 0x20) | (quote - kOnes) | (backslash - kOnes) | w) & kHigh;
+      if (special != 0) break;
+    }
     while (run < n && kEscape.how[s[run]] == 0) ++run;
     out->append(text.data() + i, run - i);
     i = run;
@@ -373,16 +386,21 @@ void AppendHex(const uint8_t* p, size_t n, JsonText* out) {
 void AppendBase64(const uint8_t* p, size_t n, JsonText* out) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  // Twelve bits at a time: each entry is the two characters of a 12-bit group.
+  static constexpr auto kPairs = [] {
+    std::array<std::array<char, 2>, 4096> t{};
+    for (int v = 0; v < 4096; ++v) t[v] = {kAlphabet[v >> 6], kAlphabet[v & 63]};
+    return t;
+  }();
   const size_t at = out->size();
   out->resize(at + (n + 2) / 3 * 4);
   char* o = out->data() + at;
   size_t i = 0;
   for (; i + 3 <= n; i += 3) {
     const uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8) | p[i + 2];
-    *o++ = kAlphabet[v >> 18];
-    *o++ = kAlphabet[(v >> 12) & 63];
-    *o++ = kAlphabet[(v >> 6) & 63];
-    *o++ = kAlphabet[v & 63];
+    std::memcpy(o, kPairs[v >> 12].data(), 2);
+    std::memcpy(o + 2, kPairs[v & 4095].data(), 2);
+    o += 4;
   }
   if (n - i == 1) {
     const uint32_t v = uint32_t{p[i]} << 16;
@@ -695,6 +713,46 @@ const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const 
   }
   if (*p == code::kDescribed) return WriteDescribed(p, limit, w, g);
   if (!Node(p)) return nullptr;
+  // The commonest scalars, written straight from their bytes when their plain JSON form reads back
+  // as their own type under `hint` (what WriteScalar decides for them, without a Value between).
+  const size_t left = BytesLeft(p, limit);
+  switch (*p) {
+    case code::kStr8:
+      if (hint.string == ValueType::kString && left >= 2 && size_t{p[1]} <= left - 2) {
+        AppendJsonString({reinterpret_cast<const char*>(p + 2), p[1]}, &out_);
+        return p + 2 + p[1];
+      }
+      break;
+    case code::kTrue:
+      out_.append("true");
+      return p + 1;
+    case code::kFalse:
+      out_.append("false");
+      return p + 1;
+    case code::kSmallLong:
+      if (hint.integer == ValueType::kLong && left >= 2) {
+        AppendSigned(static_cast<int8_t>(p[1]), &out_);
+        return p + 2;
+      }
+      break;
+    case code::kLong:
+      if (hint.integer == ValueType::kLong && left >= 9) {
+        AppendSigned(static_cast<int64_t>(LoadU64(p + 1)), &out_);
+        return p + 9;
+      }
+      break;
+    case code::kDouble:
+      if (hint.number == ValueType::kDouble && left >= 9) {
+        const double d = std::bit_cast<double>(LoadU64(p + 1));
+        if (std::isfinite(d)) {
+          AppendDouble(d, &out_);
+          return p + 9;
+        }
+      }
+      break;
+    default:
+      break;
+  }
   // Scalars: located by their constructor and size prefix alone.
   if (const uint8_t* q = SkipPlainValue(p, limit); q != nullptr) {
     const uint8_t how = internal::kSkip.how[*p];
