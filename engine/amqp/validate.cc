@@ -66,18 +66,25 @@ inline uint64_t Load8(const uint8_t* p) {
   return v;
 }
 
-// True when the n bytes at p are all 7-bit ASCII.
-inline bool AsciiOk(const uint8_t* p, size_t n) {
-  uint64_t any = 0;
-  for (; n >= 8; n -= 8, p += 8) any |= Load8(p);
-  uint8_t tail = 0;
-  for (size_t i = 0; i < n; ++i) tail |= p[i];
-  return ((any & kHighBits) | (tail & 0x80)) == 0;
+// True when the n bytes at p are all 7-bit ASCII. Reads whole words: bytes between p + n and
+// `readable` (the end of the enclosing value, inside the buffer) may be loaded, never judged.
+inline bool AsciiOk(const uint8_t* p, size_t n, const uint8_t* readable) {
+  if (n >= 8) {
+    uint64_t any = Load8(p + n - 8);  // the last word, overlapping the loop's
+    for (size_t i = 0; i + 8 <= n; i += 8) any |= Load8(p + i);
+    return (any & kHighBits) == 0;
+  }
+  if constexpr (std::endian::native == std::endian::little) {
+    if (readable - p >= 8) return (Load8(p) & kHighBits & ((uint64_t{1} << (8 * n)) - 1)) == 0;
+  }
+  uint8_t any = 0;
+  for (size_t i = 0; i < n; ++i) any |= p[i];
+  return any < 0x80;
 }
 
 // RFC 3629 UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF): ASCII a word at a time,
 // anything else one sequence at a time with the explaining walk's rules.
-bool Utf8Ok(const uint8_t* p, size_t n) {
+bool Utf8Sequences(const uint8_t* p, size_t n) {
   const uint8_t* const end = p + n;
   while (p < end) {
     const size_t left = static_cast<size_t>(end - p);
@@ -124,6 +131,10 @@ bool Utf8Ok(const uint8_t* p, size_t n) {
   return true;
 }
 
+inline bool Utf8Ok(const uint8_t* p, size_t n, const uint8_t* readable) {
+  return AsciiOk(p, n, readable) || Utf8Sequences(p, n);
+}
+
 // True when each of the n bytes at p is 0 or 1 (an array of booleans).
 inline bool BooleansOk(const uint8_t* p, size_t n) {
   uint64_t any = 0;
@@ -135,8 +146,18 @@ inline bool BooleansOk(const uint8_t* p, size_t n) {
 
 // No extra rule on the elements of a compound.
 struct AnyElements {
-  bool operator()(uint32_t, uint8_t) const { return true; }
+  bool operator()(uint32_t, const uint8_t*, const uint8_t*) const { return true; }
 };
+
+// The format code of the described value at p (0x00 descriptor [0x00 descriptor ...] code) before
+// end; kDescribed when it cannot be found (the walk then rejects the value anyway).
+uint8_t DescribedCode(const uint8_t* p, const uint8_t* end) {
+  while (p < end && *p == code::kDescribed) {
+    p = SkipValue(p, p + 1, end, nullptr);
+    if (p == nullptr) return code::kDescribed;
+  }
+  return p < end ? *p : code::kDescribed;
+}
 
 const uint8_t* Payload(uint8_t c, const uint8_t* p, const uint8_t* limit, int depth, int levels);
 
@@ -160,20 +181,31 @@ const uint8_t* Value(const uint8_t* p, const uint8_t* limit, int depth, int leve
   return Payload(c, p, limit, depth, levels);
 }
 
-// `count` elements from p, each a whole value, at nesting `depth`; `check(i, first byte)` may reject
-// element i by its constructor. The end of the last element, or nullptr.
+// `count` elements from p, each a whole value, at nesting `depth`; `check(i, p, end)` may reject
+// element i at p by its constructor. The end of the last element, or nullptr.
 template <class Check>
 inline const uint8_t* Elements(const uint8_t* p, const uint8_t* end, uint32_t count, int depth,
                                Check check) {
   for (uint32_t i = 0; i < count; ++i) {
     if (p >= end) return nullptr;
     const uint8_t c = *p;
-    if (!check(i, c)) return nullptr;
-    // Fixed-width leaves, the commonest elements, need only their extent.
-    if (kSkip.kind[c] == ValueKind::kFixed) {
+    if (!check(i, p, end)) return nullptr;
+    // The commonest elements inline: fixed-width leaves need only their extent; str8 / sym8 / vbin8
+    // (codes 0xa0..0xa3) their one-byte size and, for text, their bytes.
+    const ValueKind kind = kSkip.kind[c];
+    if (kind == ValueKind::kFixed) {
       const uint8_t w = kSkip.how[c];
       if (static_cast<size_t>(end - p) <= w) return nullptr;
       p += 1 + w;
+      continue;
+    }
+    if ((c >> 4) == 0xa && kind != ValueKind::kInvalid) {
+      const size_t left = static_cast<size_t>(end - p);
+      if (left < 2 || p[1] > left - 2) return nullptr;
+      const uint8_t* text = p + 2;
+      p = text + p[1];
+      if (kind == ValueKind::kBinary || AsciiOk(text, text[-1], end)) continue;
+      if (kind == ValueKind::kSymbol || !Utf8Sequences(text, text[-1])) return nullptr;
       continue;
     }
     p = Value(p, end, depth, 0);
@@ -230,7 +262,10 @@ const uint8_t* Array(uint8_t c, const uint8_t* p, const uint8_t* limit, int dept
     }
     return end;
   }
-  if (internal::ArrayElementsMinBytes(ec, count) > bytes) return nullptr;
+  // An empty array of variable-width elements is rejected, as the explaining walk rejects it (its
+  // element cursor of an empty compound has no position, so the fill check fails). Kept so that the
+  // two walks agree; accepting such arrays means changing both.
+  if (count == 0 || internal::ArrayElementsMinBytes(ec, count) > bytes) return nullptr;
   // Elements share the constructor: each is a payload at the next depth, read as the ValueReader
   // reads array elements (one descriptor level in).
   for (uint32_t i = 0; i < count; ++i) {
@@ -259,12 +294,12 @@ const uint8_t* Payload(uint8_t c, const uint8_t* p, const uint8_t* limit, int de
     case ValueKind::kString: {
       const uint8_t* q = nullptr;
       const uint8_t* end = internal::SizedExtent(kSkip.how[c], p, limit, &q);
-      return end != nullptr && Utf8Ok(q, static_cast<size_t>(end - q)) ? end : nullptr;
+      return end != nullptr && Utf8Ok(q, static_cast<size_t>(end - q), limit) ? end : nullptr;
     }
     case ValueKind::kSymbol: {
       const uint8_t* q = nullptr;
       const uint8_t* end = internal::SizedExtent(kSkip.how[c], p, limit, &q);
-      return end != nullptr && AsciiOk(q, static_cast<size_t>(end - q)) ? end : nullptr;
+      return end != nullptr && AsciiOk(q, static_cast<size_t>(end - q), limit) ? end : nullptr;
     }
     case ValueKind::kList:
     case ValueKind::kMap:
@@ -332,22 +367,29 @@ const uint8_t* SectionValue(SectionKind kind, const uint8_t* p, const uint8_t* l
   switch (kind) {
     case SectionKind::kHeader:
       if (c == code::kList0) break;
-      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, uint8_t e) {
-        return i >= kHeaderFieldCount || ((kFields.header[e] >> i) & 1u) != 0;
+      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t* end) {
+        if (i >= kHeaderFieldCount) return true;
+        // A described null is null (absent) too; any other described field has the wrong type.
+        if (*e == code::kDescribed) return DescribedCode(e, end) == code::kNull;
+        return ((kFields.header[*e] >> i) & 1u) != 0;
       });
     case SectionKind::kProperties:
       if (c == code::kList0) break;
-      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, uint8_t e) {
-        return i >= kPropertiesFieldCount || ((kFields.properties[e] >> i) & 1u) != 0;
+      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t* end) {
+        if (i >= kPropertiesFieldCount) return true;
+        if (*e == code::kDescribed) return DescribedCode(e, end) == code::kNull;
+        return ((kFields.properties[*e] >> i) & 1u) != 0;
       });
     case SectionKind::kDeliveryAnnotations:
     case SectionKind::kMessageAnnotations:
     case SectionKind::kFooter:
-      return ListOrMap(c, p + 1, limit, 0,
-                       [](uint32_t i, uint8_t e) { return (i & 1) != 0 || IsAnnotationKeyCode(e); });
+      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t*) {
+        return (i & 1) != 0 || IsAnnotationKeyCode(*e);
+      });
     case SectionKind::kApplicationProperties:
-      return ListOrMap(c, p + 1, limit, 0,
-                       [](uint32_t i, uint8_t e) { return (i & 1) != 0 || IsPropertyKeyCode(e); });
+      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t*) {
+        return (i & 1) != 0 || IsPropertyKeyCode(*e);
+      });
     default:
       break;
   }
@@ -375,7 +417,8 @@ bool Message(std::span<const uint8_t> message) {
 
 bool SingleValue(std::span<const uint8_t> bytes) {
   const uint8_t* limit = bytes.data() + bytes.size();
-  return Value(bytes.data(), limit, 0, 0) == limit;
+  const uint8_t* end = Value(bytes.data(), limit, 0, 0);
+  return end != nullptr && end == limit;
 }
 
 }  // namespace fast
