@@ -7,6 +7,9 @@
 // record file. Counters: items/s (messages), bytes/s, and heap allocations per message, counted by
 // interposing malloc / calloc / realloc in this binary (so Proton's C allocations count as well as
 // operator new).
+//
+// BM_Validate: strict validation (amqp::Validate) of the synthetic order profiles, bytes/s and
+// messages/s.
 #include <benchmark/benchmark.h>
 #include <proton/codec.h>
 #include <proton/message.h>
