@@ -17,7 +17,9 @@
 // most linear time. Neither allocates.
 #include "engine/amqp/validate.h"
 
+#include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 
@@ -400,6 +402,13 @@ bool Message(std::span<const uint8_t> message) {
   const uint8_t* p = message.data();
   const uint8_t* const limit = p + message.size();
   if (p == limit) return false;
+  // Messages are usually stored and read back to back (record files, chunks): start loading as
+  // many bytes after this one (up to 2 KB) while it is checked, so that streaming through many
+  // messages is not bound by memory latency. A prefetch never faults, wherever it points.
+  const uintptr_t next = reinterpret_cast<uintptr_t>(limit);
+  for (size_t ahead = 0; ahead < std::min<size_t>(message.size(), 2048); ahead += 64) {
+    __builtin_prefetch(reinterpret_cast<const void*>(next + ahead));
+  }
   bool any = false;
   SectionKind previous = SectionKind::kHeader;
   while (p < limit) {
