@@ -25,13 +25,7 @@ const uint8_t* Fail(DecodeError* error, const DecodeError& e) {
 
 // Reads a size or count prefix of `width` (1 or 4) bytes.
 const uint8_t* ReadPrefix(const uint8_t* p, const uint8_t* limit, int width, uint32_t* out) {
-  if (width == 1) {
-    uint8_t v = 0;
-    p = ReadU8(p, limit, &v);
-    *out = v;
-    return p;
-  }
-  return ReadU32(p, limit, out);
+  return internal::ReadSizePrefix(width == 1 ? internal::kSize1 : internal::kSize4, p, limit, out);
 }
 
 }  // namespace
@@ -147,11 +141,11 @@ class ValueReader {
     }
     const uint32_t body = static_cast<uint32_t>(end - e);
     if (category == 0xc || category == 0xd) {  // list, map: each element is at least one byte
-      if (count > body) {
-        return Fail(error, DecodeError::Make(DecodeErrorCode::kCountExceedsSize,
-                                             Offset(base, ctor), c, count, n));
-      }
-      if ((c & 0x0f) == 0x01 && (count & 1) != 0) {
+      if (!internal::ListOrMapCountFits((c & 0x0f) == 0x01, count, body)) {
+        if (count > body) {
+          return Fail(error, DecodeError::Make(DecodeErrorCode::kCountExceedsSize,
+                                               Offset(base, ctor), c, count, n));
+        }
         return Fail(error,
                     DecodeError::Make(DecodeErrorCode::kOddMapCount, Offset(base, ctor), c, count));
       }
@@ -194,12 +188,9 @@ class ValueReader {
                   DecodeError::Make(DecodeErrorCode::kInvalidFormatCode, Offset(base, ec), elem));
     }
     const uint32_t elements_size = static_cast<uint32_t>(end - r);
-    const int ew = FixedWidth(elem);
     // Fixed-width elements must fit (Validate() demands an exact fill); variable-width elements take
     // at least one byte each (their size prefix).
-    const uint64_t needed =
-        ew > 0 ? uint64_t{count} * static_cast<uint64_t>(ew) : (ew < 0 ? count : 0);
-    if (needed > elements_size) {
+    if (internal::ArrayElementsMinBytes(elem, count) > elements_size) {
       return Fail(error, DecodeError::Make(DecodeErrorCode::kCountExceedsSize, Offset(base, ctor),
                                            c, count, n));
     }

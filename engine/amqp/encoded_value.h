@@ -146,9 +146,26 @@ namespace internal {
 inline constexpr uint8_t kSize1 = 0x81;
 inline constexpr uint8_t kSize4 = 0x84;
 inline constexpr uint8_t kSlow = 0xff;
+// What a walk that looks inside values (strict validation) must check beyond a value's extent, by
+// format code.
+enum class ValueKind : uint8_t {
+  kFixed,      // fixed-width payload, any bits (null, true, false, numbers, timestamp, uuid, ...)
+  kBoolean,    // 0x56: one byte, 0 or 1
+  kChar,       // 0x73: four bytes, a Unicode scalar value
+  kList0,      // 0x45: the empty list (a compound with no payload)
+  kBinary,     // vbin8 / vbin32: sized, any bytes
+  kString,     // str8 / str32: sized UTF-8
+  kSymbol,     // sym8 / sym32: sized 7-bit ASCII
+  kList,       // list8 / list32: size, count, elements
+  kMap,        // map8 / map32: size, even count, keys and values
+  kArray,      // array8 / array32: size, count, one element constructor, element payloads
+  kDescribed,  // 0x00: a descriptor, then the described value's constructor
+  kInvalid,    // not a format code
+};
 struct SkipTable {
   uint8_t how[256];
-  constexpr SkipTable() : how() {
+  ValueKind kind[256];
+  constexpr SkipTable() : how(), kind() {
     for (int c = 0; c < 256; ++c) {
       const uint8_t code = static_cast<uint8_t>(c);
       if (!IsValidFormatCode(code)) {
@@ -158,10 +175,61 @@ struct SkipTable {
       } else {
         how[c] = (code & 0x10) ? kSize4 : kSize1;
       }
+      kind[c] = !IsValidFormatCode(code)   ? ValueKind::kInvalid
+                : code == code::kBoolean   ? ValueKind::kBoolean
+                : code == code::kChar      ? ValueKind::kChar
+                : code == code::kList0     ? ValueKind::kList0
+                : FixedWidth(code) >= 0    ? ValueKind::kFixed
+                : (code >> 4) >= 0xe       ? ValueKind::kArray
+                : (code >> 4) >= 0xc       ? ((code & 0x0f) == 0x01 ? ValueKind::kMap
+                                                                    : ValueKind::kList)
+                : (code & 0x0f) == 0x01    ? ValueKind::kString
+                : (code & 0x0f) == 0x03    ? ValueKind::kSymbol
+                                           : ValueKind::kBinary;
     }
+    kind[code::kDescribed] = ValueKind::kDescribed;
   }
 };
 inline constexpr SkipTable kSkip;
+
+// Reads the 1-byte or 4-byte (how: kSize1 / kSize4) big-endian size or count prefix at p into *n:
+// the first byte after it, or nullptr when it does not fit before limit.
+inline const uint8_t* ReadSizePrefix(uint8_t how, const uint8_t* p, const uint8_t* limit,
+                                     uint32_t* n) {
+  const size_t left = p < limit ? static_cast<size_t>(limit - p) : 0;
+  if (how == kSize1) {
+    if (left < 1) return nullptr;
+    *n = p[0];
+    return p + 1;
+  }
+  if (left < 4) return nullptr;
+  *n = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+  return p + 4;
+}
+
+// The extent of a sized value (binary, string, symbol or compound) whose constructor has skip class
+// `how` and whose size prefix is at p: its end, with *data set to the first byte after the prefix;
+// nullptr when the prefix does not fit or the size exceeds the bytes left before limit.
+inline const uint8_t* SizedExtent(uint8_t how, const uint8_t* p, const uint8_t* limit,
+                                  const uint8_t** data) {
+  uint32_t n = 0;
+  const uint8_t* q = ReadSizePrefix(how, p, limit, &n);
+  if (q == nullptr || n > static_cast<size_t>(limit - q)) return nullptr;
+  *data = q;
+  return q + n;
+}
+
+// How a compound's count relates to its size: a list's or map's elements take at least one byte
+// each, and a map holds keys and values in pairs.
+inline bool ListOrMapCountFits(bool map, uint32_t count, size_t element_bytes) {
+  return count <= element_bytes && !(map && (count & 1) != 0);
+}
+// The fewest bytes `count` array elements of format code `element_code` take: count * width for
+// fixed-width elements, one byte (the size prefix) each for the others.
+inline uint64_t ArrayElementsMinBytes(uint8_t element_code, uint32_t count) {
+  const int w = FixedWidth(element_code);
+  return w >= 0 ? uint64_t{count} * static_cast<uint64_t>(w) : uint64_t{count};
+}
 }  // namespace internal
 
 // The first byte after the plain (not described) value at p, found from its constructor and size
@@ -172,17 +240,9 @@ inline const uint8_t* SkipPlainValue(const uint8_t* p, const uint8_t* limit) {
   const uint8_t how = internal::kSkip.how[*p];
   const size_t left = static_cast<size_t>(limit - p) - 1;
   if (how <= 16) return left >= how ? p + 1 + how : nullptr;
-  if (how == internal::kSize1) {
-    if (left < 1) return nullptr;
-    const size_t n = p[1];
-    return n <= left - 1 ? p + 2 + n : nullptr;
-  }
-  if (how == internal::kSize4) {
-    if (left < 4) return nullptr;
-    const size_t n = (size_t{p[1]} << 24) | (size_t{p[2]} << 16) | (size_t{p[3]} << 8) | p[4];
-    return n <= left - 4 ? p + 5 + n : nullptr;
-  }
-  return nullptr;
+  if (how == internal::kSlow) return nullptr;
+  const uint8_t* data = nullptr;
+  return internal::SizedExtent(how, p + 1, limit, &data);
 }
 
 namespace internal {

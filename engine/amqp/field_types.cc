@@ -4,15 +4,6 @@
 namespace sift::amqp {
 namespace {
 
-bool IsBoolean(uint8_t c) { return c == code::kTrue || c == code::kFalse || c == code::kBoolean; }
-bool IsUInt(uint8_t c) { return c == code::kUInt || c == code::kSmallUInt || c == code::kUInt0; }
-bool IsULong(uint8_t c) { return c == code::kULong || c == code::kSmallULong || c == code::kULong0; }
-bool IsString(uint8_t c) { return c == code::kStr8 || c == code::kStr32; }
-bool IsSymbol(uint8_t c) { return c == code::kSym8 || c == code::kSym32; }
-bool IsBinary(uint8_t c) { return c == code::kVbin8 || c == code::kVbin32; }
-// message-id and correlation-id (core part 3, section 3.2.11 - 3.2.15).
-bool IsMessageId(uint8_t c) { return IsULong(c) || c == code::kUuid || IsBinary(c) || IsString(c); }
-
 constexpr const char* kHeaderLabels[] = {"header field durable", "header field priority",
                                          "header field ttl", "header field first-acquirer",
                                          "header field delivery-count"};
@@ -36,37 +27,11 @@ constexpr const char* kSectionLabels[] = {
 }  // namespace
 
 bool HeaderFieldTypeOk(int index, const EncodedValue& value) {
-  if (value.is_described()) return false;
-  const uint8_t c = value.format_code();
-  switch (index) {
-    case 0: return IsBoolean(c);
-    case 1: return c == code::kUByte;
-    case 2: return IsUInt(c);
-    case 3: return IsBoolean(c);
-    case 4: return IsUInt(c);
-    default: return false;
-  }
+  return !value.is_described() && HeaderFieldCodeOk(index, value.format_code());
 }
 
 bool PropertiesFieldTypeOk(int index, const EncodedValue& value) {
-  if (value.is_described()) return false;
-  const uint8_t c = value.format_code();
-  switch (index) {
-    case 0:
-    case 5: return IsMessageId(c);
-    case 1: return IsBinary(c);
-    case 2:
-    case 3:
-    case 4:
-    case 10:
-    case 12: return IsString(c);
-    case 6:
-    case 7: return IsSymbol(c);
-    case 8:
-    case 9: return c == code::kTimestamp;
-    case 11: return IsUInt(c);
-    default: return false;
-  }
+  return !value.is_described() && PropertiesFieldCodeOk(index, value.format_code());
 }
 
 const char* HeaderFieldExpected(int index) { return kHeaderExpected[index]; }
@@ -75,18 +40,8 @@ const char* HeaderFieldLabel(int index) { return kHeaderLabels[index]; }
 const char* PropertiesFieldLabel(int index) { return kPropertiesLabels[index]; }
 
 bool SectionValueTypeOk(SectionKind kind, const EncodedValue& value) {
-  switch (kind) {
-    case SectionKind::kHeader:
-    case SectionKind::kProperties:
-    case SectionKind::kAmqpSequence: return !value.is_described() && value.is_list();
-    case SectionKind::kDeliveryAnnotations:
-    case SectionKind::kMessageAnnotations:
-    case SectionKind::kApplicationProperties:
-    case SectionKind::kFooter: return !value.is_described() && value.is_map();
-    case SectionKind::kData: return !value.is_described() && IsBinary(value.format_code());
-    case SectionKind::kAmqpValue: return true;
-  }
-  return false;
+  if (kind == SectionKind::kAmqpValue) return true;
+  return !value.is_described() && SectionValueCodeOk(kind, value.format_code());
 }
 
 const char* SectionValueExpected(SectionKind kind) {

@@ -9,6 +9,74 @@
 
 namespace sift::amqp {
 
+namespace internal {
+constexpr bool IsBooleanCode(uint8_t c) {
+  return c == code::kTrue || c == code::kFalse || c == code::kBoolean;
+}
+constexpr bool IsUIntCode(uint8_t c) {
+  return c == code::kUInt || c == code::kSmallUInt || c == code::kUInt0;
+}
+constexpr bool IsULongCode(uint8_t c) {
+  return c == code::kULong || c == code::kSmallULong || c == code::kULong0;
+}
+constexpr bool IsStringCode(uint8_t c) { return c == code::kStr8 || c == code::kStr32; }
+constexpr bool IsSymbolCode(uint8_t c) { return c == code::kSym8 || c == code::kSym32; }
+constexpr bool IsBinaryCode(uint8_t c) { return c == code::kVbin8 || c == code::kVbin32; }
+constexpr bool IsListCode(uint8_t c) {
+  return c == code::kList0 || c == code::kList8 || c == code::kList32;
+}
+constexpr bool IsMapCode(uint8_t c) { return c == code::kMap8 || c == code::kMap32; }
+// message-id and correlation-id (core part 3, section 3.2.11 - 3.2.15).
+constexpr bool IsMessageIdCode(uint8_t c) {
+  return IsULongCode(c) || c == code::kUuid || IsBinaryCode(c) || IsStringCode(c);
+}
+}  // namespace internal
+
+// The rules below on the format code of a plain (not described) value: constexpr, so that the
+// validator can fold them into tables indexed by format code.
+constexpr bool HeaderFieldCodeOk(int index, uint8_t c) {
+  switch (index) {
+    case 0: return internal::IsBooleanCode(c);
+    case 1: return c == code::kUByte;
+    case 2: return internal::IsUIntCode(c);
+    case 3: return internal::IsBooleanCode(c);
+    case 4: return internal::IsUIntCode(c);
+    default: return false;
+  }
+}
+constexpr bool PropertiesFieldCodeOk(int index, uint8_t c) {
+  switch (index) {
+    case 0:
+    case 5: return internal::IsMessageIdCode(c);
+    case 1: return internal::IsBinaryCode(c);
+    case 2:
+    case 3:
+    case 4:
+    case 10:
+    case 12: return internal::IsStringCode(c);
+    case 6:
+    case 7: return internal::IsSymbolCode(c);
+    case 8:
+    case 9: return c == code::kTimestamp;
+    case 11: return internal::IsUIntCode(c);
+    default: return false;
+  }
+}
+constexpr bool SectionValueCodeOk(SectionKind kind, uint8_t c) {
+  switch (kind) {
+    case SectionKind::kHeader:
+    case SectionKind::kProperties:
+    case SectionKind::kAmqpSequence: return internal::IsListCode(c);
+    case SectionKind::kDeliveryAnnotations:
+    case SectionKind::kMessageAnnotations:
+    case SectionKind::kApplicationProperties:
+    case SectionKind::kFooter: return internal::IsMapCode(c);
+    case SectionKind::kData: return internal::IsBinaryCode(c);
+    case SectionKind::kAmqpValue: return true;
+  }
+  return false;
+}
+
 // True when `value` (not null: null means absent) may be header field `index` (0..4).
 bool HeaderFieldTypeOk(int index, const EncodedValue& value);
 // True when `value` (not null) may be properties field `index` (0..12).

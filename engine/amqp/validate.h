@@ -39,6 +39,14 @@ DecodeError Validate(std::span<const uint8_t> message);
 // checked as above). For values outside messages (e.g. a filter's described value).
 DecodeError ValidateValue(std::span<const uint8_t> bytes);
 
+namespace internal {
+// The verdicts of Validate / ValidateValue alone (true: ok), from the single-pass walk they take
+// first; the DecodeError of a rejected input comes from a second, explaining walk. Exposed so that
+// tests can check that the two walks accept exactly the same inputs.
+bool WellFormedMessage(std::span<const uint8_t> message);
+bool WellFormedValue(std::span<const uint8_t> bytes);
+}  // namespace internal
+
 }  // namespace sift::amqp
 
 #endif  // SIFT_ENGINE_AMQP_VALIDATE_H_
