@@ -351,7 +351,7 @@ Cursor::Cursor(const uint8_t* base, const uint8_t* p, const uint8_t* limit)
 
 Cursor Cursor::Elements(const EncodedValue& compound) {
   Cursor c;
-  if (!compound.is_compound() || compound.count_ == 0) return c;
+  if (!compound.is_compound()) return c;  // an empty compound's cursor is done at its payload
   c.base_ = compound.base_;
   c.p_ = compound.data_;
   c.limit_ = compound.data_ + compound.size_;

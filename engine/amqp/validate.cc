@@ -264,10 +264,7 @@ const uint8_t* Array(uint8_t c, const uint8_t* p, const uint8_t* limit, int dept
     }
     return end;
   }
-  // An empty array of variable-width elements is rejected, as the explaining walk rejects it (its
-  // element cursor of an empty compound has no position, so the fill check fails). Kept so that the
-  // two walks agree; accepting such arrays means changing both.
-  if (count == 0 || internal::ArrayElementsMinBytes(ec, count) > bytes) return nullptr;
+  if (internal::ArrayElementsMinBytes(ec, count) > bytes) return nullptr;
   // Elements share the constructor: each is a payload at the next depth, read as the ValueReader
   // reads array elements (one descriptor level in).
   for (uint32_t i = 0; i < count; ++i) {

@@ -257,7 +257,7 @@ TEST_F(CliStoreTest, CorruptChunkStopsWithExit3) {
   ASSERT_GE(chunks, 2u);
   CliResult r = Sift("replay --store store --stream orders -f count");
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.out, "0\n");
+  EXPECT_EQ(r.out, "");  // a replay that stopped on an error prints no count as if it were the answer
   ASSERT_EQ(r.ErrLines().size(), 1u) << r.err;
   EXPECT_TRUE(r.err.rfind("sift: corrupt chunk: orders: ", 0) == 0) << r.err;
   // Explicit stop is the same.

@@ -253,6 +253,21 @@ TEST(ValidateTest, AnnotationKeys) {
   EXPECT_EQ(Check(Section(0x72, Map8(2, B({0x53, 0x01, 0x41})))), "ok");
 }
 
+TEST(ValidateTest, EmptyArraysOfEveryElementTypeAreValid) {
+  // Count 0: nothing but the element constructor (Proton writes these for an empty symbol array).
+  for (uint8_t element : {0xa1, 0xa3, 0xa0, 0xb1, 0xc0, 0xc1, 0xd0, 0xe0, 0x71, 0x56, 0x40}) {
+    EXPECT_EQ(Check(Section(0x77, B({0xe0, 0x02, 0x00, element}))), "ok") << int{element};
+    EXPECT_EQ(Check(Section(0x77, B({0xf0, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, element}))), "ok")
+        << int{element};
+  }
+  // An element descriptor too.
+  EXPECT_EQ(Check(Section(0x77, B({0xe0, 0x05, 0x00, 0x00, 0x53, 0x01, 0xa3}))), "ok");
+  // Bytes left over after no elements are still refused.
+  EXPECT_EQ(Check(Section(0x77, B({0xe0, 0x03, 0x00, 0xa3, 0x00}))),
+            "byte 3: array8 elements end 1 bytes before the end of its size");
+  EXPECT_NE(Check(Section(0x77, B({0xc0, 0x02, 0x00, 0x40}))), "ok");
+}
+
 TEST(ValidateTest, ApplicationPropertiesKeysAndValues) {
   EXPECT_EQ(Check(Section(0x74, Map8(2, Cat({Sym8("k"), B({0x41})})))),
             "byte 6: application-properties key is a sym8, not a string");
