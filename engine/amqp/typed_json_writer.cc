@@ -126,7 +126,7 @@ std::string_view TypeName(ValueType t) {
 }
 
 // The type a format code decodes to (Proton's pn_code2type); kMissing for invalid codes.
-ValueType TypeOfCode(uint8_t c) {
+ValueType TypeOfCodeSlow(uint8_t c) {
   switch (c) {
     case code::kDescribed: return ValueType::kDescribed;
     case code::kList0: case code::kList8: case code::kList32: return ValueType::kList;
@@ -138,6 +138,15 @@ ValueType TypeOfCode(uint8_t c) {
   static constexpr uint8_t kZeros[16] = {};
   if (!IsValidFormatCode(c) || !internal::PlainValue(c, kZeros, 0, &v)) return ValueType::kMissing;
   return v.type;
+}
+
+ValueType TypeOfCode(uint8_t c) {
+  static const std::array<ValueType, 256> kTypes = [] {
+    std::array<ValueType, 256> t{};
+    for (int i = 0; i < 256; ++i) t[i] = TypeOfCodeSlow(static_cast<uint8_t>(i));
+    return t;
+  }();
+  return kTypes[c];
 }
 
 // Compound codes other than list0: Proton refuses them (and 0x00) as descriptors.
@@ -443,6 +452,9 @@ bool AppendCodePoint(uint32_t cp, std::string* out) {
 // --- the writer ----------------------------------------------------------------------------------
 
 // A map key as the object form of a map needs it: string / symbol text, or a ulong (annotations).
+struct MapKey;
+std::vector<MapKey>& KeyScratch();
+
 struct MapKey {
   const uint8_t* text = nullptr;
   uint64_t size_or_value = 0;
@@ -457,6 +469,12 @@ struct MapKey {
     return is_ulong || std::memcmp(text, o.text, size_or_value) == 0;
   }
 };
+
+std::vector<MapKey>& KeyScratch() {
+  thread_local std::vector<MapKey> keys;
+  keys.clear();
+  return keys;
+}
 
 enum class MapKind { kNested, kAnnotations, kStrings };
 
@@ -539,7 +557,8 @@ class Writer {
   std::string_view context_label_;
   const uint8_t* section_end_ = nullptr;
   uint32_t nodes_ = 0;
-  std::vector<MapKey> keys_;      // scratch for ObjectForm, used as a stack
+  // Scratch for ObjectForm, used as a stack; per thread, so its memory outlives one message.
+  std::vector<MapKey>& keys_ = KeyScratch();
 
   // Sections seen so far.
   int last_rank_ = -1;
@@ -1063,8 +1082,13 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
     const uint8_t* d = p + 1;
     const size_t mark = out_.size();  // the descriptor is checked, not written
     if (!Node(p)) return false;
-    value = WriteDescriptor(d, end_, 1, 1);
-    out_.resize(mark);
+    if (BytesLeft(d, end_) >= 2 && d[0] == code::kSmallULong) {
+      value = d + 2;  // the common smallulong descriptor: a scalar WriteDescriptor would accept
+      if (!Node(d)) return false;
+    } else {
+      value = WriteDescriptor(d, end_, 1, 1);
+      out_.resize(mark);
+    }
     if (value == nullptr) return false;
     Value dv;
     const uint8_t dc = *d;
