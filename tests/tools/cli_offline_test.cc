@@ -427,6 +427,32 @@ TEST_F(CliOfflineTest, FilterValidatesARecordWhoseReadFieldsAreMalformed) {
   EXPECT_EQ(unread.exit_code, 1) << unread.err;
 }
 
+TEST_F(CliOfflineTest, JsonOutputOnWorkerThreadsKeepsOrderAndStopsAtTheFirstFailure) {
+  // Typed JSON is written in batches on worker threads: every line comes out in record order, and a
+  // record the JSON writer refuses (a header of six fields, which validation lets pass) stops the run
+  // after exactly the lines before it.
+  std::vector<std::string> records = Records(ReadFile(Path("orders.amqp")));
+  CliResult all = Sift("filter -f json orders.amqp");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  std::vector<std::string> lines = CliResult::Lines(all.out);
+  ASSERT_EQ(lines.size(), kMessages);
+  for (uint64_t i = 0; i < kMessages; ++i) {
+    ASSERT_EQ(nlohmann::json::parse(lines[i])["offset"], i);
+  }
+  const std::string six_fields = std::string("\x00\x53\x70\xc0\x07\x06\x40\x40\x40\x40\x40\x40", 12) +
+                                 std::string("\x00\x53\x75\xa0\x01x", 6);
+  std::string bytes;
+  for (size_t i = 0; i < records.size(); ++i) bytes += Record(i == 1500 ? six_fields : records[i]);
+  WriteFile(Path("six.amqp"), bytes);
+  CliResult r = Sift("filter -f json six.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  std::vector<std::string> before = CliResult::Lines(r.out);
+  ASSERT_EQ(before.size(), 1500u);
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(before[i], lines[i]);
+  EXPECT_TRUE(r.err.rfind("sift: cannot decode message: offset 1500: ", 0) == 0) << r.err;
+  EXPECT_NE(r.err.find("6 fields"), std::string::npos) << r.err;
+}
+
 TEST_F(CliOfflineTest, MissingInputFileIsExit2) {
   CliResult r = Sift("filter no-such-file.amqp");
   EXPECT_EQ(r.exit_code, 2);

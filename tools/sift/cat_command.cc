@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "tools/sift/command.h"
 #include "tools/sift/message_input.h"
@@ -27,7 +28,7 @@ int RunCat(const CatOptions& options) {
   const OutputFormat format = options.output_format == "amqp" ? OutputFormat::kAmqp : OutputFormat::kJson;
   std::unique_ptr<ByteSink> sink;
   if (int code = OpenStdout(format, "sift cat", &sink); code != 0) return code;
-  MatchWriter writer(format, sink.get());
+  MatchWriter writer(format, sink.get(), /*validate=*/false, std::thread::hardware_concurrency());
   std::span<const uint8_t> message;
   uint64_t index = 0;
   while (input->Next(&message, &index)) {

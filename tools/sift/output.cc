@@ -4,8 +4,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
 
+#include "engine/amqp/coding.h"
 #include "engine/amqp/typed_json.h"
 #include "engine/amqp/validate.h"
 #include "tools/sift/command.h"
@@ -46,10 +54,9 @@ void ByteSink::Write(std::string_view bytes) {
 }
 
 void ByteSink::WriteRecord(std::string_view message) {
-  const uint32_t n = static_cast<uint32_t>(message.size());
-  const char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
-                          static_cast<char>(n)};
-  Write(std::string_view(prefix, 4));
+  uint8_t prefix[4];
+  amqp::StoreU32(prefix, static_cast<uint32_t>(message.size()));
+  Write(std::string_view(reinterpret_cast<const char*>(prefix), 4));
   Write(message);
 }
 
@@ -86,40 +93,182 @@ int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<By
   return 0;
 }
 
-engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
-  if (validate_) {
-    const amqp::DecodeError error = amqp::Validate(
-        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()));
+// Batches of matches converted on worker threads, written in order by the caller's thread.
+class MatchWriter::Converter {
+ public:
+  // False when no thread could be started (the writer then renders every match itself).
+  bool Start(OutputFormat format, bool validate, unsigned workers) {
+    format_ = format;
+    validate_ = validate;
+    try {
+      for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      Stop();
+      return false;
+    }
+    max_pending_ = 2 * workers + 2;
+    return true;
+  }
+  ~Converter() { Stop(); }
+
+  void Add(uint64_t offset, std::string_view message) {
+    if (open_ == nullptr) open_ = std::make_unique<Batch>();
+    open_->bytes.append(message);
+    open_->items.push_back({offset, message.size()});
+    if (open_->items.size() >= kBatchMessages || open_->bytes.size() >= kBatchBytes) Submit();
+  }
+
+  // Writes the finished batches at the head of the queue, in order; with `all`, waits for every
+  // batch (the open one included). The first failure met is returned, after the text before it.
+  engine::Status Drain(ByteSink* sink, bool all) {
+    if (all && open_ != nullptr) Submit();
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!pending_.empty()) {
+      Batch* head = pending_.front().get();
+      if (!head->done) {
+        if (!all && pending_.size() < max_pending_) break;  // keep the memory bounded
+        done_cv_.wait(lock, [&] { return head->done; });
+      }
+      std::unique_ptr<Batch> batch = std::move(pending_.front());
+      pending_.pop_front();
+      lock.unlock();
+      sink->Write(batch->text);
+      if (!batch->status.ok()) return batch->status;
+      lock.lock();
+    }
+    return engine::Status::OK();
+  }
+
+ private:
+  static constexpr size_t kBatchMessages = 1024;
+  static constexpr size_t kBatchBytes = 1u << 20;
+  struct Batch {
+    std::string bytes;                                  // the matches back to back
+    std::vector<std::pair<uint64_t, size_t>> items;     // offset and size of each
+    std::string text;                                   // what they write, up to any failure
+    engine::Status status;
+    bool done = false;
+  };
+
+  void Submit() {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(open_.get());
+    pending_.push_back(std::move(open_));
+    work_cv_.notify_one();
+  }
+
+  void Work() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping
+      Batch* batch = queue_.front();
+      queue_.pop_front();
+      lock.unlock();
+      size_t at = 0;
+      for (const auto& [offset, size] : batch->items) {
+        batch->status = Render(format_, validate_, offset, std::string_view(batch->bytes).substr(at, size), &batch->text);
+        if (!batch->status.ok()) break;
+        at += size;
+      }
+      lock.lock();
+      batch->done = true;
+      done_cv_.notify_all();
+    }
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      queue_.clear();
+    }
+    work_cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  OutputFormat format_ = OutputFormat::kJson;
+  bool validate_ = false;
+  size_t max_pending_ = 4;
+  std::unique_ptr<Batch> open_;                 // filled by Add(), caller's thread only
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<std::unique_ptr<Batch>> pending_;  // submitted, in order: written by Drain()
+  std::deque<Batch*> queue_;                    // submitted, not yet taken by a worker
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+MatchWriter::MatchWriter(OutputFormat format, ByteSink* sink, bool validate, unsigned workers)
+    : format_(format), sink_(sink), validate_(validate) {
+  if (format == OutputFormat::kJson && workers > 1) {
+    converter_ = std::make_unique<Converter>();
+    if (!converter_->Start(format, validate, workers)) converter_.reset();
+  }
+}
+
+MatchWriter::~MatchWriter() = default;
+
+engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t offset, std::string_view message,
+                                   std::string* out) {
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(message.data()), message.size());
+  if (validate) {
+    const amqp::DecodeError error = amqp::Validate(bytes);
     if (!error.ok()) {
       return engine::Status::Malformed("malformed message", "offset " + std::to_string(offset), error.Message());
     }
   }
-  ++matched_;
-  switch (format_) {
+  switch (format) {
     case OutputFormat::kOffsets: {
       char line[24];
       int n = std::snprintf(line, sizeof line, "%llu\n", static_cast<unsigned long long>(offset));
-      sink_->Write(std::string_view(line, static_cast<size_t>(n)));
+      out->append(line, static_cast<size_t>(n));
       break;
     }
     case OutputFormat::kCount:
       break;
-    case OutputFormat::kAmqp:
-      sink_->WriteRecord(message);
+    case OutputFormat::kAmqp: {
+      uint8_t prefix[4];
+      amqp::StoreU32(prefix, static_cast<uint32_t>(message.size()));
+      out->append(reinterpret_cast<const char*>(prefix), 4);
+      out->append(message);
       break;
+    }
     case OutputFormat::kJson: {
-      amqp::ConversionStatus s = amqp::DecodeToTypedJson(
-          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()), offset, &scratch_);
+      thread_local std::string line;
+      amqp::ConversionStatus s = amqp::DecodeToTypedJson(bytes, offset, &line);
       if (!s.ok()) return engine::Status::Malformed("cannot decode message", "offset " + std::to_string(offset), s.error());
-      scratch_ += '\n';
-      sink_->Write(scratch_);
+      out->append(line);
+      out->push_back('\n');
       break;
     }
   }
   return engine::Status::OK();
 }
 
+engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
+  if (converter_ != nullptr) {
+    ++matched_;
+    converter_->Add(offset, message);
+    return converter_->Drain(sink_, /*all=*/false);
+  }
+  scratch_.clear();
+  engine::Status s = Render(format_, validate_, offset, message, &scratch_);
+  if (!s.ok()) return s;
+  ++matched_;
+  sink_->Write(scratch_);
+  return engine::Status::OK();
+}
+
 engine::Status MatchWriter::Finish(bool complete) {
+  if (converter_ != nullptr) {
+    engine::Status s = converter_->Drain(sink_, /*all=*/true);
+    if (!s.ok()) {
+      (void)sink_->Flush();  // the lines before the failure stay written
+      return s;
+    }
+  }
   if (complete && format_ == OutputFormat::kCount) {
     std::string line = std::to_string(matched_) + "\n";
     sink_->Write(line);

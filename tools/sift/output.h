@@ -50,11 +50,18 @@ bool ParseOutputFormat(std::string_view text, OutputFormat* out);
 // terminal. Returns 0, or the exit code after printing the error line.
 int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<ByteSink>* sink);
 
-// Writes matched messages in one output format. Not thread-safe.
+// Writes matched messages in one output format. Not thread-safe: one thread calls it.
+//
+// Typed JSON costs a full decode per match, more than finding the match; with `workers` > 1 the
+// conversion (and the validation) of kJson output runs on that many threads, in batches of matches
+// copied aside, and the text is written in the order the matches were added. A failure is reported
+// by the Add() or Finish() that reaches it, after the lines of the matches before it.
 class MatchWriter {
  public:
-  MatchWriter(OutputFormat format, ByteSink* sink, bool validate = false)
-      : format_(format), sink_(sink), validate_(validate) {}
+  MatchWriter(OutputFormat format, ByteSink* sink, bool validate = false, unsigned workers = 1);
+  ~MatchWriter();
+  MatchWriter(const MatchWriter&) = delete;
+  MatchWriter& operator=(const MatchWriter&) = delete;
 
   // One match: its offset (record index or stream offset) and encoded bytes. For kJson the message is
   // fully decoded into typed JSON; a message that cannot be decoded is an error naming the offset.
@@ -67,11 +74,19 @@ class MatchWriter {
   uint64_t matched() const { return matched_; }
 
  private:
+  class Converter;  // the worker threads of a parallel kJson writer
+
+  // What one match writes (a line of typed JSON, or nothing for kCount), appended to *out; the
+  // error names the offset. Thread-safe: workers call it.
+  static engine::Status Render(OutputFormat format, bool validate, uint64_t offset, std::string_view message,
+                               std::string* out);
+
   OutputFormat format_;
   ByteSink* sink_;
   bool validate_;
   uint64_t matched_ = 0;
   std::string scratch_;
+  std::unique_ptr<Converter> converter_;  // null: every match is rendered by Add()
 };
 
 }  // namespace sift::tools

@@ -173,7 +173,8 @@ int RunReplay(const ReplayOptions& options) {
 
   // Stored messages were validated when appended; each delivered one is checked again all the same
   // (the filter reads only what it needs, so nothing else vouches for the bytes sent out).
-  MatchWriter writer(format, sink.get(), /*validate=*/true);
+  MatchWriter writer(format, sink.get(), /*validate=*/true,
+                     options.threads != 0 ? options.threads : std::thread::hardware_concurrency());
   RunReport report(options.stats);
   if (!options.follow) {
     const uint64_t first_offset = consumer->position();
