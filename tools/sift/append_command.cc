@@ -11,9 +11,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <future>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "tools/sift/command.h"
@@ -27,10 +31,11 @@ namespace {
 // Group-commit batches (JSON lines).
 constexpr size_t kBatchMessages = 4096;
 constexpr size_t kBatchBytes = 4u << 20;
-// Bulk batches (record files): each adds two table files to the store, so they are large; a batch
-// under kBulkMinBytes (the tail of a file, a small file) is appended the ordinary way.
-constexpr size_t kBulkBatchMessages = 1u << 18;
-constexpr size_t kBulkBatchBytes = 64u << 20;
+// Bulk batches (record files): each adds two table files to the store. A batch is validated while
+// the one before it is stored, so they are not too large either; one under kBulkMinBytes (a small
+// file, the tail of one) is appended the ordinary way.
+constexpr size_t kBulkBatchMessages = 1u << 16;
+constexpr size_t kBulkBatchBytes = 16u << 20;
 constexpr size_t kBulkMinBytes = 1u << 20;
 
 struct AppendOptions {
@@ -42,10 +47,133 @@ struct AppendOptions {
   bool stats = false;
 };
 
+// Stores batches at the end of the stream and counts what was stored.
+class StreamAppender {
+ public:
+  StreamAppender(engine::StreamEngine* engine, const std::string& stream, const MessageInput* input, RunReport* report)
+      : engine_(engine), stream_(stream), input_(input), report_(report) {}
+
+  engine::Status Append(std::span<const std::string_view> batch, bool bulk) {
+    if (batch.empty()) return engine::Status::OK();
+    uint64_t offset = 0;
+    engine::Status s = bulk ? engine_->IngestBatch(stream_, batch, &offset) : engine_->AppendBatch(stream_, batch, &offset);
+    if (!s.ok()) return s;
+    if (appended_ == 0) first_ = offset;
+    appended_ += batch.size();
+    for (const std::string_view m : batch) bytes_ += m.size();
+    report_->Progress(first_ + appended_, input_->progress(), appended_);
+    return engine::Status::OK();
+  }
+
+  uint64_t first() const { return first_; }
+  uint64_t appended() const { return appended_; }
+  uint64_t bytes() const { return bytes_; }  // message bytes stored
+
+ private:
+  engine::StreamEngine* engine_;
+  const std::string& stream_;
+  const MessageInput* input_;
+  RunReport* report_;
+  uint64_t first_ = 0;
+  uint64_t appended_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+// Records of a file, read for their framing only, with where each lies (for errors).
+struct RecordBatch {
+  std::vector<std::string_view> messages;
+  std::vector<std::pair<uint64_t, uint64_t>> records;  // index and byte position of each
+  size_t bytes = 0;
+};
+
+void ReadBatch(MessageInput* input, RecordBatch* batch) {
+  std::span<const uint8_t> message;
+  uint64_t index = 0;
+  while (batch->messages.size() < kBulkBatchMessages && batch->bytes < kBulkBatchBytes && input->Next(&message, &index)) {
+    batch->messages.emplace_back(reinterpret_cast<const char*>(message.data()), message.size());
+    batch->records.emplace_back(index, input->record_position());
+    batch->bytes += message.size();
+  }
+}
+
+engine::Status CheckBatch(const MessageInput& input, const RecordBatch& batch) {
+  for (size_t i = 0; i < batch.messages.size(); ++i) {
+    const std::string_view m = batch.messages[i];
+    engine::Status s = input.CheckAt(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.data()), m.size()),
+                                     batch.records[i].first, batch.records[i].second);
+    if (!s.ok()) return s;
+  }
+  return engine::Status::OK();
+}
+
+// Validation of `batch` on a thread of its own (inline when no thread can be started).
+std::future<engine::Status> StartCheck(const MessageInput& input, const RecordBatch& batch) {
+  try {
+    return std::async(std::launch::async, [&input, &batch] { return CheckBatch(input, batch); });
+  } catch (const std::system_error&) {
+    std::promise<engine::Status> done;
+    done.set_value(CheckBatch(input, batch));
+    return done.get_future();
+  }
+}
+
+// A record file: batches of views into it (no copy), each validated in full while the batch before
+// it is stored through the bulk path. A malformed or truncated record stops the run; the batches
+// before the one holding it are stored, nothing of that one.
+engine::Status AppendRecords(MessageInput* input, StreamAppender* out) {
+  RecordBatch current;
+  ReadBatch(input, &current);
+  std::future<engine::Status> checked = StartCheck(*input, current);
+  for (;;) {
+    RecordBatch next;
+    if (input->status().ok()) ReadBatch(input, &next);  // the framing, while `current` is validated
+    engine::Status s = checked.get();
+    if (!s.ok()) return s;
+    std::future<engine::Status> next_checked;
+    const bool more = !next.messages.empty() && input->status().ok();
+    if (more) next_checked = StartCheck(*input, next);
+    s = out->Append(current.messages, current.bytes >= kBulkMinBytes);
+    if (!s.ok() || !more) {
+      if (next_checked.valid()) next_checked.wait();  // it reads `next`, which goes out of scope
+      return s.ok() ? input->status() : s;
+    }
+    current = std::move(next);
+    checked = std::move(next_checked);
+  }
+}
+
+// Typed JSON lines: read one at a time (they may trickle in through a pipe), each encoded into a
+// buffer the next line reuses, so a batch holds copies; appended by group commit.
+engine::Status AppendJsonLines(MessageInput* input, StreamAppender* out) {
+  std::vector<std::string> copies;
+  std::vector<std::string_view> batch;
+  size_t used = 0, bytes = 0;
+  std::span<const uint8_t> message;
+  uint64_t index = 0;
+  auto flush = [&] {
+    batch.assign(copies.begin(), copies.begin() + static_cast<std::ptrdiff_t>(used));
+    used = bytes = 0;
+    return out->Append(batch, /*bulk=*/false);
+  };
+  while (input->Next(&message, &index)) {
+    if (used == copies.size()) copies.emplace_back();
+    copies[used++].assign(reinterpret_cast<const char*>(message.data()), message.size());
+    bytes += message.size();
+    if (used >= kBatchMessages || bytes >= kBatchBytes) {
+      engine::Status s = flush();
+      if (!s.ok()) return s;
+    }
+  }
+  if (!input->status().ok()) return input->status();
+  return flush();
+}
+
 int RunAppend(const AppendOptions& options) {
+  const bool json = options.format == "json";
   std::unique_ptr<MessageInput> input;
-  engine::Status status = MessageInput::Open(
-      options.input, options.format == "json" ? InputFormat::kJson : InputFormat::kAmqp, true, &input);
+  // Records are validated by AppendRecords, batch by batch; JSON lines are encoded well formed.
+  engine::Status status = MessageInput::Open(options.input, json ? InputFormat::kJson : InputFormat::kAmqp,
+                                             /*validate=*/false, &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<engine::StreamEngine> engine;
   status = OpenStore(options.store, /*create=*/true, &engine, !options.no_sync);
@@ -54,63 +182,12 @@ int RunAppend(const AppendOptions& options) {
   if (!status.ok()) return ReportError(status);
 
   RunReport report(options.stats);
-  // The batch views the input's records where they stay valid (a record file); JSON input reuses its
-  // buffer per message, so its messages are copied.
-  const bool copy = !input->views_stable();
-  const bool bulk = !copy;
-  const size_t max_messages = bulk ? kBulkBatchMessages : kBatchMessages;
-  const size_t max_bytes = bulk ? kBulkBatchBytes : kBatchBytes;
-  std::vector<std::string> copies;
-  std::vector<std::string_view> batch;
-  batch.reserve(max_messages);
-  size_t batch_bytes = 0, used = 0;
-  uint64_t appended = 0, first = 0, bytes = 0;
-  bool have_first = false;
-  auto flush = [&]() -> engine::Status {
-    if (used == 0) return engine::Status::OK();
-    if (copy) {
-      batch.clear();
-      for (size_t i = 0; i < used; ++i) batch.emplace_back(copies[i]);
-    }
-    uint64_t offset = 0;
-    engine::Status s = bulk && batch_bytes >= kBulkMinBytes ? engine->IngestBatch(options.stream, batch, &offset)
-                                                            : engine->AppendBatch(options.stream, batch, &offset);
-    if (!s.ok()) return s;
-    if (!have_first) {
-      first = offset;
-      have_first = true;
-    }
-    appended += batch.size();
-    batch_bytes = 0;
-    used = 0;
-    batch.clear();
-    report.Progress(first + appended, input->progress(), appended);
-    return engine::Status::OK();
-  };
-  std::span<const uint8_t> message;
-  uint64_t index = 0;
-  while (input->Next(&message, &index)) {
-    const std::string_view bytes_view(reinterpret_cast<const char*>(message.data()), message.size());
-    if (copy) {
-      if (used == copies.size()) copies.emplace_back();
-      copies[used].assign(bytes_view);
-    } else {
-      batch.push_back(bytes_view);
-    }
-    ++used;
-    batch_bytes += message.size();
-    bytes += message.size();
-    if (used >= max_messages || batch_bytes >= max_bytes) {
-      status = flush();
-      if (!status.ok()) break;
-    }
-  }
-  if (status.ok()) status = input->status();
-  if (status.ok()) status = flush();
-  report.Finish(appended, appended, bytes);
-  if (appended > 0) {
-    std::printf("%llu..%llu\n", static_cast<unsigned long long>(first),
-                static_cast<unsigned long long>(first + appended - 1));
+  StreamAppender out(engine.get(), options.stream, input.get(), &report);
+  status = json ? AppendJsonLines(input.get(), &out) : AppendRecords(input.get(), &out);
+  report.Finish(out.appended(), out.appended(), out.bytes());
+  if (out.appended() > 0) {
+    std::printf("%llu..%llu\n", static_cast<unsigned long long>(out.first()),
+                static_cast<unsigned long long>(out.first() + out.appended() - 1));
     std::fflush(stdout);
   }
   if (!status.ok()) return ReportError(status);

@@ -101,15 +101,14 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
   }
 }
 
-engine::Status MessageInput::Check(std::span<const uint8_t> message) const {
+engine::Status MessageInput::CheckAt(std::span<const uint8_t> message, uint64_t record, uint64_t position) const {
   if (format_ != InputFormat::kAmqp) return engine::Status::OK();  // encoded by the JSON codec
   const amqp::DecodeError error = amqp::Validate(message);
   if (error.ok()) return engine::Status::OK();
   // The byte is counted from the start of the file: record start + 4-byte length + offset.
   return engine::Status::Malformed(
       "malformed record",
-      name_ + ": record " + std::to_string(last_record_) + " at byte " +
-          std::to_string(last_position_ + 4 + error.offset),
+      name_ + ": record " + std::to_string(record) + " at byte " + std::to_string(position + 4 + error.offset),
       error.Reason() + " (byte " + std::to_string(error.offset) + " of the message)");
 }
 

@@ -37,7 +37,12 @@ class MessageInput {
   const engine::Status& status() const { return status_; }
   // Strict validation of `message`, the record the last Next() returned: ok, or the Malformed status
   // naming the file, the record and its byte, as Next() reports with `validate`.
-  engine::Status Check(std::span<const uint8_t> message) const;
+  engine::Status Check(std::span<const uint8_t> message) const { return CheckAt(message, last_record_, last_position_); }
+  // The same for a record Next() returned earlier: its index and record_position() then. Thread-safe
+  // (it reads nothing that Next() changes), so records can be validated while the next are read.
+  engine::Status CheckAt(std::span<const uint8_t> message, uint64_t record, uint64_t position) const;
+  // Byte position in the input of the record Next() returned last (its length prefix).
+  uint64_t record_position() const { return last_position_; }
   // Whether the views Next() returns stay valid as long as the input (records), rather than only until
   // the next call (JSON lines).
   bool views_stable() const { return format_ == InputFormat::kAmqp; }
