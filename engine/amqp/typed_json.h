@@ -1,10 +1,12 @@
 // Typed JSON messages (FORMATS.md, "Typed JSON message"): one JSON object per message, used for input
 // (`sift append`), output (`sift replay -f json`) and tests.
 //
-// Both directions go through Qpid Proton's codec (pn_data_t), so values are encoded exactly as Proton
+// JSON to AMQP goes through Qpid Proton's codec (pn_data_t), so values are encoded exactly as Proton
 // encodes them; the header and properties lists are laid out the way pn_message_encode lays them out
-// (trailing null fields dropped, list0 when empty, list8 when it fits). Hence, for any message Proton's
-// pn_message_encode produced, EncodeTypedJson(DecodeToTypedJson(bytes)) gives back `bytes` exactly.
+// (trailing null fields dropped, list0 when empty, list8 when it fits). AMQP to JSON is one pass over
+// the encoded bytes with the shared readers (typed_json_writer.cc), no decoded tree in between, giving
+// the text Proton's decoding would. Hence, for any message Proton's pn_message_encode produced,
+// EncodeTypedJson(DecodeToTypedJson(bytes)) gives back `bytes` exactly.
 // For messages from other encoders the round trip keeps every section, field, type and value, but not
 // necessarily the width chosen for each encoding (str8 vs str32, ...) nor the descriptor form
 // (ulong vs symbol). Decisions FORMATS.md leaves open are recorded in docs/formats-notes.md.
