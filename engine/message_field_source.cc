@@ -49,35 +49,29 @@ uint64_t Load8(const uint8_t* p) {
 [[gnu::always_inline]] inline bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map,
                                                  const uint8_t** p, const uint8_t** end,
                                                  uint32_t* count) {
-  const size_t left = amqp::BytesLeft(at, limit);
-  if (left == 0) return false;
+  if (at >= limit) return false;
   const uint8_t c = at[0];
-  if (c == (map ? amqp::code::kMap8 : amqp::code::kList8)) {
-    if (left < 3 || at[1] < 1 || size_t{at[1]} > left - 2 || at[2] > at[1] - 1) return false;
-    if (map && (at[2] & 1) != 0) return false;
-    *p = at + 3;
-    *end = at + 2 + at[1];
-    *count = at[2];
-    return true;
-  }
-  if (c == (map ? amqp::code::kMap32 : amqp::code::kList32)) {
-    if (left < 9) return false;
-    const uint32_t size = amqp::LoadU32(at + 1);
-    const uint32_t n = amqp::LoadU32(at + 5);
-    if (size < 4 || size > left - 5 || n > size - 4) return false;
-    if (map && (n & 1) != 0) return false;
-    *p = at + 9;
-    *end = at + 5 + size;
-    *count = n;
-    return true;
-  }
   if (!map && c == amqp::code::kList0) {
     *p = at + 1;
     *end = at + 1;
     *count = 0;
     return true;
   }
-  return false;
+  using amqp::internal::ValueKind;
+  if (amqp::internal::kSkip.kind[c] != (map ? ValueKind::kMap : ValueKind::kList)) return false;
+  const uint8_t how = amqp::internal::kSkip.how[c];
+  const uint8_t* data = nullptr;  // the count prefix
+  const uint8_t* e = amqp::internal::SizedExtent(how, at + 1, limit, &data);
+  if (e == nullptr) return false;
+  uint32_t n = 0;
+  const uint8_t* elements = amqp::internal::ReadSizePrefix(how, data, e, &n);
+  if (elements == nullptr || !amqp::internal::ListOrMapCountFits(map, n, static_cast<size_t>(e - elements))) {
+    return false;
+  }
+  *p = elements;
+  *end = e;
+  *count = n;
+  return true;
 }
 
 // A copy of a Value written just before, field by field: the fields were stored one at a time

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "engine/amqp/coding.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/type_codes.h"
 #include "selector/bytes_equal.h"
@@ -235,7 +236,7 @@ bool TextPrefilter::PatternMatchesAt(const selector::LikeMatcher& pattern, const
   };
   if (before >= 1 && matches(at[-1])) return true;
   if (before >= 4) {
-    const size_t length = (size_t{at[-4]} << 24) | (size_t{at[-3]} << 16) | (size_t{at[-2]} << 8) | at[-1];
+    const size_t length = amqp::LoadU32(at - 4);
     if (length >= 256 && matches(length)) return true;  // under 256: the same as the one-byte reading
   }
   return false;
@@ -270,11 +271,9 @@ bool TextPrefilter::FindSections(std::span<const uint8_t> message, SectionRanges
   const uint8_t* const limit = p + message.size();
   while (p < limit && (s->found & sections_wanted_) != sections_wanted_) {
     SectionKind kind;
-    if (limit - p < 4 || p[0] != amqp::code::kDescribed || p[1] != amqp::code::kSmallULong ||
-        !amqp::SectionFromDescriptorCode(p[2], &kind)) {
-      return false;  // an encoding this walk does not follow: let the evaluation decide
-    }
-    const uint8_t* value = p + 3;
+    const uint8_t* value = amqp::SmallSectionHeader(p, limit, &kind);
+    // An encoding this walk does not follow: let the evaluation decide.
+    if (value == nullptr) return false;
     const uint8_t* next = amqp::SkipPlainValue(value, limit);
     if (next == nullptr) return false;
     const uint32_t bit = 1u << static_cast<int>(kind);

@@ -60,7 +60,7 @@ bool SectionOfDescriptor(const EncodedValue& value, SectionKind* kind) {
   if (!value.is_described()) return false;
   const auto raw = value.raw();
   // Fast path for the encoding every client uses: 0x00 0x53 0x7N.
-  if (raw.size() >= 3 && raw[1] == code::kSmallULong) return SectionFromDescriptorCode(raw[2], kind);
+  if (SmallSectionHeader(raw.data(), raw.data() + raw.size(), kind) != nullptr) return true;
   EncodedValue d;
   if (!value.Descriptor(&d)) return false;
   uint64_t u = 0;
@@ -188,29 +188,21 @@ bool MessageView::Locate(SectionKind kind) const {
     uint32_t seen = sections_seen_;
     if (s != nullptr) {
       const uint8_t* const end = end_;
-      while (BytesLeft(s, end) >= 5 && s[0] == code::kDescribed && s[1] == code::kSmallULong) {
-        const uint32_t k = uint32_t{s[2]} - static_cast<uint32_t>(kFirstSectionDescriptor);
-        if (k >= 9 || ((kNotBody >> k) & 1u) == 0) break;
-        const uint8_t how = internal::kSkip.how[s[3]];
-        const size_t left = static_cast<size_t>(end - s) - 4;  // after the constructor
-        size_t size;  // bytes after the constructor
-        if (how <= 16) {
-          size = how;
-        } else if (how == internal::kSize1) {
-          size = size_t{1} + s[4];
-        } else if (how == internal::kSize4 && left >= 4) {
-          size = size_t{4} + LoadU32(s + 4);
-        } else {
-          break;
-        }
-        if (size > left) break;
+      for (;;) {
+        SectionKind kind = SectionKind::kHeader;
+        const uint8_t* value = SmallSectionHeader(s, end, &kind);
+        if (value == nullptr) break;
+        const uint32_t k = static_cast<uint32_t>(kind);
+        if (((kNotBody >> k) & 1u) == 0) break;
+        const uint8_t* next = SkipPlainValue(value, end);
+        if (next == nullptr) break;
         const uint32_t bit = 1u << k;
         if ((located & bit) == 0) {
-          sections_[k] = s + 3;
+          sections_[k] = value;
           located |= bit;
         }
         ++seen;
-        s += 4 + size;
+        s = next;
         if ((located & want) != 0) break;
       }
     }

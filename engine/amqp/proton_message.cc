@@ -299,8 +299,8 @@ struct Section {
 // [d - 1, end); sets *value to the first byte after it. On failure *why names the descriptor.
 bool ResolveDescriptor(const uint8_t* base, const uint8_t* d, const uint8_t* end, SectionKind* kind,
                        const uint8_t** value, std::string* why) {
-  if (d[0] == code::kSmallULong && SectionFromDescriptorCode(d[1], kind)) {  // every client's form
-    *value = d + 2;
+  if (const uint8_t* after = SmallSectionDescriptor(d, end, kind)) {  // every client's form
+    *value = after;
     return true;
   }
   EncodedValue v;
@@ -413,8 +413,7 @@ class Decoder {
       s.begin = p;
       // The kind, when the descriptor has the usual form, says whether to walk exactly now.
       SectionKind peek = SectionKind::kHeader;
-      const bool peeked = limit_ - p >= 3 && p[0] == code::kDescribed &&
-                          p[1] == code::kSmallULong && SectionFromDescriptorCode(p[2], &peek);
+      const bool peeked = SmallSectionHeader(p, limit_, &peek) != nullptr;
       const bool exact = peeked && ReadInPlace(peek, peek == previous && last_rank == 5);
       s.end = walk.Section(p, limit_, exact);
       if (s.end == nullptr) {

@@ -119,6 +119,21 @@ inline bool SectionFromDescriptorCode(uint64_t descriptor, SectionKind* out) {
 }
 bool SectionFromDescriptorSymbol(std::string_view descriptor, SectionKind* out);
 
+// The section descriptor every client writes, smallulong 0x53 then 0x70..0x78, at d (the byte after
+// the 0x00 that makes a section a described value): the first byte after it, with *kind set; nullptr
+// when [d, limit) does not start so (a ulong or symbol descriptor is for the general readers). The
+// one definition of this fast path for every reader of sections.
+inline const uint8_t* SmallSectionDescriptor(const uint8_t* d, const uint8_t* limit, SectionKind* kind) {
+  if (d >= limit || limit - d < 2 || d[0] != code::kSmallULong || !SectionFromDescriptorCode(d[1], kind)) {
+    return nullptr;
+  }
+  return d + 2;
+}
+// The same from a section's first byte (0x00 0x53 0x7N): the first byte of the section's value.
+inline const uint8_t* SmallSectionHeader(const uint8_t* p, const uint8_t* limit, SectionKind* kind) {
+  return p < limit && p[0] == code::kDescribed ? SmallSectionDescriptor(p + 1, limit, kind) : nullptr;
+}
+
 // "header", "delivery-annotations", ..., "footer": the spec's section names.
 std::string_view SectionName(SectionKind kind);
 // "amqp:header:list", ...: the spec's symbolic descriptors.

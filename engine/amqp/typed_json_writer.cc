@@ -262,8 +262,8 @@ struct EscapeTable {
   uint8_t how[256] = {};
   constexpr EscapeTable() {
     for (int c = 0; c < 0x20; ++c) how[c] = 1;
-    how['"'] = 1;
-    how['\\'] = 1;
+    how[static_cast<uint8_t>('"')] = 1;
+    how[static_cast<uint8_t>('\\')] = 1;
     for (int c = 0x80; c < 256; ++c) how[c] = 2;
   }
 };
@@ -1082,8 +1082,9 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
     const uint8_t* d = p + 1;
     const size_t mark = out_.size();  // the descriptor is checked, not written
     if (!Node(p)) return false;
-    if (BytesLeft(d, end_) >= 2 && d[0] == code::kSmallULong) {
-      value = d + 2;  // the common smallulong descriptor: a scalar WriteDescriptor would accept
+    SectionKind common;
+    if (SmallSectionDescriptor(d, end_, &common) != nullptr) {
+      value = d + 2;  // the common descriptor: a scalar WriteDescriptor would accept
       if (!Node(d)) return false;
     } else {
       value = WriteDescriptor(d, end_, 1, 1);

@@ -337,9 +337,7 @@ static_assert(kPropertiesFieldCount <= 16);
 // The section a top-level descriptor at p names, and the descriptor's end; nullptr when it is not
 // well formed or names no section.
 const uint8_t* SectionDescriptor(const uint8_t* p, const uint8_t* limit, SectionKind* kind) {
-  if (limit - p >= 2 && p[0] == code::kSmallULong) {  // 0x53 0x7N: what every client writes
-    return SectionFromDescriptorCode(p[1], kind) ? p + 2 : nullptr;
-  }
+  if (const uint8_t* end = SmallSectionDescriptor(p, limit, kind)) return end;  // what every client writes
   const uint8_t* end = Value(p, limit, 1, 1);
   if (end == nullptr) return nullptr;
   switch (p[0]) {
