@@ -1256,8 +1256,8 @@ bool Writer::Sections() {
 
 }  // namespace
 
-ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
-                                   std::string* out) {
+ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
+                                 std::string* out) {
   // Built in a per-thread buffer (its capacity reused), copied out on success: *out is left alone on
   // error.
   thread_local JsonText text;
@@ -1271,8 +1271,17 @@ ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional
   Writer writer(bytes, &text);
   if (!writer.Sections()) return ConversionStatus::Error(writer.error());
   text.push_back('}');
-  out->assign(text.data(), text.size());
+  out->append(text.data(), text.size());
   return ConversionStatus::Ok();
+}
+
+ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
+                                   std::string* out) {
+  thread_local std::string line;
+  line.clear();
+  ConversionStatus s = AppendTypedJson(bytes, offset, &line);
+  if (s.ok()) out->swap(line);  // the caller's old buffer becomes the next call's scratch
+  return s;
 }
 
 }  // namespace sift::amqp

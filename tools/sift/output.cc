@@ -46,7 +46,8 @@ ByteSink::~ByteSink() {
 
 void ByteSink::Write(std::string_view bytes) {
   if (buffer_.size() + bytes.size() > kBufferBytes) (void)Flush();
-  if (bytes.size() >= kBufferBytes) {
+  if (bytes.size() >= kBufferBytes / 8) {  // large pieces (a batch of lines) skip the copy into the buffer
+    (void)Flush();
     if (error_ == 0 && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) error_ = errno ? errno : EIO;
     return;
   }
@@ -236,10 +237,8 @@ engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t 
       break;
     }
     case OutputFormat::kJson: {
-      thread_local std::string line;
-      amqp::ConversionStatus s = amqp::DecodeToTypedJson(bytes, offset, &line);
+      amqp::ConversionStatus s = amqp::AppendTypedJson(bytes, offset, out);
       if (!s.ok()) return engine::Status::Malformed("cannot decode message", "offset " + std::to_string(offset), s.error());
-      out->append(line);
       out->push_back('\n');
       break;
     }
