@@ -10,14 +10,18 @@
 // stops the run with exit 2 naming the record and the byte, and no count is printed.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "engine/message_filter.h"
 #include "tools/sift/command.h"
 #include "tools/sift/filter_flags.h"
 #include "tools/sift/message_input.h"
+#include "tools/sift/ordered_batches.h"
 #include "tools/sift/output.h"
 #include "tools/sift/run_report.h"
 
@@ -34,43 +38,143 @@ struct FilterOptions {
   bool strict = false;
 };
 
+// The run's outputs and counts, shared by the sequential and the parallel loop.
+struct FilterRun {
+  MatchWriter* writer;
+  RunReport* report;
+  uint64_t limit = 0;  // -c: stop after this many matches (0: no limit)
+  uint64_t scanned = 0;
+  uint64_t bytes = 0;
+  bool limit_reached = false;
+
+  engine::Status Deliver(uint64_t index, std::span<const uint8_t> message) {
+    engine::Status s = writer->Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
+    if (s.ok() && limit != 0 && writer->matched() >= limit) limit_reached = true;
+    return s;
+  }
+};
+
+// One record's fate: validated in full when --strict, when it matched, or when the filter read
+// malformed bytes in it; delivered when it matched.
+engine::Status Decide(const MessageInput& input, engine::MessageFilter* filter, bool strict,
+                      std::span<const uint8_t> message, uint64_t index, uint64_t position, bool* matched) {
+  *matched = filter->Matches(message);
+  if (strict || *matched || filter->read_malformed()) return input.CheckAt(message, index, position);
+  return engine::Status::OK();
+}
+
+engine::Status FilterSequentially(MessageInput* input, engine::MessageFilter* filter, bool strict, FilterRun* run) {
+  std::span<const uint8_t> message;
+  uint64_t index = 0;
+  while (input->Next(&message, &index)) {
+    ++run->scanned;
+    run->bytes += message.size();
+    bool matched = false;
+    engine::Status s = Decide(*input, filter, strict, message, index, input->record_position(), &matched);
+    if (s.ok() && matched) s = run->Deliver(index, message);
+    if (!s.ok()) return s;
+    if (run->limit_reached) return engine::Status::OK();
+    if ((run->scanned & 0xffff) == 0) run->report->Progress(index, input->progress(), run->scanned);
+  }
+  return input->status();
+}
+
+// A stretch of a record file's records, filtered on a worker thread.
+struct RecordRange {
+  std::vector<std::span<const uint8_t>> messages;
+  std::vector<std::pair<uint64_t, uint64_t>> records;  // index and byte position of each
+  size_t bytes = 0;
+  std::vector<uint32_t> matches;  // positions in the range that matched, in order
+  engine::Status status;          // the first record that failed validation, after the matches before it
+};
+
+// A record file held in memory (mapped, or read whole): its records are cut into ranges filtered on
+// every core, one MessageFilter per thread, and the ranges' matches delivered in record order.
+engine::Status FilterInParallel(MessageInput* input, const selector::Selector& selector, bool strict, unsigned workers,
+                                FilterRun* run, bool* started) {
+  constexpr size_t kRangeRecords = 16384;
+  std::vector<std::unique_ptr<engine::MessageFilter>> filters;
+  for (unsigned i = 0; i < workers; ++i) filters.push_back(std::make_unique<engine::MessageFilter>(selector));
+  OrderedBatches<RecordRange> ranges;
+  *started = ranges.Start(workers, [&](RecordRange& range, unsigned worker) {
+    for (uint32_t i = 0; i < range.messages.size(); ++i) {
+      bool matched = false;
+      range.status = Decide(*input, filters[worker].get(), strict, range.messages[i], range.records[i].first,
+                            range.records[i].second, &matched);
+      if (!range.status.ok()) return;
+      if (matched) range.matches.push_back(i);
+    }
+  });
+  if (!*started) return engine::Status::OK();
+  // Delivers a filtered range; false when the run stops there (an error, or -c reached).
+  engine::Status status;
+  auto deliver = [&](const RecordRange& range) {
+    run->scanned += range.messages.size();
+    run->bytes += range.bytes;
+    for (uint32_t i : range.matches) {
+      status = run->Deliver(range.records[i].first, range.messages[i]);
+      if (!status.ok() || run->limit_reached) return false;
+    }
+    if (!range.status.ok()) {
+      status = range.status;
+      return false;
+    }
+    run->report->Progress(range.records.back().first, input->progress(), run->scanned);
+    return true;
+  };
+  std::span<const uint8_t> message;
+  uint64_t index = 0;
+  bool more = true;
+  while (more) {
+    auto range = std::make_unique<RecordRange>();
+    while (range->messages.size() < kRangeRecords && (more = input->Next(&message, &index))) {
+      range->messages.push_back(message);
+      range->records.emplace_back(index, input->record_position());
+      range->bytes += message.size();
+    }
+    if (!range->messages.empty()) ranges.Submit(std::move(range));
+    // Deliver what is done; wait when enough is in flight, and for everything at the end.
+    for (;;) {
+      const bool wait = !more || ranges.pending() >= ranges.max_pending();
+      std::unique_ptr<RecordRange> done = ranges.Next(wait);
+      if (done == nullptr) break;
+      if (!deliver(*done)) return status;
+    }
+  }
+  return input->status();
+}
+
 int RunFilter(const FilterOptions& options) {
   selector::Selector selector;
   if (!CompileFilterFlags(options.filters, &selector)) return kExitUsage;
   OutputFormat format;
   ParseOutputFormat(options.output_format, &format);  // checked by the flag's validator
   std::unique_ptr<MessageInput> input;
+  // Records are validated by Decide (naming their place in the file), not by the input.
   engine::Status status = MessageInput::Open(
-      options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp, options.strict,
+      options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp, /*validate=*/false,
       &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<ByteSink> sink;
   if (int code = OpenStdout(format, "sift filter", &sink); code != 0) return code;
 
-  // Records are validated here (naming their place in the file); the typed JSON is written on every core.
-  MatchWriter writer(format, sink.get(), /*validate=*/false, std::thread::hardware_concurrency());
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // The typed JSON of the matches is written on every core too.
+  MatchWriter writer(format, sink.get(), /*validate=*/false, cores);
   RunReport report(options.stats);
-  engine::MessageFilter filter(selector);
-  std::span<const uint8_t> message;
-  uint64_t index = 0, scanned = 0, bytes = 0;
-  while (input->Next(&message, &index)) {
-    ++scanned;
-    bytes += message.size();
-    const bool matched = filter.Matches(message);
-    if (!options.strict && (matched || filter.read_malformed())) {
-      status = input->Check(message);
-      if (!status.ok()) break;
-    }
-    if (matched) {
-      status = writer.Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
-      if (!status.ok()) break;
-      if (options.count != 0 && writer.matched() >= options.count) break;
-    }
-    if ((scanned & 0xffff) == 0) report.Progress(index, input->progress(), scanned);
+  FilterRun run{&writer, &report, options.count};
+  bool parallel = false;
+  // Records of a file stay in memory, so ranges of them can be filtered side by side; JSON lines are
+  // encoded one at a time.
+  if (input->views_stable() && cores > 1) {
+    status = FilterInParallel(input.get(), selector, options.strict, cores, &run, &parallel);
   }
-  if (status.ok()) status = input->status();
+  if (!parallel) {
+    engine::MessageFilter filter(selector);
+    status = FilterSequentially(input.get(), &filter, options.strict, &run);
+  }
   engine::Status flushed = writer.Finish(/*complete=*/status.ok());
-  report.Finish(scanned, writer.matched(), bytes);
+  report.Finish(run.scanned, writer.matched(), run.bytes);
   if (!status.ok()) return ReportError(status);
   if (!flushed.ok()) return ReportError(flushed);
   return MatchExitCode(writer.matched());

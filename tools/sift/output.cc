@@ -4,12 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <mutex>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -17,6 +12,7 @@
 #include "engine/amqp/typed_json.h"
 #include "engine/amqp/validate.h"
 #include "tools/sift/command.h"
+#include "tools/sift/ordered_batches.h"
 
 namespace sift::tools {
 namespace {
@@ -99,106 +95,49 @@ class MatchWriter::Converter {
  public:
   // False when no thread could be started (the writer then renders every match itself).
   bool Start(OutputFormat format, bool validate, unsigned workers) {
-    format_ = format;
-    validate_ = validate;
-    try {
-      for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
-    } catch (const std::system_error&) {
-      Stop();
-      return false;
-    }
-    max_pending_ = 2 * workers + 2;
-    return true;
+    return batches_.Start(workers, [format, validate](Batch& batch, unsigned) {
+      size_t at = 0;
+      for (const auto& [offset, size] : batch.items) {
+        batch.status = Render(format, validate, offset, std::string_view(batch.bytes).substr(at, size), &batch.text);
+        if (!batch.status.ok()) break;
+        at += size;
+      }
+    });
   }
-  ~Converter() { Stop(); }
 
   void Add(uint64_t offset, std::string_view message) {
     if (open_ == nullptr) open_ = std::make_unique<Batch>();
     open_->bytes.append(message);
     open_->items.push_back({offset, message.size()});
-    if (open_->items.size() >= kBatchMessages || open_->bytes.size() >= kBatchBytes) Submit();
+    if (open_->items.size() >= kBatchMessages || open_->bytes.size() >= kBatchBytes) batches_.Submit(std::move(open_));
   }
 
   // Writes the finished batches at the head of the queue, in order; with `all`, waits for every
   // batch (the open one included). The first failure met is returned, after the text before it.
   engine::Status Drain(ByteSink* sink, bool all) {
-    if (all && open_ != nullptr) Submit();
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!pending_.empty()) {
-      Batch* head = pending_.front().get();
-      if (!head->done) {
-        if (!all && pending_.size() < max_pending_) break;  // keep the memory bounded
-        done_cv_.wait(lock, [&] { return head->done; });
-      }
-      std::unique_ptr<Batch> batch = std::move(pending_.front());
-      pending_.pop_front();
-      lock.unlock();
+    if (all && open_ != nullptr) batches_.Submit(std::move(open_));
+    for (;;) {
+      // Waits when everything must go, or to keep the batches in flight (their memory) bounded.
+      const bool wait = all || batches_.pending() >= batches_.max_pending();
+      std::unique_ptr<Batch> batch = batches_.Next(wait);
+      if (batch == nullptr) return engine::Status::OK();
       sink->Write(batch->text);
       if (!batch->status.ok()) return batch->status;
-      lock.lock();
     }
-    return engine::Status::OK();
   }
 
  private:
   static constexpr size_t kBatchMessages = 1024;
   static constexpr size_t kBatchBytes = 1u << 20;
   struct Batch {
-    std::string bytes;                                  // the matches back to back
-    std::vector<std::pair<uint64_t, size_t>> items;     // offset and size of each
-    std::string text;                                   // what they write, up to any failure
+    std::string bytes;                               // the matches back to back
+    std::vector<std::pair<uint64_t, size_t>> items;  // offset and size of each
+    std::string text;                                // what they write, up to any failure
     engine::Status status;
-    bool done = false;
   };
 
-  void Submit() {
-    std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(open_.get());
-    pending_.push_back(std::move(open_));
-    work_cv_.notify_one();
-  }
-
-  void Work() {
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping
-      Batch* batch = queue_.front();
-      queue_.pop_front();
-      lock.unlock();
-      size_t at = 0;
-      for (const auto& [offset, size] : batch->items) {
-        batch->status = Render(format_, validate_, offset, std::string_view(batch->bytes).substr(at, size), &batch->text);
-        if (!batch->status.ok()) break;
-        at += size;
-      }
-      lock.lock();
-      batch->done = true;
-      done_cv_.notify_all();
-    }
-  }
-
-  void Stop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      queue_.clear();
-    }
-    work_cv_.notify_all();
-    for (std::thread& t : threads_) t.join();
-    threads_.clear();
-  }
-
-  OutputFormat format_ = OutputFormat::kJson;
-  bool validate_ = false;
-  size_t max_pending_ = 4;
-  std::unique_ptr<Batch> open_;                 // filled by Add(), caller's thread only
-  std::mutex mu_;
-  std::condition_variable work_cv_, done_cv_;
-  std::deque<std::unique_ptr<Batch>> pending_;  // submitted, in order: written by Drain()
-  std::deque<Batch*> queue_;                    // submitted, not yet taken by a worker
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
+  std::unique_ptr<Batch> open_;  // filled by Add()
+  OrderedBatches<Batch> batches_;
 };
 
 MatchWriter::MatchWriter(OutputFormat format, ByteSink* sink, bool validate, unsigned workers)
