@@ -32,6 +32,7 @@
 #include "engine/amqp/json_value.h"
 #include "engine/amqp/type_codes.h"
 #include "engine/amqp/typed_json.h"
+#include "engine/amqp/utf8.h"
 
 namespace sift::amqp {
 namespace {
@@ -93,36 +94,9 @@ constexpr uint32_t kMaxSectionNodes = 65535;
 // EncodingWalk's bound (proton_sections.cc): nesting levels as it counts them.
 constexpr int kMaxWalkDepth = 200;
 
-// The typed JSON name of a type (json_value.cc's JsonTypeName).
+// The typed JSON name of a type: the AMQP type's name ("ubyte", "symbol", ...; "invalid" for none).
 std::string_view TypeName(ValueType t) {
-  switch (t) {
-    case ValueType::kNull: return "null";
-    case ValueType::kBoolean: return "boolean";
-    case ValueType::kUByte: return "ubyte";
-    case ValueType::kUShort: return "ushort";
-    case ValueType::kUInt: return "uint";
-    case ValueType::kULong: return "ulong";
-    case ValueType::kByte: return "byte";
-    case ValueType::kShort: return "short";
-    case ValueType::kInt: return "int";
-    case ValueType::kLong: return "long";
-    case ValueType::kFloat: return "float";
-    case ValueType::kDouble: return "double";
-    case ValueType::kDecimal32: return "decimal32";
-    case ValueType::kDecimal64: return "decimal64";
-    case ValueType::kDecimal128: return "decimal128";
-    case ValueType::kChar: return "char";
-    case ValueType::kTimestamp: return "timestamp";
-    case ValueType::kUuid: return "uuid";
-    case ValueType::kBinary: return "binary";
-    case ValueType::kString: return "string";
-    case ValueType::kSymbol: return "symbol";
-    case ValueType::kList: return "list";
-    case ValueType::kMap: return "map";
-    case ValueType::kArray: return "array";
-    case ValueType::kDescribed: return "described";
-    default: return "invalid";
-  }
+  return t == ValueType::kMissing ? "invalid" : selector::ValueTypeName(t);
 }
 
 // The type a format code decodes to (Proton's pn_code2type); kMissing for invalid codes.
@@ -273,23 +247,13 @@ constexpr EscapeTable kEscape;
 // none; then *bad is how many bytes one U+FFFD replaces (nlohmann's decoder, serializer.hpp: the
 // bytes before the first one that cannot continue the sequence, at least one).
 size_t Utf8Sequence(const uint8_t* s, size_t i, size_t n, size_t* bad) {
-  const uint8_t b = s[i];
-  size_t len;
-  uint8_t lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (b >= 0xC2 && b <= 0xDF) {
-    len = 2;
-  } else if (b >= 0xE0 && b <= 0xEF) {
-    len = 3;
-    if (b == 0xE0) lo = 0xA0;
-    if (b == 0xED) hi = 0x9F;
-  } else if (b >= 0xF0 && b <= 0xF4) {
-    len = 4;
-    if (b == 0xF0) lo = 0x90;
-    if (b == 0xF4) hi = 0x8F;
-  } else {
+  Utf8Lead lead;
+  if (!ReadUtf8Lead(s[i], &lead)) {
     *bad = 1;
     return 0;
   }
+  const size_t len = static_cast<size_t>(lead.continuation) + 1;
+  const uint8_t lo = lead.lo, hi = lead.hi;
   for (size_t k = 1; k < len; ++k) {
     if (i + k >= n) {  // the string ends inside the sequence
       *bad = n - i;

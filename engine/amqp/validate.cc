@@ -29,6 +29,7 @@
 #include "engine/amqp/field_types.h"
 #include "engine/amqp/message_view.h"
 #include "engine/amqp/type_codes.h"
+#include "engine/amqp/utf8.h"
 
 namespace sift::amqp {
 
@@ -109,22 +110,10 @@ bool Utf8Sequences(const uint8_t* p, size_t n) {
       ++p;
       continue;
     }
-    int k = 0;
-    uint8_t lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-    if (b0 >= 0xc2 && b0 <= 0xdf) {
-      k = 1;
-    } else if (b0 >= 0xe0 && b0 <= 0xef) {
-      k = 2;
-      if (b0 == 0xe0) lo = 0xa0;
-      if (b0 == 0xed) hi = 0x9f;
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-      k = 3;
-      if (b0 == 0xf0) lo = 0x90;
-      if (b0 == 0xf4) hi = 0x8f;
-    } else {
-      return false;
-    }
-    if (end - p <= k || p[1] < lo || p[1] > hi) return false;
+    Utf8Lead lead;
+    if (!ReadUtf8Lead(b0, &lead)) return false;
+    const int k = lead.continuation;
+    if (end - p <= k || p[1] < lead.lo || p[1] > lead.hi) return false;
     for (int i = 2; i <= k; ++i) {
       if ((p[i] & 0xc0) != 0x80) return false;
     }
@@ -523,25 +512,15 @@ class Validator {
         ++p;
         continue;
       }
-      int n = 0;
-      uint8_t lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-      if (b0 >= 0xc2 && b0 <= 0xdf) {
-        n = 1;
-      } else if (b0 >= 0xe0 && b0 <= 0xef) {
-        n = 2;
-        if (b0 == 0xe0) lo = 0xa0;
-        if (b0 == 0xed) hi = 0x9f;
-      } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-        n = 3;
-        if (b0 == 0xf0) lo = 0x90;
-        if (b0 == 0xf4) hi = 0x8f;
-      } else {
+      Utf8Lead lead;
+      if (!ReadUtf8Lead(b0, &lead)) {
         return Fail(DecodeError::Make(DecodeErrorCode::kInvalidUtf8, Off(p), c, b0));
       }
+      const int n = lead.continuation;
       if (end - p <= n) {
         return Fail(DecodeError::Make(DecodeErrorCode::kInvalidUtf8, Off(p), c, b0));
       }
-      if (p[1] < lo || p[1] > hi) {
+      if (p[1] < lead.lo || p[1] > lead.hi) {
         return Fail(DecodeError::Make(DecodeErrorCode::kInvalidUtf8, Off(p + 1), c, p[1]));
       }
       for (int i = 2; i <= n; ++i) {
