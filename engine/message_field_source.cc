@@ -277,7 +277,8 @@ void MessageFieldSource::LoadList(int section) {
     if (!view_->FindSection(kind, &list)) {
       absent = true;  // unreadable: MessageView::Header() says what the header fields read as
     } else if (!amqp::SectionValueTypeOk(kind, list)) {
-      return;  // wrong type: every field missing
+      malformed_ = true;  // a section of the wrong type: every field missing
+      return;
     } else {
       p = list.payload().data();
       end = p + list.payload().size();
@@ -389,7 +390,11 @@ void MessageFieldSource::LoadMap(int section) {
   if (!PlainCompound(at, base + bytes.size(), /*map=*/true, &p, &end, &count)) {
     // Described, of another type, or malformed: the general reader decides.
     EncodedValue map;
-    if (!view_->FindSection(kind, &map) || !amqp::SectionValueTypeOk(kind, map)) return;
+    if (!view_->FindSection(kind, &map)) return;  // absent, or malformed (the view's error says so)
+    if (!amqp::SectionValueTypeOk(kind, map)) {
+      malformed_ = true;  // a section of the wrong type
+      return;
+    }
     p = map.payload().data();
     end = p + map.payload().size();
     count = map.count();
