@@ -1046,22 +1046,23 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
     const uint8_t* d = p + 1;
     const size_t mark = out_.size();  // the descriptor is checked, not written
     if (!Node(p)) return false;
-    SectionKind common;
-    if (SmallSectionDescriptor(d, end_, &common) != nullptr) {
-      value = d + 2;  // the common descriptor: a scalar WriteDescriptor would accept
+    bool known = false;
+    Value dv;
+    const uint8_t dc = *d;
+    if ((value = SmallSectionDescriptor(d, end_, &kind)) != nullptr) {
+      known = true;  // the common descriptor: a scalar WriteDescriptor would accept, naming `kind`
       if (!Node(d)) return false;
     } else {
       value = WriteDescriptor(d, end_, 1, 1);
       out_.resize(mark);
+      if (value == nullptr) return false;
+      const uint8_t dhow = internal::kSkip.how[dc];
+      const uint8_t* payload = d + 1 + (dhow == internal::kSize1 ? 1 : dhow == internal::kSize4 ? 4 : 0);
+      internal::PlainValue(dc, payload, static_cast<uint32_t>(value - payload), &dv);
     }
-    if (value == nullptr) return false;
-    Value dv;
-    const uint8_t dc = *d;
-    const uint8_t dhow = internal::kSkip.how[dc];
-    const uint8_t* payload = d + 1 + (dhow == internal::kSize1 ? 1 : dhow == internal::kSize4 ? 4 : 0);
-    internal::PlainValue(dc, payload, static_cast<uint32_t>(value - payload), &dv);
-    bool known = false;
-    if (dv.type == ValueType::kULong) {
+    if (known) {
+      // named above
+    } else if (dv.type == ValueType::kULong) {
       known = SectionFromDescriptorCode(dv.u64, &kind);
       if (!known) problem = fmt::format("byte {}: unknown section descriptor ulong 0x{:016x}",
                                         Offset(section), dv.u64);
