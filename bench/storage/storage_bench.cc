@@ -163,8 +163,10 @@ void Settle(rocksdb::DB* db) {
 // Append throughput
 
 StreamStore& AppendTarget(bool sync) {
-  static std::map<bool, std::unique_ptr<StreamStore>> stores;
-  auto& s = stores[sync];
+  // Never destroyed: closing a store from a static destructor would run after RocksDB's own statics
+  // are gone (a crash at exit); the process exit ends its threads.
+  static auto* stores = new std::map<bool, std::unique_ptr<StreamStore>>;
+  auto& s = (*stores)[sync];
   if (s == nullptr) {
     StoreOptions o;
     o.sync = sync;
