@@ -1048,7 +1048,7 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
     if (!Node(p)) return false;
     bool known = false;
     Value dv;
-    const uint8_t dc = *d;
+    uint8_t dc = 0;  // the descriptor's constructor, read once the descriptor is known to be there
     if ((value = SmallSectionDescriptor(d, end_, &kind)) != nullptr) {
       known = true;  // the common descriptor: a scalar WriteDescriptor would accept, naming `kind`
       if (!Node(d)) return false;
@@ -1056,6 +1056,7 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
       value = WriteDescriptor(d, end_, 1, 1);
       out_.resize(mark);
       if (value == nullptr) return false;
+      dc = *d;
       const uint8_t dhow = internal::kSkip.how[dc];
       const uint8_t* payload = d + 1 + (dhow == internal::kSize1 ? 1 : dhow == internal::kSize4 ? 4 : 0);
       internal::PlainValue(dc, payload, static_cast<uint32_t>(value - payload), &dv);

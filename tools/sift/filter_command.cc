@@ -184,7 +184,7 @@ int RunFilter(const FilterOptions& options) {
   // Records of a file stay in memory, so ranges of them can be filtered side by side (JSON lines are
   // encoded one at a time). That pays only when a record costs more than reading its framing and
   // handing it over: a first stretch is filtered here and timed, and the rest goes parallel when it
-  // was dear (a selector the text prefilter cannot decide, --strict on a fast core count).
+  // was dear (a selector the text prefilter cannot decide, or --strict).
   // --threads N fixes the choice: 1 filters here, more filters every range in parallel.
   engine::MessageFilter filter(selector);
   const bool may_parallel = input->views_stable() && options.threads != 1 && (options.threads > 1 || cores > 1);
