@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Plots and a summary table of a filter_bench run (bench/filter, issue 6).
+"""Plots and a summary table of a filter_bench run (bench/filter).
 
 Usage: /usr/bin/python3 bench/plot.py RESULTS.json [--out DIR] [--no-plots]
 
@@ -25,7 +25,7 @@ SELECTIVITY_VALUE = {"0.001%": 1e-5, "0.1%": 1e-3, "1%": 1e-2, "10%": 0.1, "50%"
 SHAPE_TITLE = {"p8": "~450 B, 8 application properties", "p32": "~1.5 KB, 32 application properties"}
 REJECT = ("p8", "first", "0.001%", "customer_eq")
 
-# The targets of a full run (issue 6, "Must show" 2).
+# The targets of a full run.
 TARGET_REJECT_RATIO = 25.0
 TARGET_REFERENCE_SHARE = 0.8
 TARGET_THREAD_SCALING = 1.7

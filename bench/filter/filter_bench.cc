@@ -1,5 +1,5 @@
 // End-to-end filter throughput: sift beside the decode-everything baseline, on the same bytes, in one
-// run (issue 6). Figures and plots: bench/RESULTS.md, section "Filter throughput (issue 6)";
+// run. Figures and plots: bench/RESULTS.md, section "Filter throughput";
 // `bench/run` builds, generates the corpora with `sift gen`, runs this program and renders the plots.
 //
 // Benchmark names are kind/shape/placement/selectivity/selector (Google Benchmark may append
@@ -173,7 +173,7 @@ std::string CustomerInFifty() {
 
 const SelectorCase kPlanted = {"customer_eq", engine::FilterKind::kSql, "customer = 'cust-99999'"};
 
-// The selector shapes of issue 6, on the as-generated orders corpus.
+// The representative selector shapes, on the as-generated orders corpus.
 const std::vector<SelectorCase>& Shapes() {
   using engine::FilterKind;
   static const std::vector<SelectorCase> shapes = {

@@ -1,4 +1,4 @@
-// The selector and engine::MessageFieldSource together (issue 3): a compiled selector evaluated on
+// The selector and engine::MessageFieldSource together: a compiled selector evaluated on
 // encoded AMQP bytes through the lazy reader gives the same answers as on the decoded values
 // through MapFieldSource.
 //

@@ -161,7 +161,7 @@ size_t RegisterCases() {
 
 const size_t kRegistered = RegisterCases();
 
-// The suite must stay at least as large as issue 3 requires; a lost file must not go unnoticed.
+// The suite must stay at least as large as it was made; a lost file must not go unnoticed.
 TEST(ConformanceSuite, HasAtLeast600Cases) { EXPECT_GE(kRegistered, 600u); }
 
 }  // namespace

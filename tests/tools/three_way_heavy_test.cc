@@ -1,4 +1,4 @@
-// Same answers three ways (issue 5, must-show 3): over 1,000,000 generated messages, for 24 filters,
+// Same answers three ways: over 1,000,000 generated messages, for 24 filters,
 // `sift filter` on the record file, `sift replay` on the stored stream, and a brute-force reference —
 // every message fully decoded by Qpid Proton (pn_message_decode) and the filter written out by hand in
 // C++ over the decoded values — give identical offsets.

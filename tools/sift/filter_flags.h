@@ -1,4 +1,4 @@
-// The FILTER flags every filtering command shares (issue 5, LANGUAGE.md): --sql/-e EXPR, --jms EXPR,
+// The FILTER flags every filtering command shares: --sql/-e EXPR, --jms EXPR,
 // --properties JSON, --application-properties JSON; each may repeat and all are ANDed. Compiling
 // prints a bad selector as the house error line, then the expression line and a caret under the
 // column (by code points) where the problem starts.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Interop tests of `sift serve` with python3-qpid-proton as the client (issue 7, "Must show" 1).
+"""Interop tests of `sift serve` with python3-qpid-proton as the client.
 
 Each test class starts its own server (SIFT_SERVE, the sift-serve binary) on an ephemeral port
 (--listen 127.0.0.1:0; the port is read from the "listening on" line) with a temporary store.
