@@ -1,6 +1,6 @@
 // RecordBuffer: the benchmark's in-memory source of messages, and the corpora built into it.
 //
-// A RecordBuffer holds records back to back exactly as a record file does (FORMATS.md: a 4-byte
+// A RecordBuffer holds records back to back exactly as a record file does (engine/amqp/record_file.h: a 4-byte
 // big-endian length, then one encoded AMQP 1.0 message), so the hot loops walk it the way sift walks
 // a mapped record file: read a length, view the message, go on. starts() keeps each record's byte
 // position only so a run can be split between threads; the loops do not read it.
