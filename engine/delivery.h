@@ -3,8 +3,8 @@
 // A Delivery is cheap: an offset, the append timestamp and a view of the encoded bytes. The bytes are
 // owned by the DeliveryBatch it came in and live until that batch is cleared or refilled (the next
 // Consumer::Poll into it) or destroyed. A full decode — into a Proton message or into typed JSON
-// (FORMATS.md) — happens only when the caller asks for it, so a consumer that forwards bytes (a
-// broker sending a transfer) never pays for it.
+// (docs/typed-json.md) — happens only when the caller asks for it, so a consumer that forwards
+// bytes (a broker sending a transfer) never pays for it.
 //
 // Thread safety: a batch and its deliveries are plain values; reading them from several threads is
 // safe, filling one batch from two threads is not.
@@ -36,7 +36,8 @@ class Delivery {
   // not a message Proton can hold (the reason names the byte offset).
   Status ToProton(pn_message_t* out) const;
 
-  // Full decode into one line of typed JSON (FORMATS.md) with "offset" set, no trailing newline.
+  // Full decode into one line of typed JSON (docs/typed-json.md) with "offset" set, no trailing
+  // newline.
   Status ToJson(std::string* out) const;
 
  private:

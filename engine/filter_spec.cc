@@ -1,5 +1,6 @@
 // FilterSpec: compiling a filter-set (see filter_spec.h). The JSON of the property filters is parsed
-// here into selector reference values, following the typed JSON value mapping of FORMATS.md.
+// here into selector reference values, following the typed JSON value mapping (docs/typed-json.md,
+// "Filter reference values").
 #include "engine/filter_spec.h"
 
 #include <nlohmann/json.hpp>

@@ -5,9 +5,10 @@
 // application-properties filter (section 4.1). The two property filters arrive here as JSON objects
 // (the `--properties` / `--application-properties` flags of `sift`): keys are field names (properties:
 // the spec's names with hyphens, "message-id"; underscores are accepted for them too, as in typed
-// JSON) or application-property keys; values are typed JSON values of FORMATS.md ("eu-west", 42, 1.5,
-// true, null, {"type": "ubyte", "value": 2}), a string value possibly carrying the `&p:` (prefix),
-// `&s:` (suffix) or `&&` (a literal leading `&`) modifier of section 4.1.1.
+// JSON) or application-property keys; values are typed JSON values (docs/typed-json.md, "Filter
+// reference values": "eu-west", 42, 1.5, true, null, {"type": "ubyte", "value": 2}), a string value
+// possibly carrying the `&p:` (prefix), `&s:` (suffix) or `&&` (a literal leading `&`) modifier of
+// section 4.1.1.
 //
 // Compile() compiles every clause and ANDs them with Selector::AllOf, so the consumer reads each
 // section of a message once for all of them. The first bad clause is the error: a FilterError says

@@ -7,8 +7,8 @@
 // slot of that section is asked for, and in that one pass over the section fills every slot of the
 // section (an application-properties map is scanned once for all requested keys, and the scan stops
 // when all are found). So each section is read at most once per message (invariant 1 of
-// ARCHITECTURE.md). FieldRef paths are resolved lazily on the located value. Header defaults are
-// applied (durable false, priority 4, first-acquirer false, delivery-count 0).
+// docs/architecture.md). FieldRef paths are resolved lazily on the located value. Header defaults
+// are applied (durable false, priority 4, first-acquirer false, delivery-count 0).
 //
 // Sections in the common encodings (list0 / list8 / list32 and map8 / map32 section values) are
 // parsed in place from MessageView::SectionValue(); anything else (a described section value, a wrong

@@ -2,9 +2,10 @@
 //
 // A Status is ok, or carries a code, a `where` (a file and record index, a stream and offset, a store
 // path, a selector flag and column) and a `why` (one sentence, lower case, no trailing period). The
-// three parts map one-to-one onto the `sift: <what>: <where>: <why>` error line of FORMATS.md, and the
-// code decides the exit code: input errors (kInvalidArgument, kMalformed) are 2, storage errors
-// (kNotFound, kCorruption, kIOError) are 3. An ok Status allocates nothing.
+// three parts map one-to-one onto the error line of the `sift` command, `sift: <what>: <where>:
+// <why>` (README.md, "The `sift` command"), and the code decides the exit code: input errors
+// (kInvalidArgument, kMalformed) are 2, storage errors (kNotFound, kCorruption, kIOError) are 3. An ok
+// Status allocates nothing.
 #ifndef SIFT_ENGINE_STATUS_H_
 #define SIFT_ENGINE_STATUS_H_
 

@@ -1,4 +1,4 @@
-// Private to engine/amqp: one typed JSON value (FORMATS.md, "Typed JSON message") into one Proton
+// Private to engine/amqp: one typed JSON value (docs/typed-json.md, "Values") into one Proton
 // pn_data_t node. typed_json.cc builds whole messages from these; the other direction, bytes to typed
 // JSON text, is typed_json_writer.cc, which follows the same rules without Proton.
 //
@@ -43,7 +43,8 @@ inline constexpr JsonHint kNaturalHint{};
 // The hint under which the plain form of a T value means T (array elements of type T).
 JsonHint HintFor(pn_type_t type);
 
-// The type names of FORMATS.md ("ubyte", "decimal128", ...), plus "null", "boolean", "string", "list".
+// The type names of typed JSON wrappers ("ubyte", "decimal128", ..., "null", "boolean", "string",
+// "list"; docs/typed-json.md, "Wrappers").
 std::string_view JsonTypeName(pn_type_t type);
 
 // Appends `json` at data's current position. `path` names the place for errors ("properties.to",

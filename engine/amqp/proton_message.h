@@ -39,7 +39,8 @@ class [[nodiscard]] ConversionStatus {
   std::string error_;
 };
 
-// Decodes `bytes` (one message: its sections back to back, as in a record of FORMATS.md) into `*out`.
+// Decodes `bytes` (one message: its sections back to back, as in a record of a record file,
+// docs/record-format.md) into `*out`.
 //
 // `out` is owned by the caller; it is cleared first, so a reused message carries nothing over. Proton
 // copies every value it keeps, so nothing in `*out` refers to `bytes` after the call. On error `*out`

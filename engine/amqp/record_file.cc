@@ -1,4 +1,4 @@
-// Record file reader and writer (record_file.h, FORMATS.md).
+// Record file reader and writer (record_file.h, docs/record-format.md).
 #include "engine/amqp/record_file.h"
 
 #include <fcntl.h>

@@ -1,5 +1,6 @@
-// Record files (FORMATS.md): a sequence of records, each a 4-byte big-endian length N then N bytes of
-// one encoded AMQP 1.0 message; no file header. A record's index in the file is its offset.
+// Record files (docs/record-format.md): a sequence of records, each a 4-byte big-endian length N
+// then N bytes of one encoded AMQP 1.0 message; no file header. A record's index in the file is its
+// offset.
 //
 // RecordFileReader reads a regular file through a read-only memory map, zero-copy: the spans it
 // returns point into the map and live as long as the reader. For stdin, pipes and other files that

@@ -1,5 +1,5 @@
 // Typed JSON messages to AMQP 1.0 bytes (EncodeTypedJson); see typed_json.h and
-// docs/formats-notes.md. The other direction, DecodeToTypedJson, is typed_json_writer.cc.
+// docs/typed-json.md. The other direction, DecodeToTypedJson, is typed_json_writer.cc.
 #include "engine/amqp/typed_json.h"
 
 #include <proton/codec.h>
@@ -50,7 +50,7 @@ constexpr std::array<ListField, 5> kHeaderFields = {{
     {"delivery_count", Hint(PN_UINT)},
 }};
 
-// core part 3, section 3.2.4. Timestamps are written as wrappers (as in FORMATS.md's example) but a
+// core part 3, section 3.2.4. Timestamps are written as wrappers (docs/typed-json.md) but a
 // plain integer is read as one; message and correlation ids read a plain integer as a ulong (the
 // message-id-ulong type, core 3.2.11), the content fields read a plain string as a symbol.
 constexpr std::array<ListField, 13> kPropertiesFields = {{

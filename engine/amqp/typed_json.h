@@ -1,4 +1,4 @@
-// Typed JSON messages (FORMATS.md, "Typed JSON message"): one JSON object per message, used for input
+// Typed JSON messages (docs/typed-json.md): one JSON object per message, used for input
 // (`sift append`), output (`sift replay -f json`) and tests.
 //
 // JSON to AMQP goes through Qpid Proton's codec (pn_data_t), so values are encoded exactly as Proton
@@ -9,7 +9,7 @@
 // EncodeTypedJson(DecodeToTypedJson(bytes)) gives back `bytes` exactly.
 // For messages from other encoders the round trip keeps every section, field, type and value, but not
 // necessarily the width chosen for each encoding (str8 vs str32, ...) nor the descriptor form
-// (ulong vs symbol). Decisions FORMATS.md leaves open are recorded in docs/formats-notes.md.
+// (ulong vs symbol). docs/typed-json.md specifies the format and every choice it makes.
 //
 // Errors are values (ConversionStatus), never exceptions.
 #ifndef SIFT_ENGINE_AMQP_TYPED_JSON_H_
@@ -39,7 +39,9 @@ ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vect
 
 // Decodes the AMQP 1.0 bytes of one message into one line of typed JSON (no trailing newline), which
 // replaces *out. When `offset` has a value, the object starts with "offset": <offset>. Sections and
-// fields the message lacks are omitted; keys come in the order of FORMATS.md. Strings that are not
+// fields the message lacks are omitted; keys come in the order docs/typed-json.md gives (offset,
+// header, delivery_annotations, message_annotations, properties, application_properties, body,
+// footer; fields in spec order). Strings that are not
 // valid UTF-8 have their bad bytes replaced by U+FFFD (JSON text must be UTF-8).
 //
 // Errors ("byte N: reason"): malformed bytes, a message structure that breaks core part 3, section 3.2

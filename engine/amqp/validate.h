@@ -17,7 +17,8 @@
 //   Core part 3, section 3.2.5 restricts application-properties values to simple types; validation
 //   deliberately accepts list, map and array values there (each still fully checked), because
 //   producers send them, other brokers keep them, and the selector language reads inside them
-//   (`a.tags[0]`, LANGUAGE.md "Composite access"): refusing them would lose messages users expect.
+//   (`a.tags[0]`, docs/selector-language.md "Field references"): refusing them would lose messages
+//   users expect.
 // The first violation is returned as a DecodeError naming the byte offset and the reason.
 #ifndef SIFT_ENGINE_AMQP_VALIDATE_H_
 #define SIFT_ENGINE_AMQP_VALIDATE_H_
