@@ -8,7 +8,7 @@ Fails (exit 1, one line per failure on stderr) when
     items/s of sift_scan over baseline on the 8-property corpus, filtered property first, selector
     customer = 'cust-99999' matching 0.001% of the messages, both measured in this run;
   - that sift_scan run allocated on the heap (allocs/msg, C++ operator new, must be 0: invariant 1 of
-    ARCHITECTURE.md);
+    docs/architecture.md);
   - any benchmark of the run reported an error (e.g. sift and the baseline disagreeing on matches);
   - the figures are missing.
 Exit 2 when the JSON cannot be read. Prints the measured figures either way.

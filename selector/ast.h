@@ -1,9 +1,9 @@
 // The abstract syntax tree of a selector expression, and the parser entry point.
 //
 // ParseExpression() lexes, parses, resolves names and runs the semantic checks of the language
-// (LANGUAGE.md; docs/selector-semantics.md), so an expression it accepts is exactly one that
-// Selector::Compile accepts, and it reports the same Error. The tree it returns is *not* folded or
-// optimised: it is the expression as written, with these resolutions already made:
+// (docs/selector-language.md, docs/selector-semantics.md), so an expression it accepts is exactly
+// one that Selector::Compile accepts, and it reports the same Error. The tree it returns is *not*
+// folded or optimised: it is the expression as written, with these resolutions already made:
 // - every field reference is resolved to a FieldRef (section + spec name with hyphens + path), listed
 //   once in Ast::fields, and referenced by index from kField / kExists nodes;
 // - JMS identifiers (JMS dialect) become kField nodes, or kFunction nodes with a JMS conversion

@@ -57,8 +57,8 @@ class FieldSource {
 
   // The value of field number `slot` of the list the source was built for, for the current message:
   // kMissing when absent. Byte views in the result stay valid until the source moves to another
-  // message. Must not allocate on the heap (invariant 1 of ARCHITECTURE.md) and must not fail: a
-  // malformed section reads as kMissing for every field in it.
+  // message. Must not allocate on the heap (invariant 1 of docs/architecture.md) and must not fail:
+  // a malformed section reads as kMissing for every field in it.
   virtual Value Get(uint32_t slot) = 0;
 };
 

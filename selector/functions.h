@@ -1,5 +1,6 @@
-// The functions of the language (filter expressions section 6; LANGUAGE.md) and the JMS dialect's
-// conversions, evaluated on Values (docs/selector-semantics.md, "Functions", "JMS dialect").
+// The functions of the language (filter expressions section 6; docs/selector-language.md) and the
+// JMS dialect's conversions, evaluated on Values (docs/selector-semantics.md, "Functions", "JMS
+// dialect").
 //
 // A function never fails: an argument that is missing, null or of the wrong type makes the result
 // UNKNOWN (returned as Null; Missing when the JMS conversion's field is absent and has no default).

@@ -1,4 +1,4 @@
-// A compiled LIKE pattern (filter expressions section 6; LANGUAGE.md).
+// A compiled LIKE pattern (filter expressions section 6; docs/selector-semantics.md, "LIKE").
 //
 // '%' matches any run of characters (possibly empty), '_' exactly one character (code point), an
 // escaped character itself, anything else itself (case-sensitive, byte-exact on UTF-8). The pattern

@@ -1,6 +1,6 @@
 // The recursive-descent parser: text -> Ast, with name resolution and the depth limit (see ast.h).
 //
-// Grammar (precedence low to high, filter expressions section 6 / LANGUAGE.md):
+// Grammar (precedence low to high, filter expressions section 6 / docs/selector-language.md):
 //   or        := and { OR and }                    (flattened into one n-ary node)
 //   and       := not { AND not }                   (flattened into one n-ary node)
 //   not       := NOT not | EXISTS field | EXISTS '(' field ')' | predicate

@@ -5,7 +5,7 @@
 // non-boolean where a condition is required, arithmetic on strings / booleans / binaries, a function
 // argument of the wrong constant type, DATE() of a constant that is not a date-time, a LIKE operand
 // that can never be a string. These are compile errors with the offending node's position
-// (LANGUAGE.md, "Evaluation": wrong for every message = compile error).
+// (docs/selector-language.md, "Operators and functions": wrong for every message = compile error).
 #ifndef SIFT_SELECTOR_SEMANTIC_H_
 #define SIFT_SELECTOR_SEMANTIC_H_
 

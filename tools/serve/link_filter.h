@@ -1,7 +1,8 @@
 // LinkFilter: a consumer's attach source filter-set (AMQP core part 3, section 3.5.8) turned into a
 // compiled selector and a start position.
 //
-// Accepted entries (the key is free unless stated; descriptors as symbol or ulong, LANGUAGE.md):
+// Accepted entries (the key is free unless stated; descriptors as symbol or ulong,
+// docs/selector-language.md "Filters and how they arrive"):
 //   amqp:sql-filter (0x120)                         string: SQL filter expression (filtex section 6)
 //   apache.org:selector-filter:string (0x468C00000004) string: JMS selector
 //   amqp:properties-filter (0x173)                  map symbol → reference value (filtex section 4.1)

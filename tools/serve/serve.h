@@ -65,7 +65,7 @@ void AddServeFlags(CLI::App* app, ServeOptions* options);
 // it stops listening, lets in-flight appends finish and settles them, closes the connections and
 // flushes the store. Prints "sift serve: listening on HOST:PORT" on stdout once listening. Returns the
 // process exit code: 0 after a clean shutdown, 2 for bad options, 3 when the store cannot be opened
-// or the address cannot be listened on (the error line on stderr, FORMATS.md).
+// or the address cannot be listened on (the error line on stderr, `sift: <what>: <where>: <why>`).
 int RunServe(const ServeOptions& options);
 
 }  // namespace sift::tools

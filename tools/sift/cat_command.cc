@@ -1,6 +1,7 @@
 // `sift cat [--format amqp|json] [-f json|amqp] [FILE|-]`: converts between the two message file
-// formats of FORMATS.md — a record file to typed JSON lines (default, with each record's index as
-// "offset"), or typed JSON lines to a record file. Every message is validated on the way.
+// formats (docs/record-format.md, docs/typed-json.md) — a record file to typed JSON lines (default,
+// with each record's index as "offset"), or typed JSON lines to a record file. Every message is
+// validated on the way.
 #include <CLI/CLI.hpp>
 
 #include <memory>

@@ -1,8 +1,8 @@
 // The pieces every `sift` command shares: exit codes, the house error line, and command registration.
 //
-// Exit codes and error lines are FORMATS.md's: 0 success (for filtering commands: at least one match),
-// 1 success with nothing matched, 2 usage or input error, 3 storage error; every error is one line on
-// stderr, `sift: <what>: <where>: <why>`. Only data goes to stdout.
+// Exit codes and error lines (README.md, "The `sift` command"): 0 success (for filtering
+// commands: at least one match), 1 success with nothing matched, 2 usage or input error, 3 storage
+// error; every error is one line on stderr, `sift: <what>: <where>: <why>`. Only data goes to stdout.
 #ifndef SIFT_TOOLS_SIFT_COMMAND_H_
 #define SIFT_TOOLS_SIFT_COMMAND_H_
 

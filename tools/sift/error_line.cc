@@ -1,4 +1,5 @@
-// The house error line (FORMATS.md): `sift: <what>: <where>: <why>`, one line on stderr.
+// The house error line (README.md, "The `sift` command"): `sift: <what>: <where>: <why>`, one line
+// on stderr.
 #include <cstdio>
 #include <string>
 

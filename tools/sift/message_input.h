@@ -1,4 +1,5 @@
-// Messages in: a record file (FORMATS.md) or typed JSON lines, from a file or stdin ("-").
+// Messages in: a record file (docs/record-format.md) or typed JSON lines (docs/typed-json.md), from
+// a file or stdin ("-").
 //
 // Record framing is always checked. Opened with `validate`, every record is also checked with
 // amqp::Validate (strict) before it is handed out (what `sift append` needs before storing); without

@@ -24,7 +24,7 @@ class ByteSink {
   ~ByteSink();
 
   void Write(std::string_view bytes);
-  // A record of FORMATS.md: 4-byte big-endian length, then the message.
+  // A record of a record file (docs/record-format.md): 4-byte big-endian length, then the message.
   void WriteRecord(std::string_view message);
   // Flushes buffered bytes; the first write error since opening, if any, naming the destination.
   engine::Status Flush();
