@@ -1,5 +1,6 @@
-// Invariant 1 of ARCHITECTURE.md at the consumer: scanning 100,000 stored messages that the filter
-// rejects makes no heap allocation per message once the consumer has warmed up (its first poll).
+// Invariant 1 of docs/architecture.md at the consumer: scanning 100,000 stored messages that the
+// filter rejects makes no heap allocation per message once the consumer has warmed up (its first
+// poll).
 #include <gtest/gtest.h>
 
 #include "tests/engine/consumer_test_support.h"

@@ -1,5 +1,5 @@
-// Invariant 1 of ARCHITECTURE.md through the selector's field source: reading the fields a selector
-// publishes from 100,000 messages makes no heap allocation after the source is built.
+// Invariant 1 of docs/architecture.md through the selector's field source: reading the fields a
+// selector publishes from 100,000 messages makes no heap allocation after the source is built.
 #include <gtest/gtest.h>
 
 #include <vector>

@@ -1,4 +1,4 @@
-// Invariant 1 of ARCHITECTURE.md for the selector on encoded messages: once a
+// Invariant 1 of docs/architecture.md for the selector on encoded messages: once a
 // selector is compiled and its EvalContext and MessageFieldSource are built and warm, evaluating it
 // on 100,000 messages through engine::MessageFieldSource (over engine::amqp::MessageView) makes no
 // heap allocation at all — for the messages it rejects and for those it accepts.

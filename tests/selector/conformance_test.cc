@@ -4,9 +4,9 @@
 // test; each case is its own check, and a failure is reported at the case's own file:line.
 //
 // The case file format is specified in tests/selector/cases/README.md (parser: case_file.h).
-// Expected answers come from the language definition (LANGUAGE.md, filter expressions sections 4
-// and 6, Jakarta Messaging 3.1 selectors, docs/selector-semantics.md), never from running the
-// implementation. A malformed line is itself a failure, never a silently skipped case.
+// Expected answers come from the language definition (docs/selector-language.md, filter expressions
+// sections 4 and 6, Jakarta Messaging 3.1 selectors, docs/selector-semantics.md), never from
+// running the implementation. A malformed line is itself a failure, never a silently skipped case.
 #include <gtest/gtest.h>
 
 #include <algorithm>

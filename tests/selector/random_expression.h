@@ -5,8 +5,8 @@
 // (DifferentialFields()) and renders it to selector TEXT, so every pair exercises the lexer and the
 // parser as well as evaluation: keywords in random case, fields in all their spellings (`x`, `a.x`,
 // `application_properties.x`, `[x]`), both quote styles, minimal or extra parentheses (the renderer
-// knows the precedence table of LANGUAGE.md, so a minimally parenthesised text parses back to the same
-// tree only if the parser gets precedence and associativity right).
+// knows the precedence table of docs/selector-language.md, so a minimally parenthesised text parses
+// back to the same tree only if the parser gets precedence and associativity right).
 //
 // Invariants: everything generated compiles (it never builds what the language rejects for every
 // message: arithmetic on a string constant, a non-string LIKE operand constant, a wrong function
@@ -544,7 +544,8 @@ class RandomExpressions {
     }
   }
 
-  // Precedence levels (LANGUAGE.md): OR 1 < AND 2 < NOT 3 < comparison 4 < + - 5 < * / % 6 < unary 7.
+  // Precedence levels (docs/selector-language.md, "Grammar and precedence"):
+  // OR 1 < AND 2 < NOT 3 < comparison 4 < + - 5 < * / % 6 < unary 7.
   static int Level(const RefExpr& e) {
     switch (e.kind) {
       case RefKind::kOr: return 1;
@@ -780,7 +781,7 @@ inline DifferentialResult RunDifferential(uint64_t seed, int expressions, int me
 // ---------------------------------------------------------------------------------------------
 // Property filters (filter expressions section 4.1), against their own reference reading.
 
-// Whether `value` matches the reference `ref` of a property filter (4.1.1; LANGUAGE.md "Filters";
+// Whether `value` matches the reference `ref` of a property filter (4.1.1;
 // docs/selector-semantics.md "Property filters"): a null reference matches anything; otherwise an
 // absent or null value does not match; a string reference starting with &p: / &s: matches text
 // (string or symbol) by prefix / suffix, && stands for a literal &; numbers match when equal (two

@@ -4,8 +4,9 @@
 // renders it to text for Selector::Compile), over a fully decoded TestMessage, with values held as
 // owned, widened C++ values (exact integers as __int128, so no arithmetic here can overflow). It is
 // slow and has no fast paths, folding, reordering or short-circuiting: every operator is a direct
-// transcription of a rule of the language definition (LANGUAGE.md, filter expressions section 6,
-// Jakarta Messaging 3.1 selectors, docs/selector-semantics.md). Each rule cites its source.
+// transcription of a rule of the language definition (docs/selector-language.md, filter expressions
+// section 6, Jakarta Messaging 3.1 selectors, docs/selector-semantics.md). Each rule cites its
+// source.
 //
 // Invariant: the reference never consults the implementation under test (only the shared value and
 // field-reference types), so an agreement between the two means two independent readings agree.
@@ -246,7 +247,7 @@ class ReferenceEvaluator {
     const FieldRef& ref = (*fields_)[index];
     const TestValue* v = FieldValue(index);
     if (v == nullptr && ref.section == Section::kHeader && ref.path.empty()) {
-      // Header defaults (LANGUAGE.md; AMQP core 3.2.1).
+      // Header defaults (docs/selector-language.md, "Field references"; AMQP core 3.2.1).
       TestValue d = TestValue::Of(HeaderDefault(ref.name));
       return FromTestValue(d.type == ValueType::kMissing ? nullptr : &d);
     }
@@ -264,7 +265,8 @@ class ReferenceEvaluator {
         return e.negated ? Not(t) : t;
       }
       case RefKind::kIn: {
-        // x IN (a, b, ...) is x = a OR x = b OR ... (JMS 3.1; members of any type, LANGUAGE.md).
+        // x IN (a, b, ...) is x = a OR x = b OR ... (JMS 3.1; members of any type,
+        // docs/selector-semantics.md "IN").
         RefValue x = Scalar(e.kids[0]);
         Truth t = Truth::kFalse;
         for (size_t i = 1; i < e.kids.size(); ++i) t = Or(t, Compare(x, "=", Scalar(e.kids[i])));

@@ -1,6 +1,6 @@
-// Evaluation allocates nothing on the heap once the EvalContext is warm (ARCHITECTURE.md invariant 1),
-// for accepted and rejected messages alike, including re2-backed LIKE, LOWER / UPPER, concatenation,
-// substring functions, JMS id conversion and constant IN sets.
+// Evaluation allocates nothing on the heap once the EvalContext is warm (docs/architecture.md,
+// invariant 1), for accepted and rejected messages alike, including re2-backed LIKE, LOWER / UPPER,
+// concatenation, substring functions, JMS id conversion and constant IN sets.
 #include <gtest/gtest.h>
 
 #include <string>

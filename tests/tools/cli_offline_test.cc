@@ -1,5 +1,5 @@
 // End-to-end tests of the commands that need no store: gen, check, explain, filter, cat, and the
-// usage errors every command shares (exit codes and error lines of FORMATS.md).
+// usage errors every command shares (exit codes and error lines, README.md "The `sift` command").
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Seeded generator of AMQP 1.0 messages for sift's differential and round-trip tests.
 
-Writes a record file (FORMATS.md: each record is a 4-byte big-endian length, then the encoded message)
-of --count messages drawn from --seed, with three independent encoders:
+Writes a record file (docs/record-format.md: each record is a 4-byte big-endian length, then the
+encoded message) of --count messages drawn from --seed, with three independent encoders:
 
   m  python3-qpid-proton's Message.encode() (Proton's pn_message_encode): header and properties
      always present, ulong section descriptors, every body kind Message can say;

@@ -1,5 +1,5 @@
-// Invariant 1 of ARCHITECTURE.md: reading fields of 100,000 messages through MessageView makes no
-// heap allocation (counted by the replaced global operator new).
+// Invariant 1 of docs/architecture.md: reading fields of 100,000 messages through MessageView makes
+// no heap allocation (counted by the replaced global operator new).
 #include <gtest/gtest.h>
 
 #include <cstdint>

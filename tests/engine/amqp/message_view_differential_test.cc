@@ -1,12 +1,12 @@
-// Differential test (ARCHITECTURE.md invariant 3): for each of the >= 10,000 seeded messages of
-// generate_messages.py (python3-qpid-proton's Message, Proton's pn_data_t encoder and a hand-written
-// encoder of the wide and compact forms), every field read lazily through MessageView equals what
-// Qpid Proton's C decoder (pn_data_t, section by section) decodes from the same bytes: header fields
-// (with their defaults), the 13 properties, every application property, every delivery and message
-// annotation and footer entry (by symbol and by ulong key, as a selector::Value and as a whole value
-// compared deeply), and the body (kind, section count, each section's value, data bytes, body span).
-// Types and values are compared exactly (floating point by bits), through one canonical rendering
-// of each side.
+// Differential test (docs/architecture.md, invariant 3): for each of the >= 10,000 seeded messages
+// of generate_messages.py (python3-qpid-proton's Message, Proton's pn_data_t encoder and a
+// hand-written encoder of the wide and compact forms), every field read lazily through MessageView
+// equals what Qpid Proton's C decoder (pn_data_t, section by section) decodes from the same bytes:
+// header fields (with their defaults), the 13 properties, every application property, every
+// delivery and message annotation and footer entry (by symbol and by ulong key, as a
+// selector::Value and as a whole value compared deeply), and the body (kind, section count, each
+// section's value, data bytes, body span). Types and values are compared exactly (floating point by
+// bits), through one canonical rendering of each side.
 #include <proton/codec.h>
 
 #include <cstdio>

@@ -167,7 +167,8 @@ TEST(RecordFileTest, WriterReportsUnwritablePath) {
 }
 
 TEST(RecordFileTest, FileWrittenByPythonProton) {
-  // FORMATS.md's own example writer, run with the interpreter that has python3-qpid-proton.
+  // The example writer of docs/record-format.md, run with the interpreter that has
+  // python3-qpid-proton.
   const std::string path = TempPath("python.amqp");
   const std::string script = TempPath("writer.py");
   {

@@ -448,7 +448,7 @@ constexpr std::array<ListField, 5> kHeaderFields = {{
     {"delivery_count", Hint(PN_UINT)},
 }};
 
-// core part 3, section 3.2.4. Timestamps are written as wrappers (as in FORMATS.md's example) but a
+// core part 3, section 3.2.4. Timestamps are written as wrappers (docs/typed-json.md) but a
 // plain integer is read as one; message and correlation ids read a plain integer as a ulong (the
 // message-id-ulong type, core 3.2.11), the content fields read a plain string as a symbol.
 constexpr std::array<ListField, 13> kPropertiesFields = {{
@@ -560,7 +560,7 @@ inline bool DecodeMessage(std::span<const uint8_t> bytes, Json* message, std::st
     }
     (*message)["body"] = std::move(body);
   }
-  // The footer comes last in FORMATS.md's key order, after the body.
+  // The footer comes last in typed JSON's key order (docs/typed-json.md), after the body.
   if (const ProtonSection* footer = sections.Find(ProtonSectionKind::kFooter); footer != nullptr) {
     Json value;
     std::string why;

@@ -1,5 +1,5 @@
-// Typed JSON (FORMATS.md) to and from AMQP 1.0 bytes: the mapping of every type, the message keys,
-// byte-exact agreement with Proton's pn_message_encode, and every kind of bad input.
+// Typed JSON (docs/typed-json.md) to and from AMQP 1.0 bytes: the mapping of every type, the
+// message keys, byte-exact agreement with Proton's pn_message_encode, and every kind of bad input.
 #include "engine/amqp/typed_json.h"
 
 #include <proton/codec.h>
