@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/chunk_summary.h"
 #include "engine/message_filter.h"
 #include "engine/stream_engine.h"
 #include "engine/stream_engine_impl.h"
@@ -46,6 +47,13 @@ Status StreamEngine::NewConsumer(const ConsumerOptions& options, std::unique_ptr
   reader_options.on_corruption = options.on_corruption == CorruptionPolicy::kSkip ? storage::CorruptionPolicy::kSkip
                                                                                 : storage::CorruptionPolicy::kStop;
   reader_options.fill_cache = options.fill_cache;
+  if (options.end.kind == EndPosition::Kind::kOffset) reader_options.end_offset = options.end.offset;
+  if (options.skip_chunks) {
+    auto skipper = std::make_shared<ChunkSkipper>(options.filter);
+    if (skipper->useful()) {
+      reader_options.chunk_filter = [skipper](std::string_view summary) { return skipper->MayMatch(summary); };
+    }
+  }
   auto impl = std::make_unique<Consumer::Impl>(options, impl_->store.get());
   storage::Status s = impl_->store->NewReader(options.stream, reader_options, &impl->reader);
   if (s.IsNotFound()) {
@@ -106,7 +114,8 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
         final_status_ = FromStorage(s, "cannot read stream", options.stream);
         break;
       }
-      if (!options.follow) {
+      if (!options.follow ||
+          (options.end.kind == EndPosition::Kind::kOffset && reader.position() >= options.end.offset)) {
         done_ = true;
         break;
       }
@@ -138,6 +147,8 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
   stats_.scanned += scanned;
   stats_.matched += batch->size();
   stats_.chunks_skipped = reader.chunks_skipped();
+  stats_.chunks_pruned = reader.chunks_pruned();
+  stats_.bytes_pruned = reader.bytes_pruned();
   stats_.elapsed += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started - waited);
   return done_ ? final_status_ : Status::OK();
 }

@@ -82,6 +82,10 @@ struct ConsumerOptions {
   CorruptionPolicy on_corruption = CorruptionPolicy::kStop;
   // Keep scanned chunks in the store's block cache (false suits one-off scans of old data).
   bool fill_cache = true;
+  // Skip chunks whose summary shows that none of their messages can match the filter, without
+  // reading them (engine/chunk_summary.h). Skipping never changes what is delivered; false reads every
+  // chunk (for diagnosis, or to measure what skipping saves).
+  bool skip_chunks = true;
 };
 
 struct ConsumerStats {
@@ -90,6 +94,8 @@ struct ConsumerStats {
   uint64_t bytes = 0;           // bytes of the records evaluated
   uint64_t chunks = 0;          // chunks read
   uint64_t chunks_skipped = 0;  // corrupt chunks skipped (CorruptionPolicy::kSkip)
+  uint64_t chunks_pruned = 0;   // chunks skipped unread because their summary rules out every message
+  uint64_t bytes_pruned = 0;    // stored bytes of those chunks
   std::chrono::nanoseconds elapsed{0};  // time spent in Poll, waits for appends excluded
 };
 

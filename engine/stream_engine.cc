@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/amqp/validate.h"
+#include "engine/chunk_summary.h"
 #include "engine/stream_engine_impl.h"
 
 namespace sift::engine {
@@ -41,6 +42,7 @@ Status StreamEngine::Open(const std::string& path, const EngineOptions& options,
   store_options.max_chunk_messages = options.max_chunk_messages;
   store_options.max_chunk_bytes = options.max_chunk_bytes;
   store_options.block_cache_bytes = options.block_cache_bytes;
+  if (options.summarize_chunks) store_options.chunk_summarizer = ChunkSummaryBuilder::Factory();
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   storage::Status s = storage::StreamStore::Open(path, store_options, &impl->store);
@@ -133,5 +135,48 @@ Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::s
 
 
 Status StreamEngine::Flush() { return FromStorage(impl_->store->Flush(), "cannot flush", path_); }
+
+Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, uint64_t* present) {
+  uint64_t built_count = 0, present_count = 0;
+  std::vector<storage::ChunkInfo> chunks;
+  storage::Status s = impl_->store->ListChunks(stream, &chunks);
+  if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
+  std::unique_ptr<storage::StreamReader> reader;
+  storage::ReaderOptions reader_options;
+  reader_options.fill_cache = false;
+  s = impl_->store->NewReader(stream, reader_options, &reader);
+  if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
+  ChunkSummaryBuilder builder;
+  std::string summary;
+  for (const storage::ChunkInfo& chunk : chunks) {
+    s = impl_->store->GetChunkSummary(stream, chunk.first_offset, &summary);
+    if (s.ok()) {
+      ++present_count;
+      continue;
+    }
+    if (!s.IsNotFound() && !s.IsCorruption()) return FromStorage(s, "cannot summarize chunks", stream);
+    // No summary, or a damaged one: build it from the chunk's messages.
+    s = reader->Seek(chunk.first_offset);
+    if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
+    builder.Reset();
+    storage::Record record;
+    uint32_t n = 0;
+    while (n < chunk.count && reader->Next(&record) && record.offset < chunk.first_offset + chunk.count) {
+      builder.Add(record.data);
+      ++n;
+    }
+    if (!reader->status().ok()) return FromStorage(reader->status(), "cannot summarize chunks", stream);
+    if (n != chunk.count) continue;  // retention deleted the chunk meanwhile
+    builder.Finish(&summary);
+    if (summary.empty()) continue;  // a chunk summaries cannot describe: it is always read
+    s = impl_->store->PutChunkSummary(stream, chunk.first_offset, summary);
+    if (s.IsNotFound()) continue;  // deleted meanwhile
+    if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
+    ++built_count;
+  }
+  if (built != nullptr) *built = built_count;
+  if (present != nullptr) *present = present_count;
+  return Status::OK();
+}
 
 }  // namespace sift::engine

@@ -44,6 +44,9 @@ struct EngineOptions {
   uint32_t max_chunk_bytes = 1u << 20;
   // The store's block cache, in bytes.
   size_t block_cache_bytes = 256u << 20;
+  // Write a summary of every new chunk's header, properties and application-properties values
+  // (engine/chunk_summary.h), so that filtered reads skip chunks no message of which can match.
+  bool summarize_chunks = true;
 };
 
 // A snapshot of one stream.
@@ -94,6 +97,13 @@ class StreamEngine {
 
   // Makes every acknowledged append durable (fsync), also with sync off.
   Status Flush();
+
+  // Builds the summary of every chunk of `stream` that has none (chunks written before summaries, or
+  // with summarize_chunks off), reading each such chunk once. Each summary is stored durably on its
+  // own, so an interrupted run (even kill -9) leaves every chunk readable and skippable or not, and a
+  // second run finishes the work. *built / *present (when given) count the chunks summarized now and
+  // those that already had a summary. Errors: NotFound, Corruption (a damaged chunk), IOError.
+  Status SummarizeChunks(std::string_view stream, uint64_t* built = nullptr, uint64_t* present = nullptr);
 
   // Creates a consumer. Errors: InvalidArgument (the filter is not ok, zero credit), NotFound (no such
   // stream), IOError.

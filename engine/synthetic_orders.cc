@@ -27,7 +27,6 @@ constexpr std::array<std::string_view, 6> kSubjects = {"created",   "paid",     
 constexpr std::array<uint32_t, 6> kSubjectWeights = {40, 25, 20, 10, 4, 1};
 constexpr std::array<std::string_view, 3> kSources = {"web", "mobile", "store"};
 constexpr std::array<std::string_view, 5> kCurrencies = {"EUR", "USD", "GBP", "JPY", "BRL"};
-constexpr uint32_t kCustomers = 50000;
 constexpr int32_t kPartitions = 8;
 
 // SplitMix64 (Steele, Lea, Flood 2014): a counter-based generator, identical everywhere.
@@ -85,6 +84,7 @@ Status SyntheticOrders::Create(const SyntheticOrdersOptions& options, std::uniqu
   } else {
     return Status::InvalidArgument("unknown profile", options.profile, "expected orders, wide or minimal");
   }
+  if (options.customers == 0) return Status::InvalidArgument("bad option", "customers", "must be at least 1");
   out->reset(new SyntheticOrders(options, profile));
   return Status::OK();
 }
@@ -103,7 +103,7 @@ SyntheticOrder SyntheticOrders::Describe(uint64_t index) const {
   o.subject = kSubjects[rng.Weighted(kSubjectWeights)];
   o.amount = 1 + rng.Below(1000);
   o.price = static_cast<double>(50 + rng.Below(99950)) / 100.0;  // 0.50 .. 999.99, two decimals
-  o.customer = rng.Below(kCustomers);
+  o.customer = rng.Below(options_.customers);
   o.vip = rng.Percent(5);
   o.tier = static_cast<uint8_t>(rng.Below(4));
   // Priority: mostly the AMQP default 4, sometimes urgent (9) or bulk (0..3).

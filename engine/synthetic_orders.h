@@ -39,6 +39,9 @@ struct SyntheticOrdersOptions {
   uint64_t seed = 1;
   // creation-time of message 0, ms since the Unix epoch; message i is created at this + 10 * i (+ jitter < 10).
   int64_t start_time_ms = 1764460800000;
+  // Distinct customers ("cust-NNNNN", drawn uniformly): fewer makes each one common, more makes a
+  // customer's orders rare (a selective query). At least 1.
+  uint32_t customers = 50000;
 };
 
 // The application-property values of one generated message, as generated (for reference checks).

@@ -32,6 +32,16 @@ class InSet {
   // True when every member is text (string, symbol or char); texts() then lists them, deduplicated.
   bool only_text() const;
   const std::vector<std::string>& texts() const { return texts_; }
+  // The text, integer (sorted) and non-NaN double (sorted) members; whether TRUE / FALSE are
+  // members; whether some member is binary, uuid or of class other. For reasoning about sets of
+  // values (chunk summaries) without a message at hand.
+  const std::vector<__int128>& integers() const { return integers_; }
+  const std::vector<double>& doubles() const { return doubles_; }
+  bool has_true() const { return has_true_; }
+  bool has_false() const { return has_false_; }
+  bool has_bytes_or_other() const {
+    return !binaries_.empty() || !uuids_.empty() || (classes_ & (1u << static_cast<uint32_t>(ValueClass::kOther))) != 0;
+  }
   std::string Describe() const;
 
  private:

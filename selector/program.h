@@ -94,6 +94,7 @@ class Program {
  private:
   friend class Compiler;
   friend class ProgramBuilder;
+  friend class ChunkPredicateAccess;  // selector/chunk_predicate.cc reads the instructions
   struct Frame {
     FieldSource& source;
     EvalContext& context;

@@ -96,6 +96,7 @@ class Selector {
   std::string Explain() const;
 
  private:
+  friend class ChunkPredicate;  // reads the program (selector/chunk_predicate.h)
   std::shared_ptr<const Program> program_;
   std::shared_ptr<const Error> error_;
 };

@@ -131,3 +131,26 @@ bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* heade
 }
 
 }  // namespace sift::storage
+
+namespace sift::storage {
+
+std::string EncodeSummaryEntry(uint32_t count, uint32_t bytes, std::string_view summary) {
+  std::string entry(8 + summary.size() + 4, '\0');
+  PutLE(entry.data(), count, 4);
+  PutLE(entry.data() + 4, bytes, 4);
+  if (!summary.empty()) std::memcpy(entry.data() + 8, summary.data(), summary.size());
+  PutLE(entry.data() + 8 + summary.size(), crc32c::Value(entry.data(), 8 + summary.size()), 4);
+  return entry;
+}
+
+bool DecodeSummaryEntry(std::string_view entry, uint32_t* count, uint32_t* bytes, std::string_view* summary) {
+  if (entry.size() < 12) return false;
+  const size_t body = entry.size() - 4;
+  if (GetLE(entry.data() + body, 4) != crc32c::Value(entry.data(), body)) return false;
+  *count = static_cast<uint32_t>(GetLE(entry.data(), 4));
+  *bytes = static_cast<uint32_t>(GetLE(entry.data() + 4, 4));
+  *summary = entry.substr(8, body - 8);
+  return *count > 0;
+}
+
+}  // namespace sift::storage

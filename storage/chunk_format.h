@@ -62,6 +62,12 @@ class ChunkBuilder {
 // On failure returns false and sets *why to a short reason ("bad magic", "payload checksum mismatch").
 bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* header, const char** why);
 
+// A chunk summary entry (the value under the "M" key of a chunk): the chunk's count u32 and stored
+// bytes u32, the summary's bytes (opaque to storage), then CRC32C of all that, u32 (all LE).
+std::string EncodeSummaryEntry(uint32_t count, uint32_t bytes, std::string_view summary);
+// False when the entry is too short or its checksum does not match (the summary is then ignored).
+bool DecodeSummaryEntry(std::string_view entry, uint32_t* count, uint32_t* bytes, std::string_view* summary);
+
 // Bounded varint read (the LevelDB GetVarint shape): nullptr on truncation or an overlong encoding.
 inline const char* ReadVarint64(const char* p, const char* limit, uint64_t* out) {
   if (p < limit && static_cast<uint8_t>(*p) < 0x80) {  // the common one-byte case

@@ -4,6 +4,7 @@
 //   "S" + name                       stream record: id, retention, offset floor
 //   "C" + id (u32 BE) + first (u64 BE)   chunk value (chunk_format.h)
 //   "I" + id (u32 BE) + first (u64 BE)   chunk index entry: count, bytes, first/last timestamp
+//   "M" + id (u32 BE) + first (u64 BE)   chunk summary: count, bytes, opaque summary, checksum
 //
 // Big-endian integers make RocksDB's bytewise order equal numeric order, so a forward iteration over
 // "C" + id visits a stream's chunks in offset order. Stream ids are never reused.
@@ -21,6 +22,7 @@ inline constexpr char kStoreKey[] = "G";
 inline constexpr char kStreamPrefix = 'S';
 inline constexpr char kChunkPrefix = 'C';
 inline constexpr char kIndexPrefix = 'I';
+inline constexpr char kSummaryPrefix = 'M';
 inline constexpr size_t kChunkKeySize = 1 + 4 + 8;
 
 inline void PutFixed32BE(char* p, uint32_t v) {
@@ -62,6 +64,7 @@ inline std::string OffsetKey(char prefix, uint32_t id, uint64_t first_offset) {
 }
 inline std::string ChunkKey(uint32_t id, uint64_t first_offset) { return OffsetKey(kChunkPrefix, id, first_offset); }
 inline std::string IndexKey(uint32_t id, uint64_t first_offset) { return OffsetKey(kIndexPrefix, id, first_offset); }
+inline std::string SummaryKey(uint32_t id, uint64_t first_offset) { return OffsetKey(kSummaryPrefix, id, first_offset); }
 
 // The first key after every key of stream `id` under `prefix` (an exclusive upper bound).
 inline std::string StreamEnd(char prefix, uint32_t id) {

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "storage/status.h"
@@ -22,6 +24,24 @@ using Clock = std::function<int64_t()>;
 // inside a message. Called from the appending thread, without any store lock held, possibly from many
 // threads at once: it must be thread-safe.
 using MessageValidator = std::function<Status(std::string_view message)>;
+
+// Builds the summary of one chunk from its messages while the chunk is cut, so that readers can skip
+// a chunk without reading it (ReaderOptions::chunk_filter). Storage keeps the summary as opaque bytes
+// beside the chunk's index entry and never looks inside; the engine writes and reads it. One object
+// serves one appending thread at a time: Reset(), Add() for each message in offset order, Finish().
+class ChunkSummarizer {
+ public:
+  virtual ~ChunkSummarizer() = default;
+  // Starts a new chunk.
+  virtual void Reset() = 0;
+  // The next message of the chunk. Its bytes stay valid until Finish() returns.
+  virtual void Add(std::string_view message) = 0;
+  // Replaces *summary with the chunk's summary; leaves it empty when the chunk gets none (it is then
+  // never skipped).
+  virtual void Finish(std::string* summary) = 0;
+};
+// Makes a summarizer for one append or bulk load; called from the appending thread.
+using ChunkSummarizerFactory = std::function<std::unique_ptr<ChunkSummarizer>()>;
 
 // Per-stream retention. Whole chunks are deleted from the oldest end; offsets are never reused.
 // Zero means "no limit" for each field.
@@ -60,11 +80,14 @@ struct StoreOptions {
   // linger on every append; such producers should use AppendBatch.
   std::chrono::microseconds linger{0};
 
-  // Largest accepted message, in bytes (the record-file default of FORMATS.md).
+  // Largest accepted message, in bytes (the record-file default: docs/record-format.md, "Limits").
   uint32_t max_message_bytes = 16u << 20;
 
   // Optional check of every message before it is stored (see MessageValidator). Default: none.
   MessageValidator validator;
+
+  // Optional summary of every chunk written (see ChunkSummarizer). Default: none.
+  ChunkSummarizerFactory chunk_summarizer;
 
   // Clock for append timestamps (ms since the Unix epoch). Default (empty): the system clock.
   // Timestamps are made non-decreasing per stream: a clock going backwards repeats the last timestamp.
@@ -97,6 +120,16 @@ struct ReaderOptions {
   // Read-ahead for iterating chunks that are not in the block cache, in bytes (0: RocksDB's automatic
   // read-ahead; docs/store-format.md explains the default).
   size_t readahead_bytes = 0;
+
+  // Chunk skipping: called with a chunk's summary (ChunkSummarizer) before the reader enters a chunk
+  // that has one; false skips the whole chunk without reading its value (its offsets are not
+  // delivered, and it is counted in chunks_pruned()). Chunks without a summary, or with a damaged
+  // one, are read. Empty (default): every chunk is read. Called on the reader's thread.
+  std::function<bool(std::string_view summary)> chunk_filter;
+
+  // The reader delivers no offset at or after this one: Next() returns false there (status ok), and
+  // chunk skipping stops there too. Default: no bound.
+  uint64_t end_offset = UINT64_MAX;
 
   // Put the chunks this reader reads into the block cache. false suits one-off full scans of old data
   // (they do not evict the recent chunks other readers use).

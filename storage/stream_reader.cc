@@ -28,12 +28,19 @@ class ChunkReader final : public StreamReader {
         lower_(keys::StreamBegin(keys::kChunkPrefix, stream_->id)),
         upper_(keys::StreamEnd(keys::kChunkPrefix, stream_->id)),
         lower_slice_(lower_),
-        upper_slice_(upper_) {
+        upper_slice_(upper_),
+        summary_lower_(keys::StreamBegin(keys::kSummaryPrefix, stream_->id)),
+        summary_upper_(keys::StreamEnd(keys::kSummaryPrefix, stream_->id)),
+        summary_lower_slice_(summary_lower_),
+        summary_upper_slice_(summary_upper_) {
     read_options_.iterate_lower_bound = &lower_slice_;
     read_options_.iterate_upper_bound = &upper_slice_;
     read_options_.readahead_size = options_.readahead_bytes;
     read_options_.fill_cache = options_.fill_cache;
     read_options_.verify_checksums = true;
+    summary_options_.iterate_lower_bound = &summary_lower_slice_;
+    summary_options_.iterate_upper_bound = &summary_upper_slice_;
+    summary_options_.verify_checksums = true;
   }
 
   Status SeekToFirst() override {
@@ -67,6 +74,7 @@ class ChunkReader final : public StreamReader {
         while (remaining_ > 0) {
           int64_t delta;
           std::string_view data;
+          const char* const record_start = p_;
           if (!ReadRecord(&p_, limit_, &delta, &data)) {
             ChunkDamaged(chunk_.first_offset, chunk_.first_offset + chunk_.count,
                          fmt::format("malformed record at offset {}", record_offset_));
@@ -81,6 +89,12 @@ class ChunkReader final : public StreamReader {
           const uint64_t offset = record_offset_++;
           const int64_t ts = chunk_.first_timestamp_ms + delta;
           if (offset < position_ || ts < min_timestamp_) continue;
+          if (offset >= options_.end_offset) {
+            ++remaining_;  // not consumed: the bound stops the reader here
+            --record_offset_;
+            p_ = record_start;
+            return false;
+          }
           record->offset = offset;
           record->timestamp_ms = ts;
           record->data = data;
@@ -125,6 +139,8 @@ class ChunkReader final : public StreamReader {
   uint64_t chunks_visited() const override { return visited_; }
   uint64_t chunks_skipped() const override { return skipped_; }
   const Status& last_skipped() const override { return last_skipped_; }
+  uint64_t chunks_pruned() const override { return pruned_; }
+  uint64_t bytes_pruned() const override { return bytes_pruned_; }
 
  private:
   // Positions a fresh iterator at the chunk holding `offset`, or the first chunk after it.
@@ -143,6 +159,7 @@ class ChunkReader final : public StreamReader {
   }
 
   void SeekIterator() {
+    summary_it_.reset();  // a fresh view: summaries written since are seen too
     it_.reset(store_->db()->NewIterator(read_options_));
     it_->SeekForPrev(keys::ChunkKey(stream_->id, position_));
     if (!it_->Valid() && it_->status().ok()) it_->SeekToFirst();
@@ -156,6 +173,8 @@ class ChunkReader final : public StreamReader {
   bool EnterChunk() {
     bool refreshed = false;
     for (;;) {
+      if (position_ >= options_.end_offset) return false;
+      if (options_.chunk_filter && PruneChunks() && !status_.ok()) return false;
       if (!it_->Valid()) {
         if (!it_->status().ok()) {
           status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': read at offset {}", stream_->name, position_));
@@ -217,6 +236,47 @@ class ChunkReader final : public StreamReader {
     }
   }
 
+  // Skips, without reading their values, the chunks from the one holding position_ on whose summary
+  // the chunk filter rules out, and repositions the chunk iterator after them. Returns true when it
+  // moved (status_ is then set if the seek failed). A chunk without a summary, or with a summary that
+  // fails its checksum, stops the skipping: it is read.
+  bool PruneChunks() {
+    if (summary_it_ == nullptr) {
+      summary_it_.reset(store_->db()->NewIterator(summary_options_));
+      summary_it_->SeekForPrev(keys::SummaryKey(stream_->id, position_));
+      if (!summary_it_->Valid()) summary_it_->Seek(keys::SummaryKey(stream_->id, position_));
+    }
+    bool moved = false;
+    while (summary_it_->Valid() && position_ < options_.end_offset) {
+      uint64_t first = 0;
+      uint32_t count = 0, bytes = 0;
+      std::string_view summary;
+      const rocksdb::Slice key = summary_it_->key();
+      const rocksdb::Slice value = summary_it_->value();
+      if (!keys::ParseOffsetKey(std::string_view(key.data(), key.size()), keys::kSummaryPrefix, stream_->id, &first) ||
+          !DecodeSummaryEntry(std::string_view(value.data(), value.size()), &count, &bytes, &summary)) {
+        break;  // damaged: the chunk is read as if it had no summary
+      }
+      if (first + count <= position_) {
+        summary_it_->Next();
+        continue;
+      }
+      if (first > position_ || options_.chunk_filter(summary)) break;
+      ++pruned_;
+      bytes_pruned_ += bytes;
+      position_ = first + count;
+      moved = true;
+      summary_it_->Next();
+    }
+    if (moved) {
+      it_->Seek(keys::ChunkKey(stream_->id, position_));
+      if (!it_->status().ok()) {
+        status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': seek to offset {}", stream_->name, position_));
+      }
+    }
+    return moved;
+  }
+
   // Handles a damaged chunk covering offsets [first, end): under kStop sets status_ and returns false;
   // under kSkip counts it, moves the position past it and returns true. The iterator must already be
   // past the chunk (or the caller leaves the chunk through in_chunk_ = false then Next()).
@@ -247,6 +307,12 @@ class ChunkReader final : public StreamReader {
   const rocksdb::Slice lower_slice_, upper_slice_;
   rocksdb::ReadOptions read_options_;
   std::unique_ptr<rocksdb::Iterator> it_;
+  const std::string summary_lower_, summary_upper_;
+  const rocksdb::Slice summary_lower_slice_, summary_upper_slice_;
+  rocksdb::ReadOptions summary_options_;
+  std::unique_ptr<rocksdb::Iterator> summary_it_;  // chunk summaries; made on first use
+  uint64_t pruned_ = 0;
+  uint64_t bytes_pruned_ = 0;
 
   Status status_;
   Status last_skipped_;

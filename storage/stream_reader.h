@@ -79,6 +79,9 @@ class StreamReader {
   // Corrupt chunks skipped under CorruptionPolicy::kSkip, and the error of the last one (ok if none).
   virtual uint64_t chunks_skipped() const = 0;
   virtual const Status& last_skipped() const = 0;
+  // Chunks skipped unread because ReaderOptions::chunk_filter ruled them out, and their stored bytes.
+  virtual uint64_t chunks_pruned() const = 0;
+  virtual uint64_t bytes_pruned() const = 0;
 };
 
 }  // namespace sift::storage

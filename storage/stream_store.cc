@@ -53,12 +53,14 @@ std::string EncodeIndexEntry(const ChunkMeta& m) {
 }
 
 // Cuts one stream's consecutive messages into chunks (at most max_chunk_messages records and
-// max_chunk_bytes of payload each) and hands each finished chunk to emit(meta, value). Shared by the
-// group commit (chunks into a WriteBatch) and the bulk path (chunks into table files).
+// max_chunk_bytes of payload each) and hands each finished chunk to emit(meta, value, summary entry),
+// the entry empty when the chunk has no summary. Shared by the group commit (chunks into a
+// WriteBatch) and the bulk path (chunks into table files).
 class ChunkCutter {
  public:
-  ChunkCutter(const StoreOptions& options, ChunkBuilder* builder, uint64_t next_offset, int64_t timestamp_ms)
-      : options_(options), builder_(builder), next_(next_offset), timestamp_(timestamp_ms) {}
+  ChunkCutter(const StoreOptions& options, ChunkBuilder* builder, ChunkSummarizer* summarizer, uint64_t next_offset,
+              int64_t timestamp_ms)
+      : options_(options), builder_(builder), summarizer_(summarizer), next_(next_offset), timestamp_(timestamp_ms) {}
 
   template <typename Emit>
   void Add(std::string_view message, Emit&& emit) {
@@ -68,9 +70,11 @@ class ChunkCutter {
     }
     if (!open_) {
       builder_->Reset(next_, timestamp_);
+      if (summarizer_ != nullptr) summarizer_->Reset();
       open_ = true;
     }
     builder_->Add(timestamp_, message);
+    if (summarizer_ != nullptr) summarizer_->Add(message);
     ++next_;
   }
 
@@ -80,7 +84,12 @@ class ChunkCutter {
     const std::string_view value = builder_->Finish();
     const ChunkMeta m{next_ - builder_->count(), builder_->count(), static_cast<uint32_t>(value.size()), timestamp_,
                       timestamp_};
-    emit(m, value);
+    summary_entry_.clear();
+    if (summarizer_ != nullptr) {
+      summarizer_->Finish(&summary_);
+      if (!summary_.empty()) summary_entry_ = EncodeSummaryEntry(m.count, m.bytes, summary_);
+    }
+    emit(m, value, std::string_view(summary_entry_));
     open_ = false;
   }
 
@@ -90,6 +99,8 @@ class ChunkCutter {
  private:
   const StoreOptions& options_;
   ChunkBuilder* builder_;
+  ChunkSummarizer* summarizer_;
+  std::string summary_, summary_entry_;
   uint64_t next_;
   int64_t timestamp_;
   bool open_ = false;
@@ -395,6 +406,7 @@ Status StreamStore::Impl::DeleteStream(std::string_view name) {
   batch.Delete(keys::StreamKey(name));
   batch.DeleteRange(keys::StreamBegin(keys::kChunkPrefix, st->id), keys::StreamEnd(keys::kChunkPrefix, st->id));
   batch.DeleteRange(keys::StreamBegin(keys::kIndexPrefix, st->id), keys::StreamEnd(keys::kIndexPrefix, st->id));
+  batch.DeleteRange(keys::StreamBegin(keys::kSummaryPrefix, st->id), keys::StreamEnd(keys::kSummaryPrefix, st->id));
   rocksdb::Status s = db_->Write(WriteOpts(), &batch);
   if (!s.ok()) return FromRocks(s, fmt::format("delete stream '{}'", name));
   std::lock_guard<std::mutex> lock(mu_);
@@ -474,6 +486,7 @@ Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st,
   rocksdb::WriteBatch batch;
   batch.DeleteRange(keys::ChunkKey(st->id, first), keys::ChunkKey(st->id, new_floor));
   batch.DeleteRange(keys::IndexKey(st->id, first), keys::IndexKey(st->id, new_floor));
+  batch.DeleteRange(keys::SummaryKey(st->id, first), keys::SummaryKey(st->id, new_floor));
   batch.Put(keys::StreamKey(st->name), EncodeStreamRecordFields(st->id, retention, new_floor));
   rocksdb::Status s = db_->Write(WriteOpts(), &batch);
   if (!s.ok()) {
@@ -500,6 +513,61 @@ Status StreamStore::Impl::EnforceRetention() {
     if (!s.ok() && first_error.ok()) first_error = s;
   }
   return first_error;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Chunk summaries
+
+Status StreamStore::Impl::ListChunks(std::string_view name, std::vector<ChunkInfo>* chunks) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = streams_.find(name);
+  if (it == streams_.end()) return Status::NotFound(fmt::format("stream '{}' not found", name));
+  chunks->clear();
+  chunks->reserve(it->second->chunks.size());
+  for (const ChunkMeta& m : it->second->chunks) {
+    chunks->push_back(ChunkInfo{m.first_offset, m.count, m.first_timestamp_ms, m.last_timestamp_ms, m.bytes});
+  }
+  return Status::OK();
+}
+
+Status StreamStore::Impl::GetChunkSummary(std::string_view name, uint64_t first_offset, std::string* summary) const {
+  std::shared_ptr<StreamState> st = FindStream(name);
+  if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
+  std::string entry;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), keys::SummaryKey(st->id, first_offset), &entry);
+  if (s.IsNotFound()) {
+    return Status::NotFound(fmt::format("stream '{}': no summary for a chunk at offset {}", name, first_offset));
+  }
+  if (!s.ok()) return FromRocks(s, fmt::format("stream '{}': read the summary of the chunk at offset {}", name, first_offset));
+  uint32_t count, bytes;
+  std::string_view body;
+  if (!DecodeSummaryEntry(entry, &count, &bytes, &body)) {
+    return Status::Corruption(fmt::format("stream '{}': the summary of the chunk at offset {} is damaged", name, first_offset));
+  }
+  summary->assign(body);
+  return Status::OK();
+}
+
+Status StreamStore::Impl::PutChunkSummary(std::string_view name, uint64_t first_offset, std::string_view summary) {
+  // write_mu_: retention cannot delete the chunk between the check and the write.
+  std::lock_guard<std::mutex> wlock(write_mu_);
+  std::shared_ptr<StreamState> st = FindStream(name);
+  if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
+  ChunkMeta meta;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::lower_bound(st->chunks.begin(), st->chunks.end(), first_offset,
+                               [](const ChunkMeta& m, uint64_t offset) { return m.first_offset < offset; });
+    if (it == st->chunks.end() || it->first_offset != first_offset) {
+      return Status::NotFound(fmt::format("stream '{}': no chunk starts at offset {}", name, first_offset));
+    }
+    meta = *it;
+  }
+  rocksdb::WriteOptions w;
+  w.sync = true;
+  rocksdb::Status s = db_->Put(w, keys::SummaryKey(st->id, first_offset), EncodeSummaryEntry(meta.count, meta.bytes, summary));
+  if (!s.ok()) return FromRocks(s, fmt::format("stream '{}': write the summary of the chunk at offset {}", name, first_offset));
+  return Status::OK();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -597,13 +665,15 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
   const int64_t now = Now();
   rocksdb::WriteBatch batch;
   ChunkBuilder builder;
+  const std::unique_ptr<ChunkSummarizer> summarizer = options_.chunk_summarizer ? options_.chunk_summarizer() : nullptr;
   for (StreamGroup& sg : streams) {
     StreamState& st = *sg.stream;
     sg.timestamp = std::max(now, st.last_timestamp_ms);
-    ChunkCutter cutter(options_, &builder, st.next_offset.load(), sg.timestamp);
-    auto emit = [&](const ChunkMeta& m, std::string_view value) {
+    ChunkCutter cutter(options_, &builder, summarizer.get(), st.next_offset.load(), sg.timestamp);
+    auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view summary) {
       batch.Put(keys::ChunkKey(st.id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
       batch.Put(keys::IndexKey(st.id, m.first_offset), EncodeIndexEntry(m));
+      if (!summary.empty()) batch.Put(keys::SummaryKey(st.id, m.first_offset), rocksdb::Slice(summary.data(), summary.size()));
       sg.chunks.push_back(m);
       sg.bytes += m.bytes;
     };
@@ -689,18 +759,27 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   if (ec) return Status::IOError(fmt::format("{}: cannot create {}: {}", what, dir.string(), ec.message()));
   const std::string chunk_file = (dir / fmt::format("{}-{}-chunks.sst", st->id, first)).string();
   const std::string index_file = (dir / fmt::format("{}-{}-index.sst", st->id, first)).string();
+  const std::string summary_file = (dir / fmt::format("{}-{}-summaries.sst", st->id, first)).string();
   const rocksdb::Options db_options = db_->GetOptions();
   rocksdb::SstFileWriter chunks(rocksdb::EnvOptions(db_options), db_options);
   rocksdb::SstFileWriter index(rocksdb::EnvOptions(db_options), db_options);
+  rocksdb::SstFileWriter summaries(rocksdb::EnvOptions(db_options), db_options);
   rocksdb::Status s = chunks.Open(chunk_file);
   if (s.ok()) s = index.Open(index_file);
+  const std::unique_ptr<ChunkSummarizer> summarizer = options_.chunk_summarizer ? options_.chunk_summarizer() : nullptr;
+  bool have_summaries = false;
+  if (s.ok() && summarizer != nullptr) s = summaries.Open(summary_file);
   ChunkBuilder builder;
-  ChunkCutter cutter(options_, &builder, first, timestamp);
+  ChunkCutter cutter(options_, &builder, summarizer.get(), first, timestamp);
   std::vector<ChunkMeta> metas;
   uint64_t stored = 0;
-  auto emit = [&](const ChunkMeta& m, std::string_view value) {
+  auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view summary) {
     if (s.ok()) s = chunks.Put(keys::ChunkKey(st->id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
     if (s.ok()) s = index.Put(keys::IndexKey(st->id, m.first_offset), EncodeIndexEntry(m));
+    if (s.ok() && !summary.empty()) {
+      s = summaries.Put(keys::SummaryKey(st->id, m.first_offset), rocksdb::Slice(summary.data(), summary.size()));
+      have_summaries = true;
+    }
     metas.push_back(m);
     stored += m.bytes;
   };
@@ -711,13 +790,19 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   cutter.Close(emit);
   if (s.ok()) s = chunks.Finish();
   if (s.ok()) s = index.Finish();
+  std::vector<std::string> files = {chunk_file, index_file};
+  if (s.ok() && have_summaries) {
+    s = summaries.Finish();
+    files.push_back(summary_file);
+  }
   if (s.ok()) {
     rocksdb::IngestExternalFileOptions ingest;
     ingest.move_files = true;  // a hard link: the bytes are written once
-    s = db_->IngestExternalFile({chunk_file, index_file}, ingest);
+    s = db_->IngestExternalFile(files, ingest);
   }
   std::filesystem::remove(chunk_file, ec);  // gone after a move; left after a failure
   std::filesystem::remove(index_file, ec);
+  std::filesystem::remove(summary_file, ec);
   if (!s.ok()) return FromRocks(s, what);
 
   std::unique_lock<std::mutex> lock(mu_);
@@ -786,6 +871,15 @@ Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::st
 }
 Status StreamStore::Flush() { return impl_->Flush(); }
 Status StreamStore::EnforceRetention() { return impl_->EnforceRetention(); }
+Status StreamStore::ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const {
+  return impl_->ListChunks(stream, chunks);
+}
+Status StreamStore::GetChunkSummary(std::string_view stream, uint64_t first_offset, std::string* summary) const {
+  return impl_->GetChunkSummary(stream, first_offset, summary);
+}
+Status StreamStore::PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary) {
+  return impl_->PutChunkSummary(stream, first_offset, summary);
+}
 Status StreamStore::NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader) {
   return impl_->NewReader(stream, options, reader);
 }

@@ -94,6 +94,17 @@ class StreamStore {
   Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
                      uint64_t* first_offset = nullptr);
 
+  // Chunk summaries (StoreOptions::chunk_summarizer). ListChunks: the stream's stored chunks, oldest
+  // first, from the in-memory index (no chunk is read). GetChunkSummary: the summary of the chunk that
+  // starts at `first_offset`; NotFound when the chunk has none (written before summaries, or without a
+  // summarizer) or there is no such chunk, Corruption when the stored summary is damaged.
+  // PutChunkSummary: stores (or replaces) the summary of an existing chunk, durably, for summaries
+  // built after the fact; NotFound when there is no chunk starting at `first_offset`. One Put is
+  // atomic, so a crash leaves every chunk with its old summary or its new one.
+  Status ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const;
+  Status GetChunkSummary(std::string_view stream, uint64_t first_offset, std::string* summary) const;
+  Status PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary);
+
   // Ends the linger of appends waiting now (they are written at once) and makes every acknowledged
   // append durable on disk (fsyncs the write-ahead log), also when StoreOptions::sync is off.
   Status Flush();

@@ -60,6 +60,9 @@ class StreamStore::Impl {
   Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset);
   Status Flush();
   Status EnforceRetention();
+  Status ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const;
+  Status GetChunkSummary(std::string_view stream, uint64_t first_offset, std::string* summary) const;
+  Status PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary);
   Status NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader);
   bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
 

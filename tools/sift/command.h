@@ -52,6 +52,7 @@ Command AddStreamsCommand(CLI::App& app);
 Command AddGenCommand(CLI::App& app);
 Command AddCatCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
+Command AddReindexCommand(CLI::App& app);
 
 }  // namespace sift::tools
 

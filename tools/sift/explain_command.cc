@@ -1,11 +1,13 @@
 // `sift explain FILTER...`: prints the plan of the compiled filter-set on stdout — the fields read,
-// the sections touched, the fast path of each comparison / LIKE / IN, the order of conjuncts.
+// the sections touched, the fast path of each comparison / LIKE / IN, the order of conjuncts, and the
+// conditions a stored chunk's summary can rule out (selector/chunk_predicate.h).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <memory>
 #include <string>
 
+#include "selector/chunk_predicate.h"
 #include "tools/sift/command.h"
 #include "tools/sift/filter_flags.h"
 
@@ -20,6 +22,7 @@ Command AddExplainCommand(CLI::App& app) {
             if (!CompileFilterFlags(*flags, &selector)) return kExitUsage;
             std::string plan = selector.Explain();
             if (!plan.empty() && plan.back() != '\n') plan += '\n';
+            plan += "chunk skipping (sift replay, consumers): " + selector::ChunkPredicate::For(selector).Explain() + "\n";
             std::fwrite(plan.data(), 1, plan.size(), stdout);
             return std::fflush(stdout) == 0 ? kExitMatched : kExitStorage;
           }};

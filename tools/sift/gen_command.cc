@@ -52,6 +52,8 @@ Command AddGenCommand(CLI::App& app) {
   std::string profiles;
   for (std::string_view p : engine::SyntheticOrders::Profiles()) profiles += (profiles.empty() ? "" : ", ") + std::string(p);
   sub->add_option("--profile", options->orders.profile, "Message shape: " + profiles)->capture_default_str();
+  sub->add_option("--customers", options->orders.customers, "Distinct customer values (cust-NNNNN), at least 1")
+      ->capture_default_str();
   sub->add_option("--first", options->first, "Index of the first message (generate a later slice)")
       ->capture_default_str();
   sub->add_option("--start-time", options->orders.start_time_ms,

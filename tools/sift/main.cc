@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   add(&sift::tools::AddExplainCommand);
   add(&sift::tools::AddCheckCommand);
   add(&sift::tools::AddStatsCommand);
+  add(&sift::tools::AddReindexCommand);
   add(&sift::tools::AddStreamsCommand);
   add(&sift::tools::AddGenCommand);
   add(&sift::tools::AddCatCommand);

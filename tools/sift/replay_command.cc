@@ -38,6 +38,7 @@ struct ReplayOptions {
   std::string output_format = "offsets";
   std::string on_corruption = "stop";
   bool stats = false;
+  bool no_skip = false;
   uint32_t threads = 0;  // 0: one per core
 };
 
@@ -121,6 +122,10 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
                  const engine::Status& last_skipped, MatchWriter* writer, RunReport* report) {
   engine::Status flushed = writer->Finish(/*complete=*/status.ok());
   std::string extra = ", chunks " + std::to_string(stats.chunks);
+  if (stats.chunks_pruned > 0) {
+    extra += ", chunks skipped by summary " + std::to_string(stats.chunks_pruned) + " (" +
+             std::to_string(stats.bytes_pruned) + " bytes not read)";
+  }
   if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
   report->Finish(stats.scanned, writer->matched(), stats.bytes, extra);
   if (!status.ok()) return ReportError(status);
@@ -149,6 +154,7 @@ int RunReplay(const ReplayOptions& options) {
   OutputFormat format;
   ParseOutputFormat(options.output_format, &format);
   consumer_options.follow = options.follow;
+  consumer_options.skip_chunks = !options.no_skip;
   consumer_options.on_corruption =
       options.on_corruption == "skip" ? engine::CorruptionPolicy::kSkip : engine::CorruptionPolicy::kStop;
   consumer_options.credit = 1024;
@@ -238,6 +244,8 @@ Command AddReplayCommand(CLI::App& app) {
   sub->add_option("--on-corruption", options->on_corruption, "A corrupt chunk: stop (exit 3) or skip it")
       ->check(CLI::IsMember({"stop", "skip"}))->capture_default_str();
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
+  sub->add_flag("--no-skip", options->no_skip,
+                "Read every chunk, even those whose summary shows no message can match (same result, slower)");
   sub->add_option("--threads", options->threads,
                   "Threads scanning the range (0: one per core; ignored with --follow); output stays in order")
       ->check(CLI::Range(0, 64))->capture_default_str();

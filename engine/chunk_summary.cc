@@ -1,0 +1,552 @@
+// Chunk summaries (see chunk_summary.h; the byte layout is in docs/store-format.md).
+#include "engine/chunk_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "engine/amqp/cursor.h"
+#include "engine/amqp/field_types.h"
+#include "engine/amqp/message_view.h"
+#include "engine/message_field_source.h"
+#include "selector/compare.h"
+
+namespace sift::engine {
+namespace {
+
+using selector::FieldFacts;
+using selector::FieldRef;
+using selector::Number;
+using selector::Section;
+using selector::Value;
+using selector::ValueClass;
+
+// Exact value sets hold at most this many texts of at most this many bytes in all; past that, a Bloom
+// filter of kBloomBitsPerText bits per distinct text and kBloomProbes probes (about 1% false positives).
+constexpr size_t kExactTexts = 16;
+constexpr size_t kExactBytes = 512;
+constexpr double kBloomBitsPerText = 9.6;
+constexpr uint8_t kBloomProbes = 7;
+
+enum : uint8_t { kSetNone = 0, kSetExact = 1, kSetBloom = 2 };
+enum : uint8_t {
+  kHasNan = 1,
+  kHasNumberRange = 2,
+  kSeenTrue = 4,
+  kSeenFalse = 8,
+  kTextMinExact = 16,
+  kTextMaxExact = 32,
+  kTextMaxUnbounded = 64,
+};
+constexpr uint8_t kComplete = 1;
+
+// FNV-1a 64 then the MurmurHash3 finalizer: stable across machines and builds (it is stored).
+uint64_t TextHash(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+uint64_t BloomBit(uint64_t hash, uint32_t probe, uint64_t bits) {
+  return (hash + probe * ((hash >> 32) | 1)) % bits;
+}
+
+void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void PutBytes(std::string* out, std::string_view bytes) {
+  PutVarint(out, bytes.size());
+  out->append(bytes);
+}
+
+void PutNumber(std::string* out, const Number& n) {
+  out->push_back(static_cast<char>(n.kind));
+  uint64_t bits = n.u;
+  for (int i = 0; i < 8; ++i) {
+    out->push_back(static_cast<char>(bits & 0xff));
+    bits >>= 8;
+  }
+}
+
+// A bounded reader over summary bytes; any overrun makes ok() false and every later read a no-op.
+class Input {
+ public:
+  explicit Input(std::string_view bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+  bool ok() const { return ok_; }
+  bool done() const { return p_ == end_; }
+  uint8_t Byte() {
+    if (p_ >= end_) return Fail(), 0;
+    return static_cast<uint8_t>(*p_++);
+  }
+  uint64_t Varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const uint8_t b = Byte();
+      if (!ok_) return 0;
+      v |= uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    Fail();
+    return 0;
+  }
+  std::string_view Bytes(uint64_t n) {
+    if (static_cast<uint64_t>(end_ - p_) < n) return Fail(), std::string_view();
+    std::string_view s(p_, n);
+    p_ += n;
+    return s;
+  }
+  std::string_view Sized() { return Bytes(Varint()); }
+  Number ReadNumber() {
+    const uint8_t kind = Byte();
+    const std::string_view b = Bytes(8);
+    if (!ok_ || kind > static_cast<uint8_t>(Number::Kind::kDouble)) return Fail(), Number();
+    uint64_t bits = 0;
+    for (int i = 7; i >= 0; --i) bits = (bits << 8) | static_cast<uint8_t>(b[i]);
+    Number n;
+    n.kind = static_cast<Number::Kind>(kind);
+    n.u = bits;
+    return n;
+  }
+
+ private:
+  void Fail() { ok_ = false, p_ = end_; }
+  const char* p_;
+  const char* end_;
+  bool ok_ = true;
+};
+
+// The smallest string greater than every string that starts with `prefix`; false when there is none
+// (the prefix is all 0xff bytes).
+bool UpperBoundOfPrefix(std::string_view prefix, std::string* out) {
+  size_t n = prefix.size();
+  while (n > 0 && static_cast<unsigned char>(prefix[n - 1]) == 0xff) --n;
+  if (n == 0) return false;
+  out->assign(prefix.substr(0, n));
+  (*out)[n - 1] = static_cast<char>(static_cast<unsigned char>((*out)[n - 1]) + 1);
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// Building
+
+namespace {
+
+struct FieldStats {
+  uint8_t section = 0;
+  std::string name;
+  uint32_t last_message = UINT32_MAX;
+  uint32_t present = 0, nulls = 0, texts = 0, numbers = 0, booleans = 0, others = 0;
+  bool has_nan = false, has_range = false, seen_true = false, seen_false = false;
+  Number min, max;
+  std::string text_min, text_max;
+  std::unordered_set<uint64_t> hashes;
+  std::vector<std::string> exact;
+  size_t exact_bytes = 0;
+  bool exact_overflow = false;
+
+  void AddText(std::string_view t) {
+    if (texts == 1) {
+      text_min.assign(t);
+      text_max.assign(t);
+    } else if (t < std::string_view(text_min)) {
+      text_min.assign(t);
+    } else if (t > std::string_view(text_max)) {
+      text_max.assign(t);
+    }
+    const bool fresh = hashes.insert(TextHash(t)).second;
+    if (exact_overflow) return;
+    if (!fresh && std::find(exact.begin(), exact.end(), t) != exact.end()) return;
+    if (exact.size() < kExactTexts && exact_bytes + t.size() <= kExactBytes) {
+      exact.emplace_back(t);
+      exact_bytes += t.size();
+    } else {
+      exact_overflow = true;
+    }
+  }
+
+  void Add(const Value& v, uint32_t message) {
+    last_message = message;
+    ++present;
+    switch (selector::ClassOf(v.type)) {
+      case ValueClass::kAbsent: ++nulls; break;
+      case ValueClass::kText: {
+        ++texts;
+        char buffer[4];
+        AddText(selector::TextOf(v, buffer));
+        break;
+      }
+      case ValueClass::kNumber: {
+        Number n;
+        if (!selector::ToNumber(v, &n)) {
+          ++others;  // an undecodable decimal: compares UNKNOWN, like a value of another class
+          break;
+        }
+        ++numbers;
+        if (n.kind == Number::Kind::kDouble && std::isnan(n.d)) {
+          has_nan = true;
+        } else if (!has_range) {
+          min = max = n;
+          has_range = true;
+        } else if (selector::CompareNumbers(n, min) < 0) {
+          min = n;
+        } else if (selector::CompareNumbers(n, max) > 0) {
+          max = n;
+        }
+        break;
+      }
+      case ValueClass::kBoolean:
+        ++booleans;
+        (v.boolean ? seen_true : seen_false) = true;
+        break;
+      default: ++others; break;
+    }
+  }
+
+  void Encode(std::string* out) const {
+    std::string body;
+    PutVarint(&body, present);
+    PutVarint(&body, nulls);
+    PutVarint(&body, texts);
+    PutVarint(&body, numbers);
+    PutVarint(&body, booleans);
+    PutVarint(&body, others);
+    std::string_view lo = text_min, hi = text_max;
+    std::string hi_bound;
+    uint8_t flags = (has_nan ? kHasNan : 0) | (has_range ? kHasNumberRange : 0) | (seen_true ? kSeenTrue : 0) |
+                    (seen_false ? kSeenFalse : 0);
+    if (texts > 0) {
+      if (lo.size() <= kMaxSummaryTextBound) {
+        flags |= kTextMinExact;
+      } else {
+        lo = lo.substr(0, kMaxSummaryTextBound);  // a prefix sorts before the text
+      }
+      if (hi.size() <= kMaxSummaryTextBound) {
+        flags |= kTextMaxExact;
+      } else if (UpperBoundOfPrefix(hi.substr(0, kMaxSummaryTextBound), &hi_bound)) {
+        hi = hi_bound;
+      } else {
+        flags |= kTextMaxUnbounded;
+      }
+    }
+    body.push_back(static_cast<char>(flags));
+    if (has_range) {
+      PutNumber(&body, min);
+      PutNumber(&body, max);
+    }
+    if (texts > 0) {
+      PutBytes(&body, lo);
+      if (!(flags & kTextMaxUnbounded)) PutBytes(&body, hi);
+      if (!exact_overflow) {
+        body.push_back(static_cast<char>(kSetExact));
+        std::vector<std::string> sorted = exact;
+        std::sort(sorted.begin(), sorted.end());
+        PutVarint(&body, sorted.size());
+        for (const std::string& t : sorted) PutBytes(&body, t);
+      } else {
+        body.push_back(static_cast<char>(kSetBloom));
+        const uint64_t bits = std::max<uint64_t>(64, static_cast<uint64_t>(std::ceil(hashes.size() * kBloomBitsPerText)));
+        const uint64_t bytes = (bits + 7) / 8;
+        std::string filter(bytes, '\0');
+        for (uint64_t h : hashes) {
+          for (uint32_t k = 0; k < kBloomProbes; ++k) {
+            const uint64_t bit = BloomBit(h, k, bytes * 8);
+            filter[bit / 8] = static_cast<char>(filter[bit / 8] | (1u << (bit % 8)));
+          }
+        }
+        body.push_back(static_cast<char>(kBloomProbes));
+        PutBytes(&body, filter);
+      }
+    }
+    out->push_back(static_cast<char>(section));
+    PutBytes(out, name);
+    PutBytes(out, body);
+  }
+};
+
+std::vector<FieldRef> FixedFields() {
+  std::vector<FieldRef> refs;
+  for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
+    refs.push_back(FieldRef{Section::kHeader, std::string(amqp::HeaderFieldName(static_cast<amqp::HeaderField>(i))), {}});
+  }
+  for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
+    refs.push_back(
+        FieldRef{Section::kProperties, std::string(amqp::PropertiesFieldName(static_cast<amqp::PropertiesField>(i))), {}});
+  }
+  return refs;
+}
+
+}  // namespace
+
+struct ChunkSummaryBuilder::State {
+  State() : fixed_refs(FixedFields()), fixed(fixed_refs), fixed_stats(fixed_refs.size(), nullptr) {}
+
+  // The stats of a field, created on first sight; nullptr past the cap (the summary is then incomplete).
+  FieldStats* Stats(Section section, std::string_view name) {
+    std::string key(1, static_cast<char>(section));
+    key.append(name);
+    auto it = by_key.find(key);
+    if (it != by_key.end()) return it->second;
+    if (fields.size() >= kMaxSummaryFields) {
+      complete = false;
+      return nullptr;
+    }
+    auto stats = std::make_unique<FieldStats>();
+    stats->section = static_cast<uint8_t>(section);
+    stats->name.assign(name);
+    FieldStats* p = stats.get();
+    fields.push_back(std::move(stats));
+    by_key.emplace(std::move(key), p);
+    return p;
+  }
+
+  void Clear() {
+    fields.clear();
+    by_key.clear();
+    order.clear();
+    std::fill(fixed_stats.begin(), fixed_stats.end(), nullptr);
+    messages = 0;
+    failed = false;
+    complete = true;
+  }
+
+  void AddApplicationProperties(uint32_t n) {
+    amqp::EncodedValue map;
+    if (!view.FindSection(amqp::SectionKind::kApplicationProperties, &map)) {
+      if (!view.error().ok()) failed = true;
+      return;
+    }
+    if (!amqp::SectionValueTypeOk(amqp::SectionKind::kApplicationProperties, map)) {
+      failed = true;
+      return;
+    }
+    amqp::Cursor cursor = amqp::Cursor::Elements(map);
+    amqp::EncodedValue key, value;
+    size_t i = 0;
+    while (cursor.Next(&key)) {
+      if (!cursor.Next(&value)) break;
+      std::string_view name;
+      // Only plain string and symbol keys are summarized; a message with another key (which a field
+      // source might still match) leaves the chunk without a summary rather than with a wrong one.
+      if (key.is_described() || (!key.GetString(&name) && !key.GetSymbol(&name))) {
+        failed = true;
+        return;
+      }
+      FieldStats* stats;
+      if (i < order.size() && order[i].first == name) {
+        stats = order[i].second;  // the same key as in the previous message, at the same place
+      } else {
+        stats = Stats(Section::kApplicationProperties, name);
+        if (i < order.size()) {
+          order[i] = {std::string(name), stats};
+        } else {
+          order.emplace_back(std::string(name), stats);
+        }
+      }
+      ++i;
+      if (stats != nullptr && stats->last_message != n) stats->Add(value.ToValue(), n);  // first entry wins
+    }
+    if (!cursor.ok()) failed = true;
+  }
+
+  std::vector<FieldRef> fixed_refs;
+  MessageFieldSource fixed;
+  std::vector<FieldStats*> fixed_stats;
+  amqp::MessageView view;
+  std::vector<std::unique_ptr<FieldStats>> fields;
+  std::unordered_map<std::string, FieldStats*> by_key;
+  std::vector<std::pair<std::string, FieldStats*>> order;  // the previous message's keys, in order
+  uint32_t messages = 0;
+  bool failed = false;
+  bool complete = true;
+};
+
+ChunkSummaryBuilder::ChunkSummaryBuilder() : state_(std::make_unique<State>()) {}
+ChunkSummaryBuilder::~ChunkSummaryBuilder() = default;
+
+void ChunkSummaryBuilder::Reset() { state_->Clear(); }
+
+void ChunkSummaryBuilder::Add(std::string_view message) {
+  State& s = *state_;
+  const uint32_t n = s.messages++;
+  if (s.failed) return;
+  s.view.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()));
+  s.fixed.Reset(s.view);
+  for (uint32_t slot = 0; slot < s.fixed_refs.size(); ++slot) {
+    const Value v = s.fixed.Get(slot);
+    if (!v.present()) continue;
+    FieldStats*& stats = s.fixed_stats[slot];
+    if (stats == nullptr) stats = s.Stats(s.fixed_refs[slot].section, s.fixed_refs[slot].name);
+    if (stats != nullptr) stats->Add(v, n);
+  }
+  if (s.fixed.read_malformed()) s.failed = true;
+  s.AddApplicationProperties(n);
+}
+
+void ChunkSummaryBuilder::Finish(std::string* summary) {
+  State& s = *state_;
+  summary->clear();
+  if (s.failed || s.messages == 0) return;
+  std::vector<const FieldStats*> sorted;
+  for (const auto& f : s.fields) sorted.push_back(f.get());
+  std::sort(sorted.begin(), sorted.end(), [](const FieldStats* a, const FieldStats* b) {
+    return a->section != b->section ? a->section < b->section : a->name < b->name;
+  });
+  summary->push_back(static_cast<char>(kSummaryVersion));
+  PutVarint(summary, s.messages);
+  summary->push_back(static_cast<char>(s.complete ? kComplete : 0));
+  PutVarint(summary, sorted.size());
+  for (const FieldStats* f : sorted) f->Encode(summary);
+}
+
+storage::ChunkSummarizerFactory ChunkSummaryBuilder::Factory() {
+  return [] { return std::make_unique<ChunkSummaryBuilder>(); };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading
+
+struct ChunkSummaryFacts::Slot {
+  bool summarized = false;  // a field summaries cover: header, properties, application-properties, no path
+  uint8_t section = 0;
+  std::string name;
+  std::string_view body;  // this summary's entry for the field (empty data() when not listed)
+  bool listed = false;
+};
+
+ChunkSummaryFacts::ChunkSummaryFacts(std::span<const FieldRef> fields) {
+  slots_.resize(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const FieldRef& f = fields[i];
+    Slot& s = slots_[i];
+    s.summarized = f.path.empty() && (f.section == Section::kHeader || f.section == Section::kProperties ||
+                                      f.section == Section::kApplicationProperties);
+    s.section = static_cast<uint8_t>(f.section);
+    s.name = f.name;
+  }
+}
+
+ChunkSummaryFacts::~ChunkSummaryFacts() = default;
+
+bool ChunkSummaryFacts::Reset(std::string_view summary) {
+  readable_ = false;
+  for (Slot& s : slots_) s.listed = false;
+  Input in(summary);
+  if (in.Byte() != kSummaryVersion) return false;
+  messages_ = static_cast<uint32_t>(in.Varint());
+  complete_ = (in.Byte() & kComplete) != 0;
+  const uint64_t count = in.Varint();
+  for (uint64_t k = 0; k < count && in.ok(); ++k) {
+    const uint8_t section = in.Byte();
+    const std::string_view name = in.Sized();
+    const std::string_view body = in.Sized();
+    for (Slot& s : slots_) {
+      if (s.summarized && s.section == section && s.name == name) {
+        s.body = body;
+        s.listed = true;
+      }
+    }
+  }
+  readable_ = in.ok() && messages_ > 0;
+  return readable_;
+}
+
+bool ChunkSummaryFacts::Field(uint32_t slot, FieldFacts* facts) const {
+  if (!readable_ || slot >= slots_.size() || !slots_[slot].summarized) return false;
+  const Slot& s = slots_[slot];
+  *facts = FieldFacts();
+  facts->messages = messages_;
+  if (!s.listed) return complete_;  // complete: no message holds the field
+  Input in(s.body);
+  facts->present = static_cast<uint32_t>(in.Varint());
+  facts->nulls = static_cast<uint32_t>(in.Varint());
+  facts->texts = static_cast<uint32_t>(in.Varint());
+  facts->numbers = static_cast<uint32_t>(in.Varint());
+  facts->booleans = static_cast<uint32_t>(in.Varint());
+  facts->others = static_cast<uint32_t>(in.Varint());
+  const uint8_t flags = in.Byte();
+  facts->has_nan = flags & kHasNan;
+  facts->has_number_range = flags & kHasNumberRange;
+  facts->seen_true = flags & kSeenTrue;
+  facts->seen_false = flags & kSeenFalse;
+  if (facts->has_number_range) {
+    facts->number_min = in.ReadNumber();
+    facts->number_max = in.ReadNumber();
+  }
+  if (facts->texts > 0) {
+    facts->text_min = in.Sized();
+    facts->text_min_exact = flags & kTextMinExact;
+    facts->text_max_exact = flags & kTextMaxExact;
+    facts->text_max_unbounded = flags & kTextMaxUnbounded;
+    if (!facts->text_max_unbounded) facts->text_max = in.Sized();
+  }
+  // Counts must add up; anything else is a damaged summary: nothing is known.
+  const uint64_t sum = uint64_t{facts->nulls} + facts->texts + facts->numbers + facts->booleans + facts->others;
+  return in.ok() && sum == facts->present && facts->present <= messages_;
+}
+
+bool ChunkSummaryFacts::MayHoldText(uint32_t slot, std::string_view text) const {
+  FieldFacts facts;
+  if (!Field(slot, &facts)) return true;
+  if (facts.texts == 0) return false;
+  // Skip to the set: re-read the body up to it (Field() parsed the same bytes).
+  Input in(slots_[slot].body);
+  for (int i = 0; i < 6; ++i) in.Varint();
+  const uint8_t flags = in.Byte();
+  if (flags & kHasNumberRange) {
+    in.ReadNumber();
+    in.ReadNumber();
+  }
+  in.Sized();
+  if (!(flags & kTextMaxUnbounded)) in.Sized();
+  const uint8_t kind = in.Byte();
+  if (!in.ok()) return true;
+  if (kind == kSetExact) {
+    const uint64_t n = in.Varint();
+    for (uint64_t i = 0; i < n && in.ok(); ++i) {
+      if (in.Sized() == text) return true;
+    }
+    return !in.ok();
+  }
+  if (kind == kSetBloom) {
+    const uint8_t probes = in.Byte();
+    const std::string_view filter = in.Sized();
+    if (!in.ok() || filter.empty()) return true;
+    const uint64_t h = TextHash(text);
+    const uint64_t bits = filter.size() * 8;
+    for (uint32_t k = 0; k < probes; ++k) {
+      const uint64_t bit = BloomBit(h, k, bits);
+      if (!(static_cast<uint8_t>(filter[bit / 8]) & (1u << (bit % 8)))) return false;
+    }
+    return true;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+ChunkSkipper::ChunkSkipper(const selector::Selector& selector)
+    : predicate_(selector::ChunkPredicate::For(selector)), facts_(predicate_.fields()) {}
+
+bool ChunkSkipper::MayMatch(std::string_view summary) {
+  if (!facts_.Reset(summary)) return true;
+  return predicate_.MayMatch(facts_);
+}
+
+}  // namespace sift::engine

@@ -1,0 +1,93 @@
+// Chunk summaries: what every message of a chunk holds in its header, properties and
+// application-properties, so that a filtered read can skip a chunk none of whose messages can match
+// (selector/chunk_predicate.h) without reading it. The format is specified in docs/store-format.md
+// ("Chunk summaries"); storage keeps the bytes without looking inside.
+//
+// ChunkSummaryBuilder is the storage::ChunkSummarizer the engine installs: for each message it reads
+// every header and properties field as the selector sees it (header defaults applied, through the same
+// MessageFieldSource filters use) and every application property (the first entry of a key, as the
+// field source takes it), and keeps per field: counts by value class, number and text bounds, which
+// booleans occur, and a set of the texts (exact when small, else a Bloom filter with a 1% false
+// positive rate). At most kMaxSummaryFields fields per chunk are summarized; past the cap the summary
+// says it is incomplete, and a field it does not list is then unknown rather than absent.
+//
+// ChunkSummaryFacts answers a ChunkPredicate's questions from summary bytes without allocating.
+// ChunkSkipper joins the two for a reader's chunk filter.
+#ifndef SIFT_ENGINE_CHUNK_SUMMARY_H_
+#define SIFT_ENGINE_CHUNK_SUMMARY_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "selector/chunk_predicate.h"
+#include "selector/field_source.h"
+#include "selector/selector.h"
+#include "storage/options.h"
+
+namespace sift::engine {
+
+inline constexpr uint8_t kSummaryVersion = 1;
+inline constexpr size_t kMaxSummaryFields = 64;
+// Texts longer than this are summarized by a bound of this length (a prefix, or the smallest string
+// above every text with that prefix).
+inline constexpr size_t kMaxSummaryTextBound = 128;
+
+// Builds summaries (see the file comment). Not thread-safe: one per appending thread.
+class ChunkSummaryBuilder final : public storage::ChunkSummarizer {
+ public:
+  ChunkSummaryBuilder();
+  ~ChunkSummaryBuilder() override;
+
+  void Reset() override;
+  void Add(std::string_view message) override;
+  void Finish(std::string* summary) override;
+
+  // A factory for storage::StoreOptions::chunk_summarizer.
+  static storage::ChunkSummarizerFactory Factory();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The facts of one summary for the fields of a predicate (by slot). Reset() allocates nothing.
+class ChunkSummaryFacts final : public selector::ChunkFacts {
+ public:
+  explicit ChunkSummaryFacts(std::span<const selector::FieldRef> fields);
+  ~ChunkSummaryFacts() override;
+
+  // Points at another summary (which must outlive the questions). False when the summary cannot be
+  // read (another version, damaged): nothing is known then.
+  bool Reset(std::string_view summary);
+
+  bool Field(uint32_t slot, selector::FieldFacts* facts) const override;
+  bool MayHoldText(uint32_t slot, std::string_view text) const override;
+
+ private:
+  struct Slot;
+  std::vector<Slot> slots_;
+  uint32_t messages_ = 0;
+  bool complete_ = false;
+  bool readable_ = false;
+};
+
+// A reader's chunk filter: the selector's chunk predicate over summaries. Not thread-safe.
+class ChunkSkipper {
+ public:
+  explicit ChunkSkipper(const selector::Selector& selector);
+  // False when no message of the summarized chunk can match.
+  bool MayMatch(std::string_view summary);
+  bool useful() const { return predicate_.useful(); }
+
+ private:
+  selector::ChunkPredicate predicate_;
+  ChunkSummaryFacts facts_;
+};
+
+}  // namespace sift::engine
+
+#endif  // SIFT_ENGINE_CHUNK_SUMMARY_H_
