@@ -44,6 +44,7 @@ struct AppendOptions {
   std::string format = "amqp";
   std::string input = "-";
   bool no_sync = false;
+  bool no_summary = false;
   bool stats = false;
 };
 
@@ -176,7 +177,7 @@ int RunAppend(const AppendOptions& options) {
                                              /*validate=*/false, &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<engine::StreamEngine> engine;
-  status = OpenStore(options.store, /*create=*/true, &engine, !options.no_sync);
+  status = OpenStore(options.store, /*create=*/true, &engine, !options.no_sync, !options.no_summary);
   if (!status.ok()) return ReportError(status);
   status = engine->CreateStream(options.stream);
   if (!status.ok()) return ReportError(status);
@@ -206,6 +207,8 @@ Command AddAppendCommand(CLI::App& app) {
   sub->add_flag("--no-sync", options->no_sync,
                 "Do not fsync each batch (faster; the last batches may be lost on power failure). Record files "
                 "are loaded in bulk, durable either way");
+  sub->add_flag("--no-summary", options->no_summary,
+                "Write no chunk summaries (filtered replays then read every chunk; 'sift reindex' adds them later)");
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
   sub->add_option("input", options->input, "Input file ('-': stdin)")->capture_default_str();
   return {sub, [options] { return RunAppend(*options); }};

@@ -18,10 +18,12 @@ std::string StorePath(const std::string& flag) {
   return "sift-data";
 }
 
-engine::Status OpenStore(const std::string& flag, bool create, std::unique_ptr<engine::StreamEngine>* out, bool sync) {
+engine::Status OpenStore(const std::string& flag, bool create, std::unique_ptr<engine::StreamEngine>* out, bool sync,
+                         bool summarize) {
   engine::EngineOptions options;
   options.create_if_missing = create;
   options.sync = sync;
+  options.summarize_chunks = summarize;
   // The CLI validates every record as it reads it (naming the record and byte), before the engine.
   options.validate = false;
   return engine::StreamEngine::Open(StorePath(flag), options, out);

@@ -25,8 +25,9 @@ void AddStoreFlag(CLI::App* command, std::string* store);
 std::string StorePath(const std::string& flag);
 
 // Opens the store for reading (never creates it) or for appending (creates it when missing).
+// `summarize`: appends write chunk summaries (EngineOptions::summarize_chunks).
 engine::Status OpenStore(const std::string& flag, bool create, std::unique_ptr<engine::StreamEngine>* out,
-                         bool sync = true);
+                         bool sync = true, bool summarize = true);
 
 }  // namespace sift::tools
 

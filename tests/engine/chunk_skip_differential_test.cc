@@ -1,0 +1,420 @@
+// Chunk skipping never changes a result. Random selectors (every operator, both dialects, property
+// filters; fields of every class, nulls, absent keys, unlike types, NaN) over corpora whose values are
+// random, sorted along the stream, or clustered per chunk: every chunk the predicate rules out is
+// checked message by message, and none of its messages may match. The store-level tests then compare
+// whole replays with skipping on and off, through consumers and parallel scans, and a store written
+// without summaries before and after `SummarizeChunks`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/chunk_summary.h"
+#include "engine/message_field_source.h"
+#include "engine/stream_engine.h"
+#include "selector/chunk_predicate.h"
+#include "tests/engine/selector_message_view_encoder.h"
+#include "tests/selector/random_expression.h"
+
+namespace sift::engine {
+namespace {
+
+using selector::CompileOptions;
+using selector::Dialect;
+using selector::EvalContext;
+using selector::Section;
+using selector::Selector;
+using selector::Truth;
+using selector::Value;
+using selector::ValueType;
+using selector::testing::DescribeMessage;
+using selector::testing::EncodeTestMessage;
+using selector::testing::RandomExpressions;
+using selector::testing::TestMessage;
+using selector::testing::TestValue;
+
+struct Corpus {
+  std::string name;
+  std::vector<TestMessage> decoded;
+  std::vector<std::string> encoded;
+  std::vector<std::pair<size_t, size_t>> chunks;  // [begin, end) into the messages
+  std::vector<std::string> summaries;
+};
+
+// Numbers first, by value; then everything else, by type; absent last.
+double SortKey(const TestMessage& m, const char* name) {
+  const TestValue* v = m.Find(Section::kApplicationProperties, name);
+  if (v == nullptr) return 1e300;
+  selector::Number n;
+  if (!selector::ToNumber(v->view(), &n)) return 1e299 + static_cast<double>(v->type);
+  const double d = n.kind == selector::Number::Kind::kDouble ? n.d
+                   : n.kind == selector::Number::Kind::kSigned ? static_cast<double>(n.i)
+                                                               : static_cast<double>(n.u);
+  return std::isnan(d) ? 1e298 : d;
+}
+
+std::string TextKey(const TestMessage& m, const char* name) {
+  const TestValue* v = m.Find(Section::kApplicationProperties, name);
+  return v == nullptr ? std::string(1, '\xff') : std::string(1, static_cast<char>(v->type)) + v->bytes;
+}
+
+TestMessage Without(const TestMessage& m, Section section, const std::string& name) {
+  TestMessage out;
+  for (const auto& [key, value] : m.fields()) {
+    if (key.first != section || key.second != name) out.Set(key.first, key.second, value);
+  }
+  return out;
+}
+
+// kind: "random", "sorted" (by a.x, then a.s inside runs), "clustered" (per chunk: one value of a
+// field for all its messages, a field absent from all of them, a small set of texts).
+Corpus MakeCorpus(const std::string& kind, uint64_t seed, size_t count) {
+  Corpus c;
+  c.name = kind;
+  RandomExpressions gen(seed);
+  for (size_t i = 0; i < count; ++i) c.decoded.push_back(gen.Message());
+  if (kind == "sorted") {
+    std::stable_sort(c.decoded.begin(), c.decoded.end(), [](const TestMessage& a, const TestMessage& b) {
+      const double ka = SortKey(a, "x"), kb = SortKey(b, "x");
+      if (ka != kb) return ka < kb;
+      return TextKey(a, "s") < TextKey(b, "s");
+    });
+  }
+  for (size_t begin = 0; begin < count;) {
+    const size_t end = std::min(count, begin + 1 + gen.Below(40));
+    c.chunks.emplace_back(begin, end);
+    begin = end;
+  }
+  if (kind == "clustered") {
+    static const char* kNames[] = {"x", "y", "s", "t", "b", "o"};
+    for (const auto& [begin, end] : c.chunks) {
+      const TestMessage donor = gen.Message();
+      for (int k = 0; k < 3; ++k) {
+        const std::string name = kNames[gen.Below(6)];
+        const TestValue* v = donor.Find(Section::kApplicationProperties, name);
+        const bool drop = v == nullptr || gen.OneIn(4);
+        const TestMessage other = gen.Message();  // a second value, for a set of two
+        const TestValue* w = other.Find(Section::kApplicationProperties, name);
+        for (size_t i = begin; i < end; ++i) {
+          if (drop) {
+            c.decoded[i] = Without(c.decoded[i], Section::kApplicationProperties, name);
+          } else {
+            c.decoded[i].Set(Section::kApplicationProperties, name, (w != nullptr && gen.OneIn(3)) ? *w : *v);
+          }
+        }
+      }
+      if (gen.OneIn(2)) {
+        const uint64_t priority = gen.Below(10);
+        for (size_t i = begin; i < end; ++i) {
+          if (priority == 9) {
+            c.decoded[i] = Without(c.decoded[i], Section::kHeader, "priority");  // reads as 4
+          } else {
+            c.decoded[i].Set(Section::kHeader, "priority", TestValue::Of(Value::Unsigned(ValueType::kUByte, priority)));
+          }
+        }
+      }
+    }
+  }
+  for (const TestMessage& m : c.decoded) {
+    std::vector<uint8_t> bytes;
+    std::string error;
+    EXPECT_TRUE(EncodeTestMessage(m, &bytes, &error)) << error;
+    c.encoded.emplace_back(bytes.begin(), bytes.end());
+  }
+  ChunkSummaryBuilder builder;
+  for (const auto& [begin, end] : c.chunks) {
+    builder.Reset();
+    for (size_t i = begin; i < end; ++i) builder.Add(c.encoded[i]);
+    std::string summary;
+    builder.Finish(&summary);
+    EXPECT_FALSE(summary.empty()) << kind << " chunk at " << begin;
+    c.summaries.push_back(std::move(summary));
+  }
+  return c;
+}
+
+// A property filter from the same value distributions as the messages (references often match).
+Selector RandomPropertyFilter(RandomExpressions& gen, std::string* text) {
+  static const char* kNames[] = {"x", "y", "s", "t", "b", "n", "o", "none"};
+  static const char* kPrefixes[] = {"&p:", "&s:", ""};
+  const TestMessage donor = gen.Message();
+  std::vector<TestValue> refs;
+  std::vector<std::string> names;
+  const size_t n = 1 + gen.Below(2);
+  for (size_t k = 0; k < n; ++k) {
+    names.push_back(kNames[gen.Below(8)]);
+    const TestValue* v = donor.Find(Section::kApplicationProperties, names.back());
+    TestValue ref = v != nullptr ? *v : TestValue::Of(Value::Null());
+    if (ref.type == ValueType::kList || ref.type == ValueType::kMap) ref = TestValue::Of(Value::Null());
+    if (ref.type == ValueType::kString) {
+      if (!ref.bytes.empty() && ref.bytes[0] == '&') ref.bytes = "&" + ref.bytes;
+      const std::string prefix = kPrefixes[gen.Below(3)];
+      if (!prefix.empty() && ref.bytes.size() > 1 && (ref.bytes[0] & 0x80) == 0) {
+        ref.bytes = prefix + (prefix == "&p:" ? ref.bytes.substr(0, 1) : ref.bytes.substr(ref.bytes.size() - 1));
+      }
+    }
+    refs.push_back(std::move(ref));
+  }
+  std::vector<std::pair<std::string, Value>> views;
+  for (size_t k = 0; k < n; ++k) {
+    views.emplace_back(names[k], refs[k].view());
+    *text += (k ? ", " : "") + names[k] + " ~ " + selector::testing::DescribeValue(refs[k]);
+  }
+  Selector s = Selector::CompileApplicationPropertiesFilter(views);
+  if (gen.OneIn(3)) {
+    const TestValue* subject = donor.Find(Section::kProperties, "subject");
+    if (subject != nullptr && (subject->bytes.empty() || subject->bytes[0] != '&')) {
+      std::vector<std::pair<std::string, Value>> p = {{"subject", subject->view()}};
+      const Selector parts[] = {s, Selector::CompilePropertiesFilter(p)};
+      s = Selector::AllOf(parts);
+      *text += ", p.subject ~ " + selector::testing::DescribeValue(*subject);
+    }
+  }
+  return s;
+}
+
+struct SkipRun {
+  uint64_t selectors = 0, checks = 0, skipped = 0, messages_checked = 0;
+  uint64_t skipped_by_corpus[3] = {0, 0, 0};
+  std::vector<std::string> failures;
+};
+
+SkipRun RunSkipDifferential(uint64_t seed, int selectors) {
+  std::vector<Corpus> corpora;
+  corpora.push_back(MakeCorpus("random", seed + 1, 500));
+  corpora.push_back(MakeCorpus("sorted", seed + 2, 500));
+  corpora.push_back(MakeCorpus("clustered", seed + 3, 500));
+  RandomExpressions gen(seed);
+  EvalContext context;
+  context.SetNow(selector::testing::kDifferentialNow);
+  SkipRun run;
+  for (int i = 0; i < selectors; ++i) {
+    const size_t ci = static_cast<size_t>(i) % corpora.size();
+    const Corpus& corpus = corpora[ci];
+    std::string text;
+    Selector selector;
+    if (gen.OneIn(8)) {
+      selector = RandomPropertyFilter(gen, &text);
+    } else {
+      CompileOptions options;
+      options.dialect = gen.OneIn(5) ? Dialect::kJms : Dialect::kSql;
+      gen.set_dialect(options.dialect);
+      text = gen.Render(gen.Predicate(1 + static_cast<int>(gen.Below(5))));
+      selector = Selector::Compile(text, options);
+      if (options.dialect == Dialect::kJms) text += " (jms)";
+    }
+    if (!selector.ok()) {
+      run.failures.push_back("`" + text + "` refused: " + selector.error().ToString());
+      continue;
+    }
+    ++run.selectors;
+    ChunkSkipper skipper(selector);
+    MessageFieldSource source(selector.fields());
+    for (size_t k = 0; k < corpus.chunks.size(); ++k) {
+      ++run.checks;
+      if (skipper.MayMatch(corpus.summaries[k])) continue;
+      ++run.skipped;
+      ++run.skipped_by_corpus[ci];
+      for (size_t m = corpus.chunks[k].first; m < corpus.chunks[k].second; ++m) {
+        ++run.messages_checked;
+        const std::string& bytes = corpus.encoded[m];
+        source.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+        if (selector.Evaluate(source, context) == Truth::kTrue && run.failures.size() < 10) {
+          run.failures.push_back("`" + text + "` skipped a " + corpus.name + " chunk holding a match: {" +
+                                 DescribeMessage(corpus.decoded[m]) + "}");
+        }
+      }
+    }
+  }
+  return run;
+}
+
+TEST(ChunkSkipDifferential, NoSkippedChunkHoldsAMatch) {
+  const SkipRun run = RunSkipDifferential(0x5C1F, 100000);
+  for (const std::string& f : run.failures) ADD_FAILURE() << f;
+  EXPECT_GE(run.selectors, 100000u * 9 / 10);
+  // Not vacuous: the predicate rules out a fair share of chunks, in every kind of corpus.
+  EXPECT_GT(run.skipped, run.checks / 20) << run.skipped << " of " << run.checks;
+  for (uint64_t s : run.skipped_by_corpus) EXPECT_GT(s, 0u);
+  std::printf("selectors %llu, chunk checks %llu, skipped %llu (%.1f%%), messages of skipped chunks checked %llu\n",
+              static_cast<unsigned long long>(run.selectors), static_cast<unsigned long long>(run.checks),
+              static_cast<unsigned long long>(run.skipped), 100.0 * run.skipped / std::max<uint64_t>(run.checks, 1),
+              static_cast<unsigned long long>(run.messages_checked));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Through the store: whole replays with skipping on and off.
+
+class ChunkSkipStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("sift_chunk_skip_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Test messages hold lists and maps as application-property values, which the strict validator
+  // refuses (the spec allows only simple types there) but the selector reads: store them as they are.
+  static EngineOptions Options() {
+    EngineOptions options;
+    options.sync = false;
+    options.validate = false;
+    return options;
+  }
+
+  // Appends every chunk of the corpus as one batch (one stored chunk each).
+  void Load(StreamEngine* engine, const Corpus& corpus) {
+    ASSERT_TRUE(engine->CreateStream("s").ok());
+    for (const auto& [begin, end] : corpus.chunks) {
+      std::vector<std::string_view> batch(corpus.encoded.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          corpus.encoded.begin() + static_cast<std::ptrdiff_t>(end));
+      const Status s = engine->AppendBatch("s", batch);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+  }
+
+  static std::vector<uint64_t> Replay(StreamEngine* engine, const Selector& selector, bool skip, uint64_t begin,
+                                      uint64_t end, ConsumerStats* stats) {
+    ConsumerOptions o;
+    o.stream = "s";
+    o.filter = selector;
+    o.skip_chunks = skip;
+    o.start = StartPosition::Offset(begin);
+    o.end = EndPosition::Offset(end);
+    o.max_scan_per_poll = 97;  // polls end inside chunks and between skipped ones
+    std::unique_ptr<Consumer> consumer;
+    EXPECT_TRUE(engine->NewConsumer(o, &consumer).ok());
+    std::vector<uint64_t> offsets;
+    DeliveryBatch batch;
+    while (!consumer->done()) {
+      EXPECT_TRUE(consumer->Poll(&batch).ok());
+      for (const Delivery& d : batch) offsets.push_back(d.offset());
+    }
+    *stats = consumer->stats();
+    return offsets;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ChunkSkipStoreTest, ReplaysWithAndWithoutSkippingAgree) {
+  const Corpus corpus = MakeCorpus("clustered", 77, 2000);
+  std::unique_ptr<StreamEngine> engine;
+  ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+  Load(engine.get(), corpus);
+  RandomExpressions gen(99);
+  uint64_t pruned = 0;
+  for (int i = 0; i < 1500; ++i) {
+    std::string text = gen.Render(gen.Predicate(1 + static_cast<int>(gen.Below(4))));
+    std::string lower = text;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower.find("utc") != std::string::npos) continue;  // reads the clock: two replays may differ
+    Selector selector = Selector::Compile(text);
+    ASSERT_TRUE(selector.ok()) << text;
+    const uint64_t begin = gen.Below(corpus.encoded.size() / 2);
+    const uint64_t end = begin + gen.Below(corpus.encoded.size());
+    ConsumerStats on, off;
+    EXPECT_EQ(Replay(engine.get(), selector, true, begin, end, &on), Replay(engine.get(), selector, false, begin, end, &off))
+        << text << " over [" << begin << ", " << end << ")";
+    EXPECT_EQ(off.chunks_pruned, 0u);
+    EXPECT_EQ(on.matched, off.matched);
+    pruned += on.chunks_pruned;
+  }
+  EXPECT_GT(pruned, 1000u);
+}
+
+TEST_F(ChunkSkipStoreTest, ParallelScanSkipsAndAgrees) {
+  const Corpus corpus = MakeCorpus("sorted", 78, 3000);
+  std::unique_ptr<StreamEngine> engine;
+  ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+  Load(engine.get(), corpus);
+  struct Collect : ScanSink {
+    std::vector<uint64_t> offsets;
+    bool Deliver(uint64_t offset, int64_t, std::string_view) override {
+      offsets.push_back(offset);
+      return true;
+    }
+  };
+  for (const char* text : {"x > 1000", "x BETWEEN -5 AND 5", "x < -1000000 OR s = 'zzz'", "NOT (x >= -3)", "x IS NULL"}) {
+    Selector selector = Selector::Compile(text);
+    ASSERT_TRUE(selector.ok()) << text;
+    ParallelScanStats stats[2];
+    Collect got[2];
+    for (int skip = 0; skip < 2; ++skip) {
+      ParallelScanOptions scan;
+      scan.consumer.stream = "s";
+      scan.consumer.filter = selector;
+      scan.consumer.skip_chunks = skip == 1;
+      scan.threads = 3;
+      scan.min_messages_per_thread = 100;
+      ASSERT_TRUE(engine->ParallelScan(scan, &got[skip], &stats[skip]).ok()) << text;
+    }
+    EXPECT_EQ(got[0].offsets, got[1].offsets) << text;
+    EXPECT_EQ(stats[0].consumer.chunks_pruned, 0u);
+    EXPECT_GT(stats[1].consumer.chunks_pruned, 0u) << text;
+  }
+}
+
+TEST_F(ChunkSkipStoreTest, ChunksWrittenWithoutSummariesAreReadThenSummarizedAfterwards) {
+  const Corpus corpus = MakeCorpus("sorted", 79, 1000);
+  Selector selector = Selector::Compile("x > 100000");
+  ASSERT_TRUE(selector.ok());
+  std::vector<uint64_t> expected;
+  {
+    std::unique_ptr<StreamEngine> engine;
+    EngineOptions options = Options();
+    options.summarize_chunks = false;  // as a store written before summaries existed
+    ASSERT_TRUE(StreamEngine::Open(dir_.string(), options, &engine).ok());
+    Load(engine.get(), corpus);
+    ConsumerStats stats;
+    expected = Replay(engine.get(), selector, true, 0, 1000, &stats);
+    EXPECT_EQ(stats.chunks_pruned, 0u);  // nothing to skip with
+  }
+  std::unique_ptr<StreamEngine> engine;
+  ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+  uint64_t built = 0, present = 0;
+  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
+  EXPECT_EQ(built, corpus.chunks.size());
+  EXPECT_EQ(present, 0u);
+  ConsumerStats stats;
+  EXPECT_EQ(Replay(engine.get(), selector, true, 0, 1000, &stats), expected);
+  EXPECT_GT(stats.chunks_pruned, 0u);
+  // A second run finds every summary present.
+  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
+  EXPECT_EQ(built, 0u);
+  EXPECT_EQ(present, corpus.chunks.size());
+  EXPECT_FALSE(engine->SummarizeChunks("nope").ok());
+}
+
+// A summary that no longer reads (another version, damaged bytes) rules nothing out.
+TEST(ChunkSummaryFactsTest, UnreadableSummariesRuleNothingOut) {
+  const Corpus corpus = MakeCorpus("clustered", 80, 60);
+  Selector selector = Selector::Compile("x = 123456789 AND s = 'nothing like it'");
+  ASSERT_TRUE(selector.ok());
+  ChunkSkipper skipper(selector);
+  ASSERT_TRUE(skipper.useful());
+  std::string summary = corpus.summaries[0];
+  EXPECT_FALSE(skipper.MayMatch(summary));
+  std::string other_version = summary;
+  other_version[0] = static_cast<char>(kSummaryVersion + 1);
+  EXPECT_TRUE(skipper.MayMatch(other_version));
+  EXPECT_TRUE(skipper.MayMatch(summary.substr(0, summary.size() / 2)));
+  EXPECT_TRUE(skipper.MayMatch(""));
+  // Every truncation and many byte flips either rule nothing out or still give a sound answer; none
+  // may crash or read out of bounds (ASan).
+  for (size_t cut = 0; cut < summary.size(); ++cut) skipper.MayMatch(summary.substr(0, cut));
+  for (size_t i = 0; i < summary.size(); ++i) {
+    std::string flipped = summary;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+    skipper.MayMatch(flipped);
+  }
+}
+
+}  // namespace
+}  // namespace sift::engine
