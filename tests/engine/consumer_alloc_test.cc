@@ -33,6 +33,8 @@ class ConsumerAllocTest : public ::testing::Test {
     options.stream = "orders";
     options.filter = Sql(sql);
     options.max_scan_per_poll = 1000;  // the first poll (the warm-up) scans 1,000 messages
+    // The per-message reject path is what is measured: chunk summaries would skip these chunks unread.
+    options.skip_chunks = false;
     std::unique_ptr<Consumer> consumer;
     EXPECT_TRUE(engine_->NewConsumer(options, &consumer).ok());
     DeliveryBatch batch;

@@ -138,6 +138,7 @@ TEST_F(ConsumerApiTest, CreditBoundsEachBatchAndScanBudgetBoundsEachPoll) {
   options.credit = 1000;
   options.max_scan_per_poll = 100;
   options.filter = Sql("region = 'nowhere'");
+  options.skip_chunks = false;  // the scan budget is about records read: read every chunk
   ASSERT_TRUE(engine_->NewConsumer(options, &consumer).ok());
   ASSERT_TRUE(consumer->Poll(&batch).ok());
   EXPECT_TRUE(batch.empty());

@@ -314,5 +314,57 @@ TEST_F(CliStoreTest, CorruptChunkIsSkippedWithSkip) {
   EXPECT_NE(all.err.find("sift: warning: orders: skipped 1 corrupt chunk(s)"), std::string::npos) << all.err;
 }
 
+// Chunk summaries: a stream appended without them reads every chunk; `sift reindex`, even killed
+// part way, then a second run, summarizes every chunk; skipping then changes no result, and --stats
+// says how many chunks it skipped.
+TEST_F(CliStoreTest, ReindexSurvivesKillAndSkippingKeepsEveryResult) {
+  ASSERT_EQ(Sift("gen --count 60000 --customers 1000000 --seed 5 -o many.amqp").exit_code, 0);
+  CliResult r = Sift("append --store store --stream s --no-sync --no-summary many.amqp");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string query = "replay --store store --stream s --sql \"customer IN ('cust-12345', 'cust-500000') OR "
+                            "properties.creation_time BETWEEN 1764460900000 AND 1764460901000\" --stats";
+  CliResult before = Sift(query);
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_EQ(before.err.find("skipped by summary"), std::string::npos) << before.err;
+
+  // kill -9 at several moments of a reindex: every run leaves a store that reads the same.
+  for (int delay_ms : {0, 5, 20, 60}) {
+    CliResult killed = RunShell(Quote(SiftBinary()) + " reindex --store store --stream s & pid=$!; sleep " +
+                                    std::to_string(delay_ms / 1000.0) + "; kill -9 $pid; wait $pid; true",
+                                dir_->path());
+    CliResult after_kill = Sift(query);
+    ASSERT_EQ(after_kill.exit_code, 0) << after_kill.err;
+    EXPECT_EQ(after_kill.out, before.out) << "after a kill at " << delay_ms << " ms";
+  }
+  CliResult reindex = Sift("reindex --store store --stream s");
+  ASSERT_EQ(reindex.exit_code, 0) << reindex.err;
+  EXPECT_NE(reindex.out.find("stream 's': "), std::string::npos) << reindex.out;
+  CliResult again = Sift("reindex --store store --stream s");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find(": 0 chunk summaries built"), std::string::npos) << again.out;
+
+  CliResult skipping = Sift(query);
+  ASSERT_EQ(skipping.exit_code, 0) << skipping.err;
+  EXPECT_EQ(skipping.out, before.out);
+  EXPECT_NE(skipping.err.find("skipped by summary"), std::string::npos) << skipping.err;
+  CliResult no_skip = Sift(query + " --no-skip");
+  EXPECT_EQ(no_skip.out, before.out);
+  EXPECT_EQ(no_skip.err.find("skipped by summary"), std::string::npos) << no_skip.err;
+
+  CliResult explain = Sift("explain --sql \"customer = 'cust-1' AND amount + 1 > 2\"");
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  EXPECT_NE(explain.out.find("application_properties.customer = 'cust-1': text range, value set"), std::string::npos)
+      << explain.out;
+  CliResult nothing = Sift("explain --sql \"amount + 1 > 2\"");
+  EXPECT_NE(nothing.out.find("chunk skipping (sift replay, consumers): none"), std::string::npos) << nothing.out;
+
+  // Bad input: no --stream (usage, exit 2), a stream or store that does not exist (exit 3).
+  EXPECT_EQ(Sift("reindex --store store").exit_code, 2);
+  CliResult missing = Sift("reindex --store store --stream nope");
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
+  EXPECT_EQ(Sift("reindex --store no-such-store --stream s").exit_code, 3);
+}
+
 }  // namespace
 }  // namespace sift::testing

@@ -86,9 +86,11 @@ int main(int argc, char** argv) {
     if (o.region == "eu-west" && o.amount > 500 && o.color.substr(0, 2) == "bl") ++expected;
   }
   const ConsumerStats& stats = consumer->stats();
-  std::printf("scanned %llu, matched %llu (expected %llu), %llu bytes, %llu chunks\n",
+  // Chunks whose summary shows no message can match are skipped unread, so `scanned` may be short of
+  // the stream's length; what is delivered is the same either way.
+  std::printf("scanned %llu, matched %llu (expected %llu), %llu bytes, %llu chunks read, %llu skipped by summary\n",
               static_cast<unsigned long long>(stats.scanned), static_cast<unsigned long long>(stats.matched),
               static_cast<unsigned long long>(expected), static_cast<unsigned long long>(stats.bytes),
-              static_cast<unsigned long long>(stats.chunks));
-  return delivered == expected && stats.matched == expected && stats.scanned == messages.size() ? 0 : 1;
+              static_cast<unsigned long long>(stats.chunks), static_cast<unsigned long long>(stats.chunks_pruned));
+  return delivered == expected && stats.matched == expected && stats.scanned <= messages.size() ? 0 : 1;
 }
