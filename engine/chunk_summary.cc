@@ -2,10 +2,10 @@
 #include "engine/chunk_summary.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/field_types.h"
@@ -24,11 +24,12 @@ using selector::Value;
 using selector::ValueClass;
 
 // Exact value sets hold at most this many texts of at most this many bytes in all; past that, a Bloom
-// filter of kBloomBitsPerText bits per distinct text and kBloomProbes probes (about 1% false positives).
+// filter of kBloomBitsPerText bits per distinct text and kBloomProbes probes (about 0.1% false positives:
+// a selective query then reads few chunks that do not hold its values, for 1.8 bytes per distinct text).
 constexpr size_t kExactTexts = 16;
 constexpr size_t kExactBytes = 512;
-constexpr double kBloomBitsPerText = 9.6;
-constexpr uint8_t kBloomProbes = 7;
+constexpr double kBloomBitsPerText = 14.4;
+constexpr uint8_t kBloomProbes = 10;
 
 enum : uint8_t { kSetNone = 0, kSetExact = 1, kSetBloom = 2 };
 enum : uint8_t {
@@ -42,12 +43,29 @@ enum : uint8_t {
 };
 constexpr uint8_t kComplete = 1;
 
-// FNV-1a 64 then the MurmurHash3 finalizer: stable across machines and builds (it is stored).
+// The text hash of Bloom filters (it is stored, so it is part of the format: docs/store-format.md):
+// 8 bytes at a time, little-endian, then the MurmurHash3 64-bit finalizer.
 uint64_t TextHash(std::string_view text) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ull;
+  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
+  uint64_t h = 0x243f6a8885a308d3ull ^ (text.size() * kMul);
+  const char* p = text.data();
+  size_t n = text.size();
+  auto mix = [&](uint64_t word) {
+    h = (h ^ word) * kMul;
+    h ^= h >> 29;
+  };
+  while (n >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+    mix(word);
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) {
+    uint64_t word = 0;
+    for (size_t i = 0; i < n; ++i) word |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    mix(word);
   }
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
@@ -148,6 +166,50 @@ bool UpperBoundOfPrefix(std::string_view prefix, std::string* out) {
 
 namespace {
 
+// A set of 64-bit text hashes: open addressing, linear probing, 0 marking an empty slot (a hash of 0
+// is kept apart). The distinct texts of a field in a chunk, for its Bloom filter.
+class HashSet {
+ public:
+  bool Insert(uint64_t h) {
+    if (h == 0) {
+      const bool fresh = !has_zero_;
+      has_zero_ = true;
+      return fresh;
+    }
+    if ((count_ + 1) * 2 > slots_.size()) Grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == h) return false;
+      if (slots_[i] == 0) {
+        slots_[i] = h;
+        ++count_;
+        return true;
+      }
+    }
+  }
+  size_t size() const { return count_ + (has_zero_ ? 1 : 0); }
+  template <typename F>
+  void ForEach(F&& f) const {
+    if (has_zero_) f(uint64_t{0});
+    for (uint64_t h : slots_) {
+      if (h != 0) f(h);
+    }
+  }
+
+ private:
+  void Grow() {
+    std::vector<uint64_t> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, 0);
+    count_ = 0;
+    for (uint64_t h : old) {
+      if (h != 0) Insert(h);
+    }
+  }
+  std::vector<uint64_t> slots_;
+  size_t count_ = 0;
+  bool has_zero_ = false;
+};
+
 struct FieldStats {
   uint8_t section = 0;
   std::string name;
@@ -156,12 +218,22 @@ struct FieldStats {
   bool has_nan = false, has_range = false, seen_true = false, seen_false = false;
   Number min, max;
   std::string text_min, text_max;
-  std::unordered_set<uint64_t> hashes;
+  HashSet hashes;
   std::vector<std::string> exact;
+  std::vector<uint64_t> exact_hashes;  // TextHash of each entry of `exact`
   size_t exact_bytes = 0;
   bool exact_overflow = false;
 
   void AddText(std::string_view t) {
+    const uint64_t h = TextHash(t);
+    const bool fresh = hashes.Insert(h);
+    if (!fresh && !exact_overflow) {
+      // Seen before, and the exact list says which text it was: the bounds already hold it. (A
+      // second text with the same hash is not "seen": it goes on below.)
+      for (size_t i = 0; i < exact.size(); ++i) {
+        if (exact_hashes[i] == h && exact[i] == t) return;
+      }
+    }
     if (texts == 1) {
       text_min.assign(t);
       text_max.assign(t);
@@ -170,11 +242,10 @@ struct FieldStats {
     } else if (t > std::string_view(text_max)) {
       text_max.assign(t);
     }
-    const bool fresh = hashes.insert(TextHash(t)).second;
     if (exact_overflow) return;
-    if (!fresh && std::find(exact.begin(), exact.end(), t) != exact.end()) return;
     if (exact.size() < kExactTexts && exact_bytes + t.size() <= kExactBytes) {
       exact.emplace_back(t);
+      exact_hashes.push_back(h);
       exact_bytes += t.size();
     } else {
       exact_overflow = true;
@@ -264,12 +335,12 @@ struct FieldStats {
         const uint64_t bits = std::max<uint64_t>(64, static_cast<uint64_t>(std::ceil(hashes.size() * kBloomBitsPerText)));
         const uint64_t bytes = (bits + 7) / 8;
         std::string filter(bytes, '\0');
-        for (uint64_t h : hashes) {
+        hashes.ForEach([&](uint64_t h) {
           for (uint32_t k = 0; k < kBloomProbes; ++k) {
             const uint64_t bit = BloomBit(h, k, bytes * 8);
             filter[bit / 8] = static_cast<char>(filter[bit / 8] | (1u << (bit % 8)));
           }
-        }
+        });
         body.push_back(static_cast<char>(kBloomProbes));
         PutBytes(&body, filter);
       }
@@ -336,18 +407,30 @@ struct ChunkSummaryBuilder::State {
       failed = true;
       return;
     }
-    amqp::Cursor cursor = amqp::Cursor::Elements(map);
-    amqp::EncodedValue key, value;
-    size_t i = 0;
-    while (cursor.Next(&key)) {
-      if (!cursor.Next(&value)) break;
-      std::string_view name;
+    if (map.is_described() || map.count() % 2 != 0) {
+      failed = true;
+      return;
+    }
+    const uint8_t* const base = view.bytes().data();
+    const uint8_t* p = map.payload().data();
+    const uint8_t* const end = p + map.payload().size();
+    amqp::DecodeError error;
+    const uint32_t entries = map.count() / 2;
+    for (uint32_t i = 0; i < entries; ++i) {
+      Value key, value;
+      p = amqp::ReadSelectorValue(base, p, end, &key, &error);
       // Only plain string and symbol keys are summarized; a message with another key (which a field
       // source might still match) leaves the chunk without a summary rather than with a wrong one.
-      if (key.is_described() || (!key.GetString(&name) && !key.GetSymbol(&name))) {
+      if (p == nullptr || (key.type != selector::ValueType::kString && key.type != selector::ValueType::kSymbol)) {
         failed = true;
         return;
       }
+      p = amqp::ReadSelectorValue(base, p, end, &value, &error);
+      if (p == nullptr) {
+        failed = true;
+        return;
+      }
+      const std::string_view name = key.bytes();
       FieldStats* stats;
       if (i < order.size() && order[i].first == name) {
         stats = order[i].second;  // the same key as in the previous message, at the same place
@@ -359,10 +442,8 @@ struct ChunkSummaryBuilder::State {
           order.emplace_back(std::string(name), stats);
         }
       }
-      ++i;
-      if (stats != nullptr && stats->last_message != n) stats->Add(value.ToValue(), n);  // first entry wins
+      if (stats != nullptr && stats->last_message != n) stats->Add(value, n);  // first entry wins
     }
-    if (!cursor.ok()) failed = true;
   }
 
   std::vector<FieldRef> fixed_refs;

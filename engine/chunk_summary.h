@@ -7,9 +7,9 @@
 // every header and properties field as the selector sees it (header defaults applied, through the same
 // MessageFieldSource filters use) and every application property (the first entry of a key, as the
 // field source takes it), and keeps per field: counts by value class, number and text bounds, which
-// booleans occur, and a set of the texts (exact when small, else a Bloom filter with a 1% false
-// positive rate). At most kMaxSummaryFields fields per chunk are summarized; past the cap the summary
-// says it is incomplete, and a field it does not list is then unknown rather than absent.
+// booleans occur, and a set of the texts (exact when small, else a Bloom filter with a false positive
+// rate of about 0.1%). At most kMaxSummaryFields fields per chunk are summarized; past the cap the
+// summary says it is incomplete, and a field it does not list is then unknown rather than absent.
 //
 // ChunkSummaryFacts answers a ChunkPredicate's questions from summary bytes without allocating.
 // ChunkSkipper joins the two for a reader's chunk filter.

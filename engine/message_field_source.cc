@@ -134,6 +134,7 @@ MessageFieldSource::MessageFieldSource(std::span<const selector::FieldRef> field
       if (s.field_index >= 0) {
         list_wanted_[li] |= 1u << s.field_index;
         list_last_[li] = std::max(list_last_[li], s.field_index);
+        index_slots_[li][s.field_index].push_back(static_cast<uint32_t>(i));
       }
       continue;
     }
@@ -318,8 +319,7 @@ void MessageFieldSource::LoadList(int section) {
       if (want && c != amqp::code::kNull) {
         if (list_types_[li][i][c]) {
           // Decoded straight into each slot of the field (the skip above checked the extent).
-          for (uint32_t slot : slots) {
-            if (slots_[slot].field_index != i) continue;
+          for (uint32_t slot : index_slots_[li][i]) {
             SlotState& st = states_[slot];
             if (slots_[slot].path.empty()) {
               amqp::ReadSelectorValue(base, p, end, &st.value, nullptr);
@@ -346,9 +346,7 @@ void MessageFieldSource::LoadList(int section) {
       const bool ok = header ? amqp::HeaderFieldTypeOk(i, e) : amqp::PropertiesFieldTypeOk(i, e);
       if (ok) {
         const Value v = e.ToValue();
-        for (uint32_t slot : slots) {
-          if (slots_[slot].field_index == i) Found(slot, p, v);
-        }
+        for (uint32_t slot : index_slots_[li][i]) Found(slot, p, v);
         found |= 1u << i;
       } else {
         wrong |= 1u << i;

@@ -128,6 +128,7 @@ class MessageFieldSource : public selector::FieldSource {
   uint32_t list_wanted_[2] = {};
   int list_last_[2] = {-1, -1};
   std::bitset<256> list_types_[2][amqp::kPropertiesFieldCount];
+  std::vector<uint32_t> index_slots_[2][amqp::kPropertiesFieldCount];  // header / properties: slots by list index
   uint64_t epoch_ = 1;
   uint32_t loaded_ = 0;                              // bit s: section s read for this message
   bool malformed_ = false;                           // see read_malformed()

@@ -126,11 +126,17 @@ Status StreamEngine::AppendBatch(std::string_view stream, std::span<const std::s
 }
 
 Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
-                                 uint64_t* first_offset) {
+                                 uint64_t* first_offset, const IngestPreparation* prepared) {
   if (impl_->options.validate) {
     if (Status v = ValidateBatch(messages); !v.ok()) return v;
   }
-  return AppendOutcome(path_, stream, impl_->store->IngestBatch(stream, messages, first_offset));
+  return AppendOutcome(path_, stream,
+                       impl_->store->IngestBatch(stream, messages, first_offset,
+                                                 prepared != nullptr ? &prepared->summaries : nullptr));
+}
+
+Status StreamEngine::PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out) const {
+  return FromStorage(impl_->store->PrepareIngest(messages, &out->summaries), "cannot prepare a bulk append", path_);
 }
 
 

@@ -49,6 +49,12 @@ struct EngineOptions {
   bool summarize_chunks = true;
 };
 
+// Work done ahead of a bulk append (StreamEngine::PrepareIngest), for StreamEngine::IngestBatch with
+// the same messages: the summaries of the chunks it will write. Opaque to the caller.
+struct IngestPreparation {
+  std::vector<std::string> summaries;
+};
+
 // A snapshot of one stream.
 struct StreamInfo {
   std::string name;
@@ -92,8 +98,13 @@ class StreamEngine {
   // AppendBatch for bulk loads (a record file): the same contract, durable on return even with sync
   // off, but the chunks are written as table files and ingested, so their bytes are written once
   // (storage::StreamStore::IngestBatch). Worth it from a few MiB per batch.
+  // `prepared`, when given, is what PrepareIngest made of the same messages: a loader prepares the
+  // next batch on another thread while this one is written, so the chunk summaries cost it no wall
+  // time (without it they are built here, alongside the writes).
   Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
-                     uint64_t* first_offset = nullptr);
+                     uint64_t* first_offset = nullptr, const IngestPreparation* prepared = nullptr);
+  // Thread-safe; reads no stream. Errors: none expected (IOError reserved).
+  Status PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out) const;
 
   // Makes every acknowledged append durable (fsync), also with sync off.
   Status Flush();

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <system_error>
+#include <thread>
 
 #include "storage/chunk_format.h"
 #include "storage/crc32c.h"
@@ -62,12 +64,39 @@ class ChunkCutter {
               int64_t timestamp_ms)
       : options_(options), builder_(builder), summarizer_(summarizer), next_(next_offset), timestamp_(timestamp_ms) {}
 
+  // True when a chunk of `count` records and `payload` bytes must be closed before a message of
+  // `size` bytes (every record of one cut shares its timestamp: a delta of 0).
+  static bool MustClose(const StoreOptions& options, uint32_t count, size_t payload, size_t size) {
+    return count >= options.max_chunk_messages || payload + ChunkBuilder::RecordSize(0, size) > options.max_chunk_bytes;
+  }
+
+  // The chunks a cut of `messages` makes, from their sizes alone: [begin, end) message ranges and each
+  // chunk's stored bytes, exactly as Add() and Close() will cut them.
+  using Range = ChunkRange;
+  static std::vector<Range> Ranges(const StoreOptions& options, std::span<const std::string_view> messages) {
+    std::vector<Range> ranges;
+    size_t payload = 0;
+    for (size_t i = 0; i < messages.size(); ++i) {
+      if (!ranges.empty() && MustClose(options, static_cast<uint32_t>(i - ranges.back().begin), payload, messages[i].size())) {
+        ranges.back().end = i;
+        ranges.back().bytes = static_cast<uint32_t>(kChunkHeaderSize + payload);
+      }
+      if (ranges.empty() || ranges.back().end != 0) {
+        ranges.push_back(Range{i, 0, 0});
+        payload = 0;
+      }
+      payload += ChunkBuilder::RecordSize(0, messages[i].size());
+    }
+    if (!ranges.empty()) {
+      ranges.back().end = messages.size();
+      ranges.back().bytes = static_cast<uint32_t>(kChunkHeaderSize + payload);
+    }
+    return ranges;
+  }
+
   template <typename Emit>
   void Add(std::string_view message, Emit&& emit) {
-    if (open_ && (builder_->count() >= options_.max_chunk_messages ||
-                  builder_->payload_bytes() + ChunkBuilder::RecordSize(0, message.size()) > options_.max_chunk_bytes)) {
-      Close(emit);
-    }
+    if (open_ && MustClose(options_, builder_->count(), builder_->payload_bytes(), message.size())) Close(emit);
     if (!open_) {
       builder_->Reset(next_, timestamp_);
       if (summarizer_ != nullptr) summarizer_->Reset();
@@ -736,8 +765,44 @@ void StreamStore::Impl::RetainAfterAppend(const std::shared_ptr<StreamState>& st
   }
 }
 
+void StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
+                                        std::vector<std::string>* entries) const {
+  entries->assign(ranges.size(), std::string());
+  if (!options_.chunk_summarizer || ranges.empty()) return;
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, ranges.size());
+  auto summarize = [&](size_t part) {
+    const std::unique_ptr<ChunkSummarizer> summarizer = options_.chunk_summarizer();
+    std::string summary;
+    for (size_t k = part; k < ranges.size(); k += threads) {
+      summarizer->Reset();
+      for (size_t i = ranges[k].begin; i < ranges[k].end; ++i) summarizer->Add(messages[i]);
+      summarizer->Finish(&summary);
+      if (!summary.empty()) {
+        (*entries)[k] = EncodeSummaryEntry(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t part = 1; part < threads; ++part) {
+    try {
+      workers.emplace_back(summarize, part);
+    } catch (const std::system_error&) {
+      summarize(part);  // no thread to be had: this one does that part too
+    }
+  }
+  summarize(0);
+  for (std::thread& t : workers) t.join();
+}
+
+Status StreamStore::Impl::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries) const {
+  const std::vector<ChunkCutter::Range> ranges =
+      options_.chunk_summarizer ? ChunkCutter::Ranges(options_, messages) : std::vector<ChunkCutter::Range>();
+  SummarizeRanges(messages, ranges, summaries);
+  return Status::OK();
+}
+
 Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
-                                      uint64_t* first_offset) {
+                                      uint64_t* first_offset, const std::vector<std::string>* prepared) {
   size_t bytes = 0;
   if (Status s = CheckBatch(stream, messages, &bytes); !s.ok()) return s;
   std::unique_lock<std::mutex> wlock(write_mu_);  // no other write moves the stream's end meanwhile
@@ -759,27 +824,33 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   if (ec) return Status::IOError(fmt::format("{}: cannot create {}: {}", what, dir.string(), ec.message()));
   const std::string chunk_file = (dir / fmt::format("{}-{}-chunks.sst", st->id, first)).string();
   const std::string index_file = (dir / fmt::format("{}-{}-index.sst", st->id, first)).string();
-  const std::string summary_file = (dir / fmt::format("{}-{}-summaries.sst", st->id, first)).string();
   const rocksdb::Options db_options = db_->GetOptions();
   rocksdb::SstFileWriter chunks(rocksdb::EnvOptions(db_options), db_options);
   rocksdb::SstFileWriter index(rocksdb::EnvOptions(db_options), db_options);
-  rocksdb::SstFileWriter summaries(rocksdb::EnvOptions(db_options), db_options);
   rocksdb::Status s = chunks.Open(chunk_file);
   if (s.ok()) s = index.Open(index_file);
-  const std::unique_ptr<ChunkSummarizer> summarizer = options_.chunk_summarizer ? options_.chunk_summarizer() : nullptr;
-  bool have_summaries = false;
-  if (s.ok() && summarizer != nullptr) s = summaries.Open(summary_file);
+  // Summaries: prepared by the caller (PrepareIngest, while the batch before this one was written),
+  // or built now on other threads while this thread builds and writes the chunks.
+  const std::vector<ChunkCutter::Range> ranges =
+      options_.chunk_summarizer ? ChunkCutter::Ranges(options_, messages) : std::vector<ChunkCutter::Range>();
+  std::vector<std::string> built;
+  const std::vector<std::string>* summary_entries = prepared;
+  std::thread summary_thread;
+  if (!ranges.empty() && (prepared == nullptr || prepared->size() != ranges.size())) {
+    summary_entries = &built;
+    try {
+      summary_thread = std::thread([&] { SummarizeRanges(messages, ranges, &built); });
+    } catch (const std::system_error&) {
+      SummarizeRanges(messages, ranges, &built);  // no thread to be had: build them here first
+    }
+  }
   ChunkBuilder builder;
-  ChunkCutter cutter(options_, &builder, summarizer.get(), first, timestamp);
+  ChunkCutter cutter(options_, &builder, /*summarizer=*/nullptr, first, timestamp);
   std::vector<ChunkMeta> metas;
   uint64_t stored = 0;
-  auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view summary) {
+  auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view) {
     if (s.ok()) s = chunks.Put(keys::ChunkKey(st->id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
     if (s.ok()) s = index.Put(keys::IndexKey(st->id, m.first_offset), EncodeIndexEntry(m));
-    if (s.ok() && !summary.empty()) {
-      s = summaries.Put(keys::SummaryKey(st->id, m.first_offset), rocksdb::Slice(summary.data(), summary.size()));
-      have_summaries = true;
-    }
     metas.push_back(m);
     stored += m.bytes;
   };
@@ -788,13 +859,23 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
     if (!s.ok()) break;
   }
   cutter.Close(emit);
+  if (summary_thread.joinable()) summary_thread.join();
   if (s.ok()) s = chunks.Finish();
-  if (s.ok()) s = index.Finish();
-  std::vector<std::string> files = {chunk_file, index_file};
-  if (s.ok() && have_summaries) {
-    s = summaries.Finish();
-    files.push_back(summary_file);
+  // The summaries ("M" keys) follow the index entries ("I" keys) in key order: same table file.
+  if (s.ok() && ranges.size() == metas.size() && summary_entries != nullptr && summary_entries->size() == metas.size()) {
+    for (size_t k = 0; k < metas.size() && s.ok(); ++k) {
+      const std::string& entry = (*summary_entries)[k];
+      uint32_t count = 0, bytes = 0;
+      std::string_view body;
+      if (entry.empty() || !DecodeSummaryEntry(entry, &count, &bytes, &body) || bytes != metas[k].bytes ||
+          count != metas[k].count) {
+        continue;  // not the chunk the summary was built for (never expected): it gets none
+      }
+      s = index.Put(keys::SummaryKey(st->id, metas[k].first_offset), entry);
+    }
   }
+  if (s.ok()) s = index.Finish();
+  const std::vector<std::string> files = {chunk_file, index_file};
   if (s.ok()) {
     rocksdb::IngestExternalFileOptions ingest;
     ingest.move_files = true;  // a hard link: the bytes are written once
@@ -802,7 +883,6 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   }
   std::filesystem::remove(chunk_file, ec);  // gone after a move; left after a failure
   std::filesystem::remove(index_file, ec);
-  std::filesystem::remove(summary_file, ec);
   if (!s.ok()) return FromRocks(s, what);
 
   std::unique_lock<std::mutex> lock(mu_);
@@ -866,8 +946,12 @@ Status StreamStore::Append(std::string_view stream, std::string_view message, ui
 Status StreamStore::AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset) {
   return impl_->AppendBatch(stream, messages, first_offset);
 }
-Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset) {
-  return impl_->IngestBatch(stream, messages, first_offset);
+Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset,
+                                const std::vector<std::string>* prepared) {
+  return impl_->IngestBatch(stream, messages, first_offset, prepared);
+}
+Status StreamStore::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared) const {
+  return impl_->PrepareIngest(messages, prepared);
 }
 Status StreamStore::Flush() { return impl_->Flush(); }
 Status StreamStore::EnforceRetention() { return impl_->EnforceRetention(); }

@@ -91,8 +91,15 @@ class StreamStore {
   // says), but the chunks are written as table files and ingested into RocksDB, so their bytes are
   // written once, not to the write-ahead log, the memtable and a flushed table in turn. Worth it from
   // a few MiB per batch: each call adds two table files to the store. Waits for appends in progress.
+  //
+  // Chunk summaries (StoreOptions::chunk_summarizer) are built while the chunks are written, or taken
+  // from `prepared`, what PrepareIngest gave for the same messages (a loader prepares the next batch
+  // while this one is written); prepared summaries that do not fit the chunks are ignored.
   Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
-                     uint64_t* first_offset = nullptr);
+                     uint64_t* first_offset = nullptr, const std::vector<std::string>* prepared = nullptr);
+  // The work IngestBatch can be spared for `messages`: their chunks' summaries, on one thread per core.
+  // Thread-safe; touches no stream.
+  Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared) const;
 
   // Chunk summaries (StoreOptions::chunk_summarizer). ListChunks: the stream's stored chunks, oldest
   // first, from the in-memory index (no chunk is read). GetChunkSummary: the summary of the chunk that

@@ -29,6 +29,12 @@
 
 namespace sift::storage {
 
+// A chunk a bulk load will cut: messages [begin, end) of the batch, `bytes` stored.
+struct ChunkRange {
+  size_t begin = 0, end = 0;
+  uint32_t bytes = 0;
+};
+
 struct StreamState {
   uint32_t id = 0;
   std::string name;
@@ -57,7 +63,9 @@ class StreamStore::Impl {
   Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
   Status SetRetention(std::string_view name, const RetentionPolicy& retention);
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset);
-  Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset);
+  Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset,
+                     const std::vector<std::string>* prepared);
+  Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries) const;
   Status Flush();
   Status EnforceRetention();
   Status ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const;
@@ -95,6 +103,10 @@ class StreamStore::Impl {
   };
 
   int64_t Now() const;
+  // The summary entries of `ranges` of `messages` (empty strings where a chunk gets none), built on
+  // one thread per core.
+  void SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
+                       std::vector<std::string>* entries) const;
   // Every message's size and the validator, before anything is written; *total_bytes their sum.
   Status CheckBatch(std::string_view stream, std::span<const std::string_view> messages, size_t* total_bytes) const;
   // The stream's retention after an append; write_mu_ held, mu_ not held.

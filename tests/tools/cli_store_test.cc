@@ -121,27 +121,27 @@ TEST_F(CliStoreTest, AppendStopsAtAMalformedRecordKeepingThoseBefore) {
 }
 
 TEST_F(CliStoreTest, AppendOfALargeFileStoresTheBatchesBeforeAMalformedRecord) {
-  // A record file is stored in batches (at most 65,536 records or 16 MiB), each validated while the
+  // A record file is stored in batches (at most 262,144 records or 64 MiB), each validated while the
   // one before it is stored: a malformed record leaves the batches before its own stored, a prefix of
   // the file, and nothing of its batch.
-  ASSERT_EQ(Sift("gen --count 70000 --seed 3 -o big.amqp").exit_code, 0);
+  ASSERT_EQ(Sift("gen --count 160000 --seed 3 -o big.amqp").exit_code, 0);
   std::string bytes = ReadFile(Path("big.amqp"));
   size_t p = 0;
-  for (int i = 0; i < 66000; ++i) {
+  for (int i = 0; i < 155000; ++i) {
     const uint32_t n = (uint32_t{static_cast<uint8_t>(bytes[p])} << 24) | (uint32_t{static_cast<uint8_t>(bytes[p + 1])} << 16) |
                        (uint32_t{static_cast<uint8_t>(bytes[p + 2])} << 8) | uint32_t{static_cast<uint8_t>(bytes[p + 3])};
     p += 4 + n;
   }
-  bytes[p + 4] = '\x01';  // record 66000 no longer starts with a described section
+  bytes[p + 4] = '\x01';  // record 155000 no longer starts with a described section
   WriteFile(Path("big-bad.amqp"), bytes);
   CliResult r = Sift("append --store store --stream s big-bad.amqp");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(r.err.rfind("sift: malformed record: big-bad.amqp: record 66000 at byte " + std::to_string(p + 4) + ": ", 0) == 0)
+  EXPECT_TRUE(r.err.rfind("sift: malformed record: big-bad.amqp: record 155000 at byte " + std::to_string(p + 4) + ": ", 0) == 0)
       << r.err;
   CliResult stats = Sift("stats --store store --stream s --json");
   const uint64_t stored = nlohmann::json::parse(stats.out)["messages"];
   EXPECT_GT(stored, 0u);
-  EXPECT_LT(stored, 66000u);
+  EXPECT_LT(stored, 155000u);
   EXPECT_EQ(r.out, "0.." + std::to_string(stored - 1) + "\n");
   EXPECT_EQ(Sift("replay --store store --stream s -f amqp > prefix.amqp").exit_code, 0);
   const std::string prefix = ReadFile(Path("prefix.amqp"));
@@ -149,7 +149,7 @@ TEST_F(CliStoreTest, AppendOfALargeFileStoresTheBatchesBeforeAMalformedRecord) {
   // The whole file, valid, goes in as it is.
   r = Sift("append --store store --stream whole big.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "0..69999\n");
+  EXPECT_EQ(r.out, "0..159999\n");
   EXPECT_EQ(Sift("replay --store store --stream whole -f amqp > back.amqp").exit_code, 0);
   EXPECT_EQ(ReadFile(Path("back.amqp")), ReadFile(Path("big.amqp")));
 }
