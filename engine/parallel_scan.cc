@@ -182,19 +182,18 @@ Status StreamEngine::ParallelScan(const ParallelScanOptions& options, ScanSink* 
     threads = static_cast<uint32_t>(std::clamp<uint64_t>(most, 1, options.threads));
   }
 
-  // Cut points, moved back to the first offset of the chunk that holds them.
+  // Cut points, moved back to the first offset of the chunk that holds them (from the store's chunk
+  // index: no chunk is read to find them).
   std::vector<uint64_t> cuts = {begin};
   if (threads > 1) {
-    std::unique_ptr<storage::StreamReader> reader;
-    storage::ReaderOptions reader_options;
-    reader_options.fill_cache = false;
-    storage::Status rs = impl_->store->NewReader(base.stream, reader_options, &reader);
+    std::vector<storage::ChunkInfo> chunks;
+    storage::Status rs = impl_->store->ListChunks(base.stream, &chunks);
     if (!rs.ok()) return FromStorage(rs, "cannot read stream", base.stream);
     for (uint32_t k = 1; k < threads; ++k) {
       const uint64_t target = begin + (end - begin) * k / threads;
-      storage::Record record;
-      uint64_t cut = target;
-      if (reader->Seek(target).ok() && reader->Next(&record)) cut = reader->current_chunk().first_offset;
+      auto it = std::partition_point(chunks.begin(), chunks.end(),
+                                     [&](const storage::ChunkInfo& c) { return c.first_offset + c.count <= target; });
+      const uint64_t cut = it != chunks.end() && it->first_offset <= target ? it->first_offset : target;
       if (cut > cuts.back() && cut < end) cuts.push_back(cut);
     }
   }

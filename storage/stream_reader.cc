@@ -41,6 +41,10 @@ class ChunkReader final : public StreamReader {
     summary_options_.iterate_lower_bound = &summary_lower_slice_;
     summary_options_.iterate_upper_bound = &summary_upper_slice_;
     summary_options_.verify_checksums = true;
+    // Summaries are read in key order, chunk after chunk, often many in a row (every chunk a query rules
+    // out): read ahead in large steps rather than one block per system call.
+    summary_options_.readahead_size = size_t{2} << 20;
+    summary_options_.fill_cache = options_.fill_cache;
   }
 
   Status SeekToFirst() override {
