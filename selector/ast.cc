@@ -7,6 +7,16 @@
 
 namespace sift::selector {
 
+Op MirroredComparison(Op op) {
+  switch (op) {
+    case Op::kLt: return Op::kGt;
+    case Op::kLe: return Op::kGe;
+    case Op::kGt: return Op::kLt;
+    case Op::kGe: return Op::kLe;
+    default: return op;
+  }
+}
+
 std::string_view OpName(Op op) {
   switch (op) {
     case Op::kNone: return "?";

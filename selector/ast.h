@@ -84,6 +84,8 @@ enum class Function : uint8_t {
 };
 
 std::string_view OpName(Op op);              // "AND", "=", "<>", "+", "-" (unary: "NEG")
+// The comparison with its operands swapped (a < b is b > a); = and <> are their own, as is any other op.
+Op MirroredComparison(Op op);
 std::string_view FunctionName(Function fn);  // "UPPER", "JMS_MESSAGE_ID", ...
 
 struct Node {

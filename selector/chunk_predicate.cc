@@ -68,16 +68,6 @@ Set FromBounds(Op op, int lo_vs_c, int hi_vs_c, bool single) {
   }
 }
 
-Op Mirror(Op op) {
-  switch (op) {
-    case Op::kLt: return Op::kGt;
-    case Op::kLe: return Op::kGe;
-    case Op::kGt: return Op::kLt;
-    case Op::kGe: return Op::kLe;
-    default: return op;
-  }
-}
-
 // Order of text bound `bound` against `c`; an unbounded maximum is above everything.
 int TextVs(std::string_view bound, std::string_view c) { return Sign(bound.compare(c)); }
 
@@ -308,7 +298,7 @@ class Abstract {
           return CompareFacts(in.op, slot, instrs_[in.b].constant, in.rules);
         }
         if (FieldSlot(in.b, &slot) && instrs_[in.a].kind == InstrKind::kConst) {
-          return CompareFacts(Mirror(in.op), slot, instrs_[in.a].constant, in.rules);
+          return CompareFacts(MirroredComparison(in.op), slot, instrs_[in.a].constant, in.rules);
         }
         return kAll;
       }

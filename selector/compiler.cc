@@ -29,16 +29,6 @@ bool HasBytes(ValueType t) {
   }
 }
 
-Op Mirror(Op op) {
-  switch (op) {
-    case Op::kLt: return Op::kGt;
-    case Op::kLe: return Op::kGe;
-    case Op::kGt: return Op::kLt;
-    case Op::kGe: return Op::kLe;
-    default: return op;
-  }
-}
-
 }  // namespace
 
 // Builds a Program. A friend of Program: it fills the private arrays and uses the evaluator to fold.
@@ -342,7 +332,7 @@ class ProgramBuilder {
     } else if (a.kind == InstrKind::kConst && b.kind == InstrKind::kField) {
       field_slot = b.slot;
       constant = a.constant;
-      op = Mirror(op);
+      op = MirroredComparison(op);
     } else {
       return;
     }
