@@ -223,6 +223,8 @@ struct FieldStats {
   std::vector<uint64_t> exact_hashes;  // TextHash of each entry of `exact`
   size_t exact_bytes = 0;
   bool exact_overflow = false;
+  Value last;                      // the value added last, and the count it went to
+  uint32_t* last_count = nullptr;
 
   void AddText(std::string_view t) {
     const uint64_t h = TextHash(t);
@@ -252,9 +254,30 @@ struct FieldStats {
     }
   }
 
+  // Most fields repeat the value of the message before (constants, small enumerations): such a value
+  // changes only a count, found by a comparison instead of a hash and a set probe. The previous value's
+  // bytes view its message, which stays valid until Finish() (the ChunkSummarizer contract).
+  bool SameAsLast(const Value& v) const {
+    if (v.type != last.type || last_count == nullptr) return false;
+    if (v.data == nullptr && last.data == nullptr) return v.u64 == last.u64;
+    return v.size == last.size && (v.size == 0 || std::memcmp(v.data, last.data, v.size) == 0);
+  }
+
   void Add(const Value& v, uint32_t message) {
     last_message = message;
     ++present;
+    if (SameAsLast(v)) {
+      ++*last_count;
+      return;
+    }
+    last = v;
+    switch (selector::ClassOf(v.type)) {
+      case ValueClass::kAbsent: last_count = &nulls; break;
+      case ValueClass::kText: last_count = &texts; break;
+      case ValueClass::kNumber: last_count = &numbers; break;
+      case ValueClass::kBoolean: last_count = &booleans; break;
+      default: last_count = &others; break;
+    }
     switch (selector::ClassOf(v.type)) {
       case ValueClass::kAbsent: ++nulls; break;
       case ValueClass::kText: {
@@ -267,6 +290,7 @@ struct FieldStats {
         Number n;
         if (!selector::ToNumber(v, &n)) {
           ++others;  // an undecodable decimal: compares UNKNOWN, like a value of another class
+          last_count = &others;
           break;
         }
         ++numbers;
