@@ -257,9 +257,13 @@ class ChunkReader final : public StreamReader {
       std::string_view summary;
       const rocksdb::Slice key = summary_it_->key();
       const rocksdb::Slice value = summary_it_->value();
-      if (!keys::ParseOffsetKey(std::string_view(key.data(), key.size()), keys::kSummaryPrefix, stream_->id, &first) ||
-          !DecodeSummaryEntry(std::string_view(value.data(), value.size()), &count, &bytes, &summary)) {
-        break;  // damaged: the chunk is read as if it had no summary
+      if (!keys::ParseOffsetKey(std::string_view(key.data(), key.size()), keys::kSummaryPrefix, stream_->id, &first)) break;
+      if (!DecodeSummaryEntry(std::string_view(value.data(), value.size()), &count, &bytes, &summary)) {
+        // Damaged: its chunk is read as if it had no summary; once the reader is past the chunk's
+        // start, the entry is passed over so the summaries after it still count.
+        if (first >= position_) break;
+        summary_it_->Next();
+        continue;
       }
       if (first + count <= position_) {
         summary_it_->Next();

@@ -17,7 +17,9 @@
 #include "engine/message_field_source.h"
 #include "engine/stream_engine.h"
 #include "selector/chunk_predicate.h"
+#include "storage/key_layout.h"
 #include "tests/engine/selector_message_view_encoder.h"
+#include "tests/support/chunk_corruption.h"
 #include "tests/selector/random_expression.h"
 
 namespace sift::engine {
@@ -390,6 +392,36 @@ TEST_F(ChunkSkipStoreTest, ChunksWrittenWithoutSummariesAreReadThenSummarizedAft
   EXPECT_EQ(built, 0u);
   EXPECT_EQ(present, corpus.chunks.size());
   EXPECT_FALSE(engine->SummarizeChunks("nope").ok());
+}
+
+// A summary entry whose checksum fails is ignored (its chunk is read) and the summaries after it are
+// still used.
+TEST_F(ChunkSkipStoreTest, ADamagedSummaryEntryIsReadAndTheOthersStillSkip) {
+  const Corpus corpus = MakeCorpus("sorted", 81, 1500);
+  Selector selector = Selector::Compile("x > 100000");
+  ASSERT_TRUE(selector.ok());
+  std::vector<uint64_t> expected;
+  uint64_t pruned_before = 0;
+  {
+    std::unique_ptr<StreamEngine> engine;
+    ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+    Load(engine.get(), corpus);
+    ConsumerStats stats;
+    expected = Replay(engine.get(), selector, false, 0, 1500, &stats);
+    Replay(engine.get(), selector, true, 0, 1500, &stats);
+    pruned_before = stats.chunks_pruned;
+  }
+  ASSERT_GT(pruned_before, 3u);
+  sift::testing::CorruptStoredValue(dir_.string(), 1, storage::keys::kSummaryPrefix);
+  std::unique_ptr<StreamEngine> engine;
+  ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+  ConsumerStats stats;
+  EXPECT_EQ(Replay(engine.get(), selector, true, 0, 1500, &stats), expected);
+  EXPECT_GE(stats.chunks_pruned + 1, pruned_before);  // at most the damaged one is read
+  EXPECT_GT(stats.chunks_pruned, 0u);
+  uint64_t built = 0, present = 0;
+  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
+  EXPECT_EQ(built, 1u);  // the damaged summary is built again
 }
 
 // A summary that no longer reads (another version, damaged bytes) rules nothing out.

@@ -18,7 +18,9 @@
 
 namespace sift::testing {
 
-inline size_t CorruptStoredChunk(const std::string& store_path, size_t index) {
+// The same for any value under a key prefix (storage/key_layout.h): a chunk summary entry ('M'), an
+// index entry ('I').
+inline size_t CorruptStoredValue(const std::string& store_path, size_t index, char prefix) {
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(rocksdb::Options(), store_path, &raw);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -26,8 +28,7 @@ inline size_t CorruptStoredChunk(const std::string& store_path, size_t index) {
   std::unique_ptr<rocksdb::DB> db(raw);
   std::vector<std::pair<std::string, std::string>> chunks;
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
-  for (it->Seek(std::string(1, storage::keys::kChunkPrefix));
-       it->Valid() && it->key().size() > 0 && it->key()[0] == storage::keys::kChunkPrefix; it->Next()) {
+  for (it->Seek(std::string(1, prefix)); it->Valid() && it->key().size() > 0 && it->key()[0] == prefix; it->Next()) {
     chunks.emplace_back(it->key().ToString(), it->value().ToString());
   }
   it.reset();
@@ -39,6 +40,10 @@ inline size_t CorruptStoredChunk(const std::string& store_path, size_t index) {
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(db->Close().ok());
   return chunks.size();
+}
+
+inline size_t CorruptStoredChunk(const std::string& store_path, size_t index) {
+  return CorruptStoredValue(store_path, index, storage::keys::kChunkPrefix);
 }
 
 }  // namespace sift::testing
