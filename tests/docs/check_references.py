@@ -8,7 +8,7 @@ Fails (exit 1, one line per problem: file:line: what) on
 - a mention of a Markdown document (`something.md`, `docs/x.md`) in any source, script or document
   that names no file of the repository (a path is looked up from the repository root and from the
   mentioning file's folder; a bare name must be the name of some file in the repository);
-- a mention of an issue number ("issue 12", "issue #12"): the tracker is not part of the repository.
+- a mention of an issue number (the word "issue" followed by a number): the tracker is not part of the repository.
 Build folders, .git and node_modules are not read.
 """
 import os
