@@ -7,7 +7,6 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "engine/amqp/cursor.h"
 #include "engine/amqp/field_types.h"
 #include "engine/amqp/message_view.h"
 #include "engine/message_field_source.h"
@@ -129,6 +128,8 @@ class Input {
     return s;
   }
   std::string_view Sized() { return Bytes(Varint()); }
+  // The bytes not read yet.
+  std::string_view Rest() const { return std::string_view(p_, static_cast<size_t>(end_ - p_)); }
   Number ReadNumber() {
     const uint8_t kind = Byte();
     const std::string_view b = Bytes(8);
@@ -573,10 +574,18 @@ bool ChunkSummaryFacts::Reset(std::string_view summary) {
 }
 
 bool ChunkSummaryFacts::Field(uint32_t slot, FieldFacts* facts) const {
+  std::string_view set;
+  return ReadField(slot, facts, &set);
+}
+
+// The facts of field `slot` and, in *set, the bytes of its text set (what follows the text bounds):
+// the one reader of a field's entry, shared by Field() and MayHoldText().
+bool ChunkSummaryFacts::ReadField(uint32_t slot, FieldFacts* facts, std::string_view* set) const {
   if (!readable_ || slot >= slots_.size() || !slots_[slot].summarized) return false;
   const Slot& s = slots_[slot];
   *facts = FieldFacts();
   facts->messages = messages_;
+  *set = std::string_view();
   if (!s.listed) return complete_;  // complete: no message holds the field
   Input in(s.body);
   facts->present = static_cast<uint32_t>(in.Varint());
@@ -600,6 +609,7 @@ bool ChunkSummaryFacts::Field(uint32_t slot, FieldFacts* facts) const {
     facts->text_max_exact = flags & kTextMaxExact;
     facts->text_max_unbounded = flags & kTextMaxUnbounded;
     if (!facts->text_max_unbounded) facts->text_max = in.Sized();
+    *set = in.Rest();
   }
   // Counts must add up; anything else is a damaged summary: nothing is known.
   const uint64_t sum = uint64_t{facts->nulls} + facts->texts + facts->numbers + facts->booleans + facts->others;
@@ -608,18 +618,10 @@ bool ChunkSummaryFacts::Field(uint32_t slot, FieldFacts* facts) const {
 
 bool ChunkSummaryFacts::MayHoldText(uint32_t slot, std::string_view text) const {
   FieldFacts facts;
-  if (!Field(slot, &facts)) return true;
+  std::string_view set;
+  if (!ReadField(slot, &facts, &set)) return true;
   if (facts.texts == 0) return false;
-  // Skip to the set: re-read the body up to it (Field() parsed the same bytes).
-  Input in(slots_[slot].body);
-  for (int i = 0; i < 6; ++i) in.Varint();
-  const uint8_t flags = in.Byte();
-  if (flags & kHasNumberRange) {
-    in.ReadNumber();
-    in.ReadNumber();
-  }
-  in.Sized();
-  if (!(flags & kTextMaxUnbounded)) in.Sized();
+  Input in(set);
   const uint8_t kind = in.Byte();
   if (!in.ok()) return true;
   if (kind == kSetExact) {

@@ -69,6 +69,7 @@ class ChunkSummaryFacts final : public selector::ChunkFacts {
 
  private:
   struct Slot;
+  bool ReadField(uint32_t slot, selector::FieldFacts* facts, std::string_view* set) const;
   std::vector<Slot> slots_;
   uint32_t messages_ = 0;
   bool complete_ = false;
