@@ -10,6 +10,7 @@
 #include "engine/amqp/field_types.h"
 #include "engine/amqp/message_view.h"
 #include "engine/message_field_source.h"
+#include "selector/bytes_equal.h"
 #include "selector/compare.h"
 
 namespace sift::engine {
@@ -62,8 +63,19 @@ uint64_t TextHash(std::string_view text) {
     n -= 8;
   }
   if (n > 0) {
-    uint64_t word = 0;
-    for (size_t i = 0; i < n; ++i) word |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    // The last 1..7 bytes as a little-endian word, zero-extended: two loads that may overlap (a byte read
+    // twice lands at the same place both times, so OR keeps it once).
+    auto byte = [p](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
+    uint64_t word;
+    if (n >= 4) {
+      uint32_t lo, hi;
+      std::memcpy(&lo, p, 4);
+      std::memcpy(&hi, p + n - 4, 4);
+      if constexpr (std::endian::native == std::endian::big) lo = __builtin_bswap32(lo), hi = __builtin_bswap32(hi);
+      word = uint64_t{lo} | (uint64_t{hi} << (8 * (n - 4)));
+    } else {
+      word = byte(0) | (byte(n / 2) << (8 * (n / 2))) | (byte(n - 1) << (8 * (n - 1)));
+    }
     mix(word);
   }
   h ^= h >> 33;
@@ -160,6 +172,28 @@ bool UpperBoundOfPrefix(std::string_view prefix, std::string* out) {
   return true;
 }
 
+// a < b, bytewise: the first bytes decide most comparisons of distinct texts without a call.
+inline bool TextLess(std::string_view a, std::string_view b) {
+  if (!a.empty() && !b.empty() && a[0] != b[0]) return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
+  return a < b;
+}
+
+inline bool SameText(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && selector::BytesEqual(a.data(), b.data(), a.size());
+}
+
+// CompareNumbers(a, b) < 0, without the call when both are of one kind (NaN never reaches here).
+inline bool NumberLess(const Number& a, const Number& b) {
+  if (a.kind == b.kind) {
+    switch (a.kind) {
+      case Number::Kind::kSigned: return a.i < b.i;
+      case Number::Kind::kUnsigned: return a.u < b.u;
+      case Number::Kind::kDouble: return a.d < b.d;
+    }
+  }
+  return selector::CompareNumbers(a, b) < 0;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
@@ -189,6 +223,12 @@ class HashSet {
     }
   }
   size_t size() const { return count_ + (has_zero_ ? 1 : 0); }
+  // Empty, keeping the table: the next chunk's field likely needs as many slots.
+  void Clear() {
+    if (count_ > 0) std::fill(slots_.begin(), slots_.end(), 0);
+    count_ = 0;
+    has_zero_ = false;
+  }
   template <typename F>
   void ForEach(F&& f) const {
     if (has_zero_) f(uint64_t{0});
@@ -226,32 +266,36 @@ struct FieldStats {
   bool exact_overflow = false;
   Value last;                      // the value added last, and the count it went to
   uint32_t* last_count = nullptr;
+  const uint8_t* raw = nullptr;    // its encoding, when known
+  uint32_t raw_size = 0;
 
+  // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
+  // others); from then on the hash set is, seeded with the list's hashes.
   void AddText(std::string_view t) {
     const uint64_t h = TextHash(t);
-    const bool fresh = hashes.Insert(h);
-    if (!fresh && !exact_overflow) {
-      // Seen before, and the exact list says which text it was: the bounds already hold it. (A
-      // second text with the same hash is not "seen": it goes on below.)
+    if (!exact_overflow) {
       for (size_t i = 0; i < exact.size(); ++i) {
-        if (exact_hashes[i] == h && exact[i] == t) return;
+        if (exact_hashes[i] == h && SameText(exact[i], t)) return;  // seen: the bounds already hold it
       }
+      if (exact.size() < kExactTexts && exact_bytes + t.size() <= kExactBytes) {
+        exact.emplace_back(t);
+        exact_hashes.push_back(h);
+        exact_bytes += t.size();
+      } else {
+        exact_overflow = true;
+        for (const uint64_t e : exact_hashes) hashes.Insert(e);
+        hashes.Insert(h);
+      }
+    } else {
+      hashes.Insert(h);  // a seen hash may still be another text: the bounds below decide
     }
     if (texts == 1) {
       text_min.assign(t);
       text_max.assign(t);
-    } else if (t < std::string_view(text_min)) {
+    } else if (TextLess(t, text_min)) {
       text_min.assign(t);
-    } else if (t > std::string_view(text_max)) {
+    } else if (TextLess(text_max, t)) {
       text_max.assign(t);
-    }
-    if (exact_overflow) return;
-    if (exact.size() < kExactTexts && exact_bytes + t.size() <= kExactBytes) {
-      exact.emplace_back(t);
-      exact_hashes.push_back(h);
-      exact_bytes += t.size();
-    } else {
-      exact_overflow = true;
     }
   }
 
@@ -261,57 +305,85 @@ struct FieldStats {
   bool SameAsLast(const Value& v) const {
     if (v.type != last.type || last_count == nullptr) return false;
     if (v.data == nullptr && last.data == nullptr) return v.u64 == last.u64;
-    return v.size == last.size && (v.size == 0 || std::memcmp(v.data, last.data, v.size) == 0);
+    return v.size == last.size && selector::BytesEqual(v.data, last.data, v.size);
   }
 
-  void Add(const Value& v, uint32_t message) {
+  // A fresh field, keeping the memory of the field it was before (the stats of a chunk are reused for the
+  // next one).
+  void Reset(Section s, std::string_view n) {
+    section = static_cast<uint8_t>(s);
+    name.assign(n);
+    last_message = UINT32_MAX;
+    present = nulls = texts = numbers = booleans = others = 0;
+    has_nan = has_range = seen_true = seen_false = false;
+    min = max = Number();
+    text_min.clear();
+    text_max.clear();
+    hashes.Clear();
+    exact.clear();
+    exact_hashes.clear();
+    exact_bytes = 0;
+    exact_overflow = false;
+    last = Value();
+    last_count = nullptr;
+    raw = nullptr;
+    raw_size = 0;
+  }
+
+  // True when `size` bytes at `p` are the encoding of the value added last (an encoding decodes to one
+  // value): the caller then Repeat()s it without decoding.
+  bool SameEncodingAsLast(const uint8_t* p, size_t size) const {
+    return raw != nullptr && size == raw_size && selector::BytesEqual(p, raw, size);
+  }
+  void Repeat(uint32_t message) {
     last_message = message;
     ++present;
+    ++*last_count;
+  }
+
+  // Adds `v`, whose encoding is [encoding, encoding + encoding_size) when known (for SameEncodingAsLast).
+  void Add(const Value& v, uint32_t message, const uint8_t* encoding = nullptr, uint32_t encoding_size = 0) {
+    raw = encoding;
+    raw_size = encoding_size;
     if (SameAsLast(v)) {
-      ++*last_count;
+      Repeat(message);
       return;
     }
+    last_message = message;
+    ++present;
     last = v;
     switch (selector::ClassOf(v.type)) {
-      case ValueClass::kAbsent: last_count = &nulls; break;
-      case ValueClass::kText: last_count = &texts; break;
-      case ValueClass::kNumber: last_count = &numbers; break;
-      case ValueClass::kBoolean: last_count = &booleans; break;
-      default: last_count = &others; break;
-    }
-    switch (selector::ClassOf(v.type)) {
-      case ValueClass::kAbsent: ++nulls; break;
+      case ValueClass::kAbsent: ++*(last_count = &nulls); break;
       case ValueClass::kText: {
-        ++texts;
+        ++*(last_count = &texts);
         char buffer[4];
-        AddText(selector::TextOf(v, buffer));
+        AddText(v.type == selector::ValueType::kChar ? selector::TextOf(v, buffer) : v.bytes());
         break;
       }
       case ValueClass::kNumber: {
         Number n;
         if (!selector::ToNumber(v, &n)) {
-          ++others;  // an undecodable decimal: compares UNKNOWN, like a value of another class
-          last_count = &others;
+          ++*(last_count = &others);  // an undecodable decimal: compares UNKNOWN, like a value of another class
           break;
         }
-        ++numbers;
+        ++*(last_count = &numbers);
         if (n.kind == Number::Kind::kDouble && std::isnan(n.d)) {
           has_nan = true;
         } else if (!has_range) {
           min = max = n;
           has_range = true;
-        } else if (selector::CompareNumbers(n, min) < 0) {
+        } else if (NumberLess(n, min)) {
           min = n;
-        } else if (selector::CompareNumbers(n, max) > 0) {
+        } else if (NumberLess(max, n)) {
           max = n;
         }
         break;
       }
       case ValueClass::kBoolean:
-        ++booleans;
+        ++*(last_count = &booleans);
         (v.boolean ? seen_true : seen_false) = true;
         break;
-      default: ++others; break;
+      default: ++*(last_count = &others); break;
     }
   }
 
@@ -399,21 +471,20 @@ struct ChunkSummaryBuilder::State {
     key.append(name);
     auto it = by_key.find(key);
     if (it != by_key.end()) return it->second;
-    if (fields.size() >= kMaxSummaryFields) {
+    if (used >= kMaxSummaryFields) {
       complete = false;
       return nullptr;
     }
-    auto stats = std::make_unique<FieldStats>();
-    stats->section = static_cast<uint8_t>(section);
-    stats->name.assign(name);
-    FieldStats* p = stats.get();
-    fields.push_back(std::move(stats));
+    if (used == fields.size()) fields.push_back(std::make_unique<FieldStats>());
+    FieldStats* p = fields[used++].get();
+    p->Reset(section, name);
     by_key.emplace(std::move(key), p);
     return p;
   }
 
   void Clear() {
-    fields.clear();
+    used = 0;
+    header_repeats = false;
     by_key.clear();
     order.clear();
     std::fill(fixed_stats.begin(), fixed_stats.end(), nullptr);
@@ -422,27 +493,113 @@ struct ChunkSummaryBuilder::State {
     complete = true;
   }
 
+  FieldStats* FixedStats(uint32_t slot) {
+    FieldStats*& stats = fixed_stats[slot];
+    if (stats == nullptr) stats = Stats(fixed_refs[slot].section, fixed_refs[slot].name);
+    return stats;
+  }
+
+  // The header's or the properties' fields from one walk of the section's list, when it is a plain
+  // list of plain elements (what producers write): each field as MessageFieldSource reads it (null or
+  // absent is the header default or nothing, a value of the wrong type is missing). False, with nothing
+  // added, for anything else (no such section, a described or compound element, a malformed list), which
+  // the field source then reads.
+  bool AddListFast(bool header, uint32_t n) {
+    const uint8_t* at = view.SectionValue(header ? amqp::SectionKind::kHeader : amqp::SectionKind::kProperties);
+    const bool repeats = header && header_repeats;
+    if (header) header_repeats = false;  // set again below when this message's header is read here
+    if (at == nullptr) return false;
+    const std::span<const uint8_t> bytes = view.bytes();
+    const uint8_t* p = nullptr;
+    const uint8_t* end = nullptr;
+    uint32_t count = 0;
+    if (!amqp::PlainCompound(at, bytes.data() + bytes.size(), /*map=*/false, &p, &end, &count)) return false;
+    const std::string_view encoding(reinterpret_cast<const char*>(at), static_cast<size_t>(end - at));
+    if (repeats && SameText(encoding, last_header)) {
+      // A producer's header is mostly the same from message to message, and then so is every field of
+      // it: the fields the previous message had (all of them read here) repeat.
+      for (uint32_t slot = 0; slot < amqp::kHeaderFieldCount; ++slot) {
+        if (fixed_stats[slot] != nullptr && fixed_stats[slot]->last_message == n - 1) fixed_stats[slot]->Repeat(n);
+      }
+      header_repeats = true;
+      return true;
+    }
+    const int fields = header ? amqp::kHeaderFieldCount : amqp::kPropertiesFieldCount;
+    const int listed = static_cast<int>(std::min<uint32_t>(count, static_cast<uint32_t>(fields)));
+    const uint8_t* element[amqp::kPropertiesFieldCount + 1];  // where each listed element starts, and the end
+    for (int i = 0; i < listed; ++i) {
+      if (p >= end || *p == amqp::code::kDescribed) return false;
+      element[i] = p;
+      p = amqp::SkipPlainValue(p, end);
+      if (p == nullptr) return false;
+    }
+    element[listed] = p;
+    const uint32_t first_slot = header ? 0 : amqp::kHeaderFieldCount;
+    for (int i = 0; i < (header ? fields : listed); ++i) {  // unlisted properties are absent: nothing to add
+      const uint32_t slot = first_slot + static_cast<uint32_t>(i);
+      if (i >= listed || *element[i] == amqp::code::kNull) {  // absent: the header's default, or nothing
+        const Value v = header ? amqp::HeaderFieldDefault(i) : Value::Missing();
+        if (FieldStats* const stats = v.present() ? FixedStats(slot) : nullptr; stats != nullptr) stats->Add(v, n);
+        continue;
+      }
+      const uint8_t c = *element[i];
+      if (!(header ? amqp::HeaderFieldCodeOk(i, c) : amqp::PropertiesFieldCodeOk(i, c))) continue;  // missing
+      FieldStats* const stats = FixedStats(slot);
+      if (stats == nullptr) continue;
+      const uint32_t size = static_cast<uint32_t>(element[i + 1] - element[i]);
+      if (stats->SameEncodingAsLast(element[i], size)) {
+        stats->Repeat(n);
+        continue;
+      }
+      Value v = Value::Missing();
+      amqp::ReadSelectorValue(bytes.data(), element[i], end, &v, nullptr);
+      if (v.present()) stats->Add(v, n, element[i], size);
+    }
+    if (header) {
+      last_header = encoding;
+      header_repeats = true;
+    }
+    return true;
+  }
+
+  // The slots of one section through the field source (which reads any encoding).
+  void AddListSlow(bool header, uint32_t n) {
+    const uint32_t first = header ? 0 : amqp::kHeaderFieldCount;
+    const uint32_t last = header ? amqp::kHeaderFieldCount : static_cast<uint32_t>(fixed_refs.size());
+    for (uint32_t slot = first; slot < last; ++slot) {
+      const Value v = fixed.Get(slot);
+      if (!v.present()) continue;
+      if (FieldStats* stats = FixedStats(slot); stats != nullptr) stats->Add(v, n);
+    }
+  }
+
   void AddApplicationProperties(uint32_t n) {
-    amqp::EncodedValue map;
-    if (!view.FindSection(amqp::SectionKind::kApplicationProperties, &map)) {
-      if (!view.error().ok()) failed = true;
-      return;
+    const std::span<const uint8_t> bytes = view.bytes();
+    const uint8_t* const base = bytes.data();
+    const uint8_t* p = nullptr;
+    const uint8_t* end = nullptr;
+    uint32_t count = 0;
+    const uint8_t* at = view.SectionValue(amqp::SectionKind::kApplicationProperties);
+    if (at == nullptr || !amqp::PlainCompound(at, base + bytes.size(), /*map=*/true, &p, &end, &count)) {
+      // Absent, unreadable, or encoded in another way: the general reader decides.
+      amqp::EncodedValue map;
+      if (!view.FindSection(amqp::SectionKind::kApplicationProperties, &map)) {
+        if (!view.error().ok()) failed = true;
+        return;
+      }
+      if (!amqp::SectionValueTypeOk(amqp::SectionKind::kApplicationProperties, map) || map.is_described() ||
+          map.count() % 2 != 0) {
+        failed = true;
+        return;
+      }
+      p = map.payload().data();
+      end = p + map.payload().size();
+      count = map.count();
     }
-    if (!amqp::SectionValueTypeOk(amqp::SectionKind::kApplicationProperties, map)) {
-      failed = true;
-      return;
-    }
-    if (map.is_described() || map.count() % 2 != 0) {
-      failed = true;
-      return;
-    }
-    const uint8_t* const base = view.bytes().data();
-    const uint8_t* p = map.payload().data();
-    const uint8_t* const end = p + map.payload().size();
     amqp::DecodeError error;
-    const uint32_t entries = map.count() / 2;
+    const uint32_t entries = count / 2;
     for (uint32_t i = 0; i < entries; ++i) {
-      Value key, value;
+      Value key;
       p = amqp::ReadSelectorValue(base, p, end, &key, &error);
       // Only plain string and symbol keys are summarized; a message with another key (which a field
       // source might still match) leaves the chunk without a summary rather than with a wrong one.
@@ -450,14 +607,9 @@ struct ChunkSummaryBuilder::State {
         failed = true;
         return;
       }
-      p = amqp::ReadSelectorValue(base, p, end, &value, &error);
-      if (p == nullptr) {
-        failed = true;
-        return;
-      }
       const std::string_view name = key.bytes();
       FieldStats* stats;
-      if (i < order.size() && order[i].first == name) {
+      if (i < order.size() && SameText(order[i].first, name)) {
         stats = order[i].second;  // the same key as in the previous message, at the same place
       } else {
         stats = Stats(Section::kApplicationProperties, name);
@@ -467,15 +619,33 @@ struct ChunkSummaryBuilder::State {
           order.emplace_back(std::string(name), stats);
         }
       }
-      if (stats != nullptr && stats->last_message != n) stats->Add(value, n);  // first entry wins
+      const uint8_t* const value_at = p;
+      const uint8_t* const value_end = amqp::SkipPlainValue(p, end);
+      const bool wanted = stats != nullptr && stats->last_message != n;  // the first entry of a key wins
+      if (wanted && value_end != nullptr &&
+          stats->SameEncodingAsLast(value_at, static_cast<uint32_t>(value_end - value_at))) {
+        stats->Repeat(n);
+        p = value_end;
+        continue;
+      }
+      Value value;
+      p = amqp::ReadSelectorValue(base, p, end, &value, &error);
+      if (p == nullptr) {
+        failed = true;
+        return;
+      }
+      if (wanted) stats->Add(value, n, value_end == nullptr ? nullptr : value_at, static_cast<uint32_t>(p - value_at));
     }
   }
 
   std::vector<FieldRef> fixed_refs;
   MessageFieldSource fixed;
   std::vector<FieldStats*> fixed_stats;
+  std::string_view last_header;  // the previous message's header list, when header_repeats
+  bool header_repeats = false;
   amqp::MessageView view;
-  std::vector<std::unique_ptr<FieldStats>> fields;
+  std::vector<std::unique_ptr<FieldStats>> fields;  // the first `used` are this chunk's, the rest kept for reuse
+  size_t used = 0;
   std::unordered_map<std::string, FieldStats*> by_key;
   std::vector<std::pair<std::string, FieldStats*>> order;  // the previous message's keys, in order
   uint32_t messages = 0;
@@ -494,12 +664,8 @@ void ChunkSummaryBuilder::Add(std::string_view message) {
   if (s.failed) return;
   s.view.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()));
   s.fixed.Reset(s.view);
-  for (uint32_t slot = 0; slot < s.fixed_refs.size(); ++slot) {
-    const Value v = s.fixed.Get(slot);
-    if (!v.present()) continue;
-    FieldStats*& stats = s.fixed_stats[slot];
-    if (stats == nullptr) stats = s.Stats(s.fixed_refs[slot].section, s.fixed_refs[slot].name);
-    if (stats != nullptr) stats->Add(v, n);
+  for (const bool header : {true, false}) {
+    if (!s.AddListFast(header, n)) s.AddListSlow(header, n);
   }
   if (s.fixed.read_malformed()) s.failed = true;
   s.AddApplicationProperties(n);
@@ -510,7 +676,7 @@ void ChunkSummaryBuilder::Finish(std::string* summary) {
   summary->clear();
   if (s.failed || s.messages == 0) return;
   std::vector<const FieldStats*> sorted;
-  for (const auto& f : s.fields) sorted.push_back(f.get());
+  for (size_t i = 0; i < s.used; ++i) sorted.push_back(s.fields[i].get());
   std::sort(sorted.begin(), sorted.end(), [](const FieldStats* a, const FieldStats* b) {
     return a->section != b->section ? a->section < b->section : a->name < b->name;
   });

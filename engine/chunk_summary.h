@@ -4,12 +4,17 @@
 // ("Chunk summaries"); storage keeps the bytes without looking inside.
 //
 // ChunkSummaryBuilder is the storage::ChunkSummarizer the engine installs: for each message it reads
-// every header and properties field as the selector sees it (header defaults applied, through the same
-// MessageFieldSource filters use) and every application property (the first entry of a key, as the
-// field source takes it), and keeps per field: counts by value class, number and text bounds, which
+// every header and properties field as the selector sees it (header defaults applied: by one walk of
+// each list when it is plain, as producers write it, and through the MessageFieldSource filters use
+// otherwise) and every application property (the first entry of a key, as the field source takes it),
+// and keeps per field: counts by value class, number and text bounds, which
 // booleans occur, and a set of the texts (exact when small, else a Bloom filter with a false positive
 // rate of about 0.1%). At most kMaxSummaryFields fields per chunk are summarized; past the cap the
 // summary says it is incomplete, and a field it does not list is then unknown rather than absent.
+//
+// Appending pays for the summary on every message, so the builder repeats a value whose encoding is
+// the previous message's (a header byte for byte, a constant property) without decoding it, and keeps
+// its per-field tables from one chunk to the next.
 //
 // ChunkSummaryFacts answers a ChunkPredicate's questions from summary bytes without allocating.
 // ChunkSkipper joins the two for a reader's chunk filter.

@@ -43,37 +43,6 @@ uint64_t Load8(const uint8_t* p) {
   return v;
 }
 
-// The compound at `at` (a section's value, bounded by limit) when it is a plain list (list0 /
-// list8 / list32) or map (map8 / map32) whose size, count (and, for a map, count parity) are
-// sound — the checks ReadValue makes — as its elements [*p, *end) and count; false otherwise.
-[[gnu::always_inline]] inline bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map,
-                                                 const uint8_t** p, const uint8_t** end,
-                                                 uint32_t* count) {
-  if (at >= limit) return false;
-  const uint8_t c = at[0];
-  if (!map && c == amqp::code::kList0) {
-    *p = at + 1;
-    *end = at + 1;
-    *count = 0;
-    return true;
-  }
-  using amqp::internal::ValueKind;
-  if (amqp::internal::kSkip.kind[c] != (map ? ValueKind::kMap : ValueKind::kList)) return false;
-  const uint8_t how = amqp::internal::kSkip.how[c];
-  const uint8_t* data = nullptr;  // the count prefix
-  const uint8_t* e = amqp::internal::SizedExtent(how, at + 1, limit, &data);
-  if (e == nullptr) return false;
-  uint32_t n = 0;
-  const uint8_t* elements = amqp::internal::ReadSizePrefix(how, data, e, &n);
-  if (elements == nullptr || !amqp::internal::ListOrMapCountFits(map, n, static_cast<size_t>(e - elements))) {
-    return false;
-  }
-  *p = elements;
-  *end = e;
-  *count = n;
-  return true;
-}
-
 // A copy of a Value written just before, field by field: the fields were stored one at a time
 // (a byte, then 8, 8 and 4 bytes), and a wider load spanning several of them cannot be forwarded
 // from the store buffer, which stalls until they reach the cache. The empty asm statements keep the
@@ -90,18 +59,6 @@ Value FreshCopy(const Value& v) {
   out.data = data;
   out.size = size;
   return out;
-}
-
-// Header defaults (core part 3, section 3.2.1); kMissing for ttl, which has none.
-Value HeaderDefault(int field_index) {
-  switch (static_cast<amqp::HeaderField>(field_index)) {
-    case amqp::HeaderField::kDurable:
-    case amqp::HeaderField::kFirstAcquirer: return Value::Boolean(false);
-    case amqp::HeaderField::kPriority: return Value::Unsigned(selector::ValueType::kUByte, 4);
-    case amqp::HeaderField::kDeliveryCount: return Value::Unsigned(selector::ValueType::kUInt, 0);
-    case amqp::HeaderField::kTtl: break;
-  }
-  return Value::Missing();
 }
 
 }  // namespace
@@ -272,7 +229,7 @@ void MessageFieldSource::LoadList(int section) {
   const uint8_t* end = nullptr;
   uint32_t count = 0;
   bool absent = at == nullptr;
-  if (!absent && !PlainCompound(at, limit, /*map=*/false, &p, &end, &count)) {
+  if (!absent && !amqp::PlainCompound(at, limit, /*map=*/false, &p, &end, &count)) {
     // Described, of another type, or malformed: the general reader decides.
     EncodedValue list;
     if (!view_->FindSection(kind, &list)) {
@@ -369,7 +326,7 @@ void MessageFieldSource::LoadList(int section) {
       const Slot& s = slots_[slot];
       if (s.field_index < 0 || !s.path.empty()) continue;
       if (((found | wrong) >> s.field_index) & 1u) continue;
-      states_[slot].value = HeaderDefault(s.field_index);
+      states_[slot].value = amqp::HeaderFieldDefault(s.field_index);
     }
   }
 }
@@ -385,7 +342,7 @@ void MessageFieldSource::LoadMap(int section) {
   const uint8_t* p = nullptr;
   const uint8_t* end = nullptr;
   uint32_t count = 0;
-  if (!PlainCompound(at, base + bytes.size(), /*map=*/true, &p, &end, &count)) {
+  if (!amqp::PlainCompound(at, base + bytes.size(), /*map=*/true, &p, &end, &count)) {
     // Described, of another type, or malformed: the general reader decides.
     EncodedValue map;
     if (!view_->FindSection(kind, &map)) return;  // absent, or malformed (the view's error says so)

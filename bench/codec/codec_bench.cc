@@ -32,6 +32,7 @@
 #include "engine/amqp/record_file.h"
 #include "engine/amqp/typed_json.h"
 #include "engine/amqp/validate.h"
+#include "engine/chunk_summary.h"
 #include "engine/message_field_source.h"
 #include "engine/synthetic_orders.h"
 
@@ -407,6 +408,41 @@ BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, orders, std::string("orders"))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, wide, std::string("wide"))
     ->Unit(benchmark::kMillisecond);
+
+// The chunk summary of every message (ChunkSummaryBuilder, what `sift append` builds beside validation):
+// the messages of a profile cut into chunks of the engine's default 1 MiB, Reset / Add / Finish per chunk.
+// Compare its items/s with BM_Validate's: append does both for every message.
+void BM_ChunkSummary(benchmark::State& state, const std::string& profile) {
+  const auto& messages = SyntheticMessages(profile);
+  sift::engine::ChunkSummaryBuilder builder;
+  std::string summary;
+  uint64_t summary_bytes = 0;
+  const uint64_t before = g_allocations.load();
+  for (auto _ : state) {
+    summary_bytes = 0;
+    size_t chunk_bytes = 0;
+    builder.Reset();
+    for (const auto& m : messages) {
+      builder.Add(std::string_view(reinterpret_cast<const char*>(m.data()), m.size()));
+      chunk_bytes += m.size();
+      if (chunk_bytes >= (1u << 20)) {
+        builder.Finish(&summary);
+        summary_bytes += summary.size();
+        builder.Reset();
+        chunk_bytes = 0;
+      }
+    }
+    builder.Finish(&summary);
+    summary_bytes += summary.size();
+    benchmark::DoNotOptimize(summary_bytes);
+  }
+  const uint64_t allocations = g_allocations.load() - before;
+  if (summary_bytes == 0) state.SkipWithError("no summary was built");
+  ReportSynthetic(state, messages, allocations);
+  state.counters["summary_share"] = static_cast<double>(summary_bytes) / static_cast<double>(Bytes(messages));
+}
+BENCHMARK_CAPTURE(BM_ChunkSummary, orders, std::string("orders"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ChunkSummary, wide, std::string("wide"))->Unit(benchmark::kMillisecond);
 
 // Strict validation (amqp::Validate, what a message goes through before it is stored) of the
 // synthetic order profiles (engine/synthetic_orders.h, as `sift gen --profile` writes them):

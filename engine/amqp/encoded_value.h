@@ -245,6 +245,37 @@ inline const uint8_t* SkipPlainValue(const uint8_t* p, const uint8_t* limit) {
   return internal::SizedExtent(how, p + 1, limit, &data);
 }
 
+// The compound at `at` (a section's value, bounded by limit) when it is a plain list (list0 /
+// list8 / list32) or map (map8 / map32) whose size, count (and, for a map, count parity) are
+// sound — the checks ReadValue makes — as its elements [*p, *end) and count; false otherwise.
+[[gnu::always_inline]] inline bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map,
+                                                 const uint8_t** p, const uint8_t** end,
+                                                 uint32_t* count) {
+  if (at >= limit) return false;
+  const uint8_t c = at[0];
+  if (!map && c == code::kList0) {
+    *p = at + 1;
+    *end = at + 1;
+    *count = 0;
+    return true;
+  }
+  using internal::ValueKind;
+  if (internal::kSkip.kind[c] != (map ? ValueKind::kMap : ValueKind::kList)) return false;
+  const uint8_t how = internal::kSkip.how[c];
+  const uint8_t* data = nullptr;  // the count prefix
+  const uint8_t* e = internal::SizedExtent(how, at + 1, limit, &data);
+  if (e == nullptr) return false;
+  uint32_t n = 0;
+  const uint8_t* elements = internal::ReadSizePrefix(how, data, e, &n);
+  if (elements == nullptr || !internal::ListOrMapCountFits(map, n, static_cast<size_t>(e - elements))) {
+    return false;
+  }
+  *p = elements;
+  *end = e;
+  *count = n;
+  return true;
+}
+
 namespace internal {
 // The selector::Value of a plain (not described) non-compound value with format code `c`, whose
 // payload `d` (`size` bytes) is known to be inside the buffer: what EncodedValue::ToValue() gives.

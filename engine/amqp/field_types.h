@@ -77,6 +77,19 @@ constexpr bool SectionValueCodeOk(SectionKind kind, uint8_t c) {
   return false;
 }
 
+// What header field `index` (0..4) reads as when the header, or the field, is absent or null (core
+// part 3, section 3.2.1): durable and first-acquirer false, priority 4, delivery-count 0; ttl has no
+// default (kMissing).
+inline selector::Value HeaderFieldDefault(int index) {
+  switch (index) {
+    case 0:
+    case 3: return selector::Value::Boolean(false);
+    case 1: return selector::Value::Unsigned(selector::ValueType::kUByte, 4);
+    case 4: return selector::Value::Unsigned(selector::ValueType::kUInt, 0);
+    default: return selector::Value::Missing();
+  }
+}
+
 // True when `value` (not null: null means absent) may be header field `index` (0..4).
 bool HeaderFieldTypeOk(int index, const EncodedValue& value);
 // True when `value` (not null) may be properties field `index` (0..12).

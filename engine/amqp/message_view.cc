@@ -266,16 +266,7 @@ selector::Value MessageView::Header(HeaderField field) const {
       return v.ToValue();
     }
   }
-  // Defaults (core part 3, section 3.2.1).
-  switch (field) {
-    case HeaderField::kDurable:
-    case HeaderField::kFirstAcquirer: return selector::Value::Boolean(false);
-    case HeaderField::kPriority: return selector::Value::Unsigned(selector::ValueType::kUByte, 4);
-    case HeaderField::kDeliveryCount:
-      return selector::Value::Unsigned(selector::ValueType::kUInt, 0);
-    case HeaderField::kTtl: break;
-  }
-  return selector::Value::Missing();
+  return HeaderFieldDefault(static_cast<int>(field));
 }
 
 bool MessageView::durable() const {

@@ -10,6 +10,7 @@
 // path (AppendBatch), which --no-sync affects.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <future>
 #include <memory>
@@ -36,8 +37,12 @@ constexpr size_t kBatchBytes = 4u << 20;
 // file, the tail of one) is appended the ordinary way.
 // 64 MiB: every table file a store holds costs its opening (about 0.15 ms each, measured), so a
 // loaded stream should not be cut into thousands of them.
+// The first batch is an eighth of that, and each next one twice the one before up to the full size:
+// nothing is written until the first batch is checked (and its chunk summaries built), so a small first
+// batch starts the writing sooner.
 constexpr size_t kBulkBatchMessages = 1u << 18;
 constexpr size_t kBulkBatchBytes = 64u << 20;
+constexpr int kBulkFirstBatchShift = 3;
 constexpr size_t kBulkMinBytes = 1u << 20;
 
 struct AppendOptions {
@@ -92,10 +97,14 @@ struct RecordBatch {
   engine::IngestPreparation prepared;  // the bulk path's work done ahead (chunk summaries)
 };
 
-void ReadBatch(MessageInput* input, RecordBatch* batch) {
+// Reads records up to the size of bulk batch number `number` (0 for the first).
+void ReadBatch(MessageInput* input, RecordBatch* batch, int number) {
+  const int shift = std::max(0, kBulkFirstBatchShift - number);
+  const size_t max_messages = kBulkBatchMessages >> shift;
+  const size_t max_bytes = kBulkBatchBytes >> shift;
   std::span<const uint8_t> message;
   uint64_t index = 0;
-  while (batch->messages.size() < kBulkBatchMessages && batch->bytes < kBulkBatchBytes && input->Next(&message, &index)) {
+  while (batch->messages.size() < max_messages && batch->bytes < max_bytes && input->Next(&message, &index)) {
     batch->messages.emplace_back(reinterpret_cast<const char*>(message.data()), message.size());
     batch->records.emplace_back(index, input->record_position());
     batch->bytes += message.size();
@@ -133,13 +142,14 @@ engine::Status AppendRecords(const engine::StreamEngine& engine, MessageInput* i
   // Two batches that never move: the check thread works on one while the other is written.
   RecordBatch batches[2];
   int current = 0;
-  ReadBatch(input, &batches[current]);
+  int number = 0;
+  ReadBatch(input, &batches[current], number++);
   std::future<engine::Status> checked = StartCheck(engine, *input, batches[current]);
   for (;;) {
     RecordBatch& now = batches[current];
     RecordBatch& next = batches[1 - current];
     next = RecordBatch();  // its check (the previous round's) is over
-    if (input->status().ok()) ReadBatch(input, &next);  // the framing, while `now` is checked
+    if (input->status().ok()) ReadBatch(input, &next, number++);  // the framing, while `now` is checked
     engine::Status s = checked.get();
     if (!s.ok()) return s;
     std::future<engine::Status> next_checked;

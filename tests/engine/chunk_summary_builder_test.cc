@@ -1,0 +1,257 @@
+// The chunk summary holds, for every field, exactly what MessageFieldSource (the reader filters use)
+// reads in each message of the chunk. The builder reads the header and properties lists by a walk of
+// its own when they are plain lists of plain elements and through the field source otherwise, and it
+// repeats a value without decoding it when its encoding is the previous message's: random encodings
+// of both sections (list0 / list8 / list32, nulls, every width of every type, values of the wrong type,
+// described and compound elements, extra elements, absent sections, runs of identical headers) and of
+// application properties (repeated keys, described values) must give the counts, bounds and sets the
+// field source's values give.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/amqp/message_view.h"
+#include "engine/chunk_summary.h"
+#include "engine/message_field_source.h"
+#include "selector/compare.h"
+
+namespace sift::engine {
+namespace {
+
+using selector::FieldFacts;
+using selector::FieldRef;
+using selector::Number;
+using selector::Section;
+using selector::Value;
+using selector::ValueClass;
+
+// SplitMix64: a deterministic stream for the corpus.
+class Random {
+ public:
+  explicit Random(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint32_t Below(uint32_t n) { return static_cast<uint32_t>(Next() % n); }
+
+ private:
+  uint64_t state_;
+};
+
+void PutBig(std::string* out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// One encoded element of any kind a header or properties list may meet.
+std::string RandomElement(Random& r) {
+  static const char* const kTexts[] = {"", "a", "eu", "us", "order-1", "order-22", "\xc3\xa9t\xc3\xa9", "zz"};
+  std::string out;
+  const std::string text = kTexts[r.Below(8)];
+  switch (r.Below(20)) {
+    case 0: out = "\x40"; break;                                          // null
+    case 1: out = r.Below(2) ? "\x41" : "\x42"; break;                    // true / false
+    case 2: out = std::string("\x56", 1) + static_cast<char>(r.Below(2)); break;  // boolean
+    case 3: out = std::string("\x50", 1) + static_cast<char>(r.Below(10)); break;  // ubyte
+    case 4: out = "\x70"; PutBig(&out, r.Below(5) * 1000u, 4); break;     // uint
+    case 5: out = std::string("\x52", 1) + static_cast<char>(r.Below(5)); break;  // smalluint
+    case 6: out = "\x43"; break;                                          // uint0
+    case 7: out = "\x80"; PutBig(&out, r.Below(7), 8); break;             // ulong
+    case 8: out = std::string("\x53", 1) + static_cast<char>(r.Below(7)); break;  // smallulong
+    case 9: out = "\x83"; PutBig(&out, 1764460800000ull + r.Below(4) * 10, 8); break;  // timestamp
+    case 10: out = "\x98"; PutBig(&out, r.Below(3), 8); PutBig(&out, 7, 8); break;    // uuid
+    case 11: out = std::string("\xa1", 1) + static_cast<char>(text.size()) + text; break;  // str8
+    case 12: out = "\xb1"; PutBig(&out, text.size(), 4); out += text; break;           // str32
+    case 13: out = std::string("\xa3", 1) + static_cast<char>(text.size()) + text; break;  // sym8
+    case 14: out = std::string("\xa0", 1) + static_cast<char>(text.size()) + text; break;  // vbin8
+    case 15: out = "\x81"; PutBig(&out, r.Below(9), 8); break;            // long: wrong for every field
+    case 16: out = std::string("\x00\x53\x99\xa1\x02id", 7); break;       // described: wrong for every field
+    case 17: out = "\x45"; break;                                         // list0: a compound
+    case 18: out = std::string("\xc0\x02\x01\x40", 4); break;             // list8 of one null
+    default: out = std::string("\x53", 1) + static_cast<char>(r.Below(7)); break;
+  }
+  return out;
+}
+
+// A list of `count` elements as list0 (when empty, sometimes), list8 or list32.
+std::string EncodeList(Random& r, const std::vector<std::string>& elements) {
+  std::string body;
+  for (const std::string& e : elements) body += e;
+  std::string out;
+  if (elements.empty() && r.Below(2)) return "\x45";
+  if (r.Below(3) == 0) {
+    out = "\xd0";
+    PutBig(&out, body.size() + 4, 4);
+    PutBig(&out, elements.size(), 4);
+  } else {
+    out = "\xc0";
+    PutBig(&out, body.size() + 1, 1);
+    PutBig(&out, elements.size(), 1);
+  }
+  return out + body;
+}
+
+std::string EncodeSection(uint8_t descriptor, const std::string& value) {
+  return std::string("\x00\x53", 2) + static_cast<char>(descriptor) + value;
+}
+
+// A well-formed message: header and properties of random encodings (absent sometimes; the header of
+// the message before, byte for byte, often), application properties with a repeated key and values
+// of every kind, and a data body.
+std::string RandomMessage(Random& r, const std::string& previous_header, std::string* header_out) {
+  std::string header;
+  if (!previous_header.empty() && r.Below(3) == 0) {
+    header = previous_header;
+  } else if (r.Below(6) != 0) {
+    std::vector<std::string> elements(r.Below(8));
+    for (std::string& e : elements) e = RandomElement(r);
+    header = EncodeSection(0x70, EncodeList(r, elements));
+  }
+  *header_out = header;
+  std::string message = header;
+  if (r.Below(6) != 0) {
+    std::vector<std::string> elements(r.Below(16));
+    for (std::string& e : elements) e = RandomElement(r);
+    message += EncodeSection(0x73, EncodeList(r, elements));
+  }
+  std::string map;
+  const uint32_t entries = r.Below(4);
+  for (uint32_t i = 0; i < entries; ++i) {
+    const std::string key = r.Below(2) ? "k" : "j";  // repeated keys: the first entry counts
+    map += std::string(r.Below(4) == 0 ? "\xa3" : "\xa1", 1) + static_cast<char>(key.size()) + key;
+    map += RandomElement(r);
+  }
+  std::string props = "\xc1";
+  PutBig(&props, map.size() + 1, 1);
+  PutBig(&props, entries * 2, 1);
+  message += EncodeSection(0x74, props + map);
+  message += EncodeSection(0x75, std::string("\xa0\x02hi", 4));
+  return message;
+}
+
+std::vector<FieldRef> Fields() {
+  std::vector<FieldRef> refs;
+  for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
+    refs.push_back({Section::kHeader, std::string(amqp::HeaderFieldName(static_cast<amqp::HeaderField>(i))), {}});
+  }
+  for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
+    refs.push_back(
+        {Section::kProperties, std::string(amqp::PropertiesFieldName(static_cast<amqp::PropertiesField>(i))), {}});
+  }
+  refs.push_back({Section::kApplicationProperties, "k", {}});
+  refs.push_back({Section::kApplicationProperties, "j", {}});
+  return refs;
+}
+
+// What the summary must say of one field: the facts of the values the field source read.
+struct Expected {
+  FieldFacts facts;
+  std::vector<std::string> texts;
+
+  void Add(const Value& v) {
+    ++facts.present;
+    switch (selector::ClassOf(v.type)) {
+      case ValueClass::kAbsent: ++facts.nulls; break;
+      case ValueClass::kText: {
+        ++facts.texts;
+        char buffer[4];
+        texts.emplace_back(selector::TextOf(v, buffer));
+        break;
+      }
+      case ValueClass::kNumber: {
+        Number n;
+        if (!selector::ToNumber(v, &n)) {
+          ++facts.others;
+          break;
+        }
+        ++facts.numbers;
+        if (n.kind == Number::Kind::kDouble && std::isnan(n.d)) {
+          facts.has_nan = true;
+        } else if (!facts.has_number_range) {
+          facts.number_min = facts.number_max = n;
+          facts.has_number_range = true;
+        } else {
+          if (selector::CompareNumbers(n, facts.number_min) < 0) facts.number_min = n;
+          if (selector::CompareNumbers(n, facts.number_max) > 0) facts.number_max = n;
+        }
+        break;
+      }
+      case ValueClass::kBoolean:
+        ++facts.booleans;
+        (v.boolean ? facts.seen_true : facts.seen_false) = true;
+        break;
+      default: ++facts.others; break;
+    }
+  }
+};
+
+TEST(ChunkSummaryBuilderTest, EveryEncodingIsSummarizedAsTheFieldSourceReadsIt) {
+  const std::vector<FieldRef> fields = Fields();
+  Random r(20261202);
+  ChunkSummaryBuilder builder;
+  ChunkSummaryFacts facts(fields);
+  MessageFieldSource source(fields);
+  amqp::MessageView view;
+  std::string summary;
+  size_t fields_checked = 0;
+  for (int chunk = 0; chunk < 2000; ++chunk) {
+    const uint32_t count = 1 + r.Below(12);
+    std::vector<std::string> messages(count);
+    std::string header;
+    for (std::string& m : messages) m = RandomMessage(r, header, &header);
+    std::vector<Expected> expected(fields.size());
+    builder.Reset();
+    for (const std::string& m : messages) {
+      builder.Add(m);
+      view.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.data()), m.size()));
+      source.Reset(view);
+      for (uint32_t slot = 0; slot < fields.size(); ++slot) {
+        const Value v = source.Get(slot);
+        if (v.present()) expected[slot].Add(v);
+      }
+      ASSERT_FALSE(source.read_malformed()) << "chunk " << chunk;
+    }
+    builder.Finish(&summary);
+    ASSERT_FALSE(summary.empty()) << "chunk " << chunk << ": well-formed messages get a summary";
+    ASSERT_TRUE(facts.Reset(summary));
+    for (uint32_t slot = 0; slot < fields.size(); ++slot) {
+      const std::string what = "chunk " + std::to_string(chunk) + ", field " + fields[slot].name;
+      const FieldFacts& want = expected[slot].facts;
+      FieldFacts got;
+      ASSERT_TRUE(facts.Field(slot, &got)) << what;
+      EXPECT_EQ(got.messages, count) << what;
+      EXPECT_EQ(got.present, want.present) << what;
+      EXPECT_EQ(got.nulls, want.nulls) << what;
+      EXPECT_EQ(got.texts, want.texts) << what;
+      EXPECT_EQ(got.numbers, want.numbers) << what;
+      EXPECT_EQ(got.booleans, want.booleans) << what;
+      EXPECT_EQ(got.others, want.others) << what;
+      EXPECT_EQ(got.seen_true, want.seen_true) << what;
+      EXPECT_EQ(got.seen_false, want.seen_false) << what;
+      EXPECT_EQ(got.has_number_range, want.has_number_range) << what;
+      if (want.has_number_range && got.has_number_range) {
+        EXPECT_EQ(selector::CompareNumbers(got.number_min, want.number_min), 0) << what;
+        EXPECT_EQ(selector::CompareNumbers(got.number_max, want.number_max), 0) << what;
+      }
+      if (want.texts > 0) {
+        const auto [lo, hi] = std::minmax_element(expected[slot].texts.begin(), expected[slot].texts.end());
+        EXPECT_EQ(got.text_min, *lo) << what;
+        EXPECT_EQ(got.text_max, *hi) << what;
+        for (const std::string& t : expected[slot].texts) EXPECT_TRUE(facts.MayHoldText(slot, t)) << what << ": " << t;
+        EXPECT_FALSE(facts.MayHoldText(slot, "never written")) << what;
+      }
+      ++fields_checked;
+    }
+  }
+  EXPECT_EQ(fields_checked, 2000 * fields.size());
+}
+
+}  // namespace
+}  // namespace sift::engine
