@@ -264,6 +264,7 @@ struct FieldStats {
   std::vector<uint64_t> exact_hashes;  // TextHash of each entry of `exact`
   size_t exact_bytes = 0;
   bool exact_overflow = false;
+  bool texts_ascending = true;     // every text so far >= the one before it
   Value last;                      // the value added last, and the count it went to
   uint32_t* last_count = nullptr;
   const uint8_t* raw = nullptr;    // its encoding, when known
@@ -272,6 +273,7 @@ struct FieldStats {
   // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
   // others); from then on the hash set is, seeded with the list's hashes.
   void AddText(std::string_view t) {
+    if (texts > 1 && TextLess(t, text_max)) texts_ascending = false;
     const uint64_t h = TextHash(t);
     if (!exact_overflow) {
       for (size_t i = 0; i < exact.size(); ++i) {
@@ -324,6 +326,7 @@ struct FieldStats {
     exact_hashes.clear();
     exact_bytes = 0;
     exact_overflow = false;
+    texts_ascending = true;
     last = Value();
     last_count = nullptr;
     raw = nullptr;
@@ -421,7 +424,12 @@ struct FieldStats {
     if (texts > 0) {
       PutBytes(&body, lo);
       if (!(flags & kTextMaxUnbounded)) PutBytes(&body, hi);
-      if (!exact_overflow) {
+      if (exact_overflow && texts_ascending) {
+        // Texts that only grew along the chunk (sequential ids, time-ordered keys) grow along the stream
+        // too: the bounds already tell this chunk from its neighbours, and a set would only cost bytes
+        // that every filtered read of the stream reads.
+        body.push_back(static_cast<char>(kSetNone));
+      } else if (!exact_overflow) {
         body.push_back(static_cast<char>(kSetExact));
         std::vector<std::string> sorted = exact;
         std::sort(sorted.begin(), sorted.end());

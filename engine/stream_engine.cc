@@ -42,6 +42,7 @@ Status StreamEngine::Open(const std::string& path, const EngineOptions& options,
   store_options.max_chunk_messages = options.max_chunk_messages;
   store_options.max_chunk_bytes = options.max_chunk_bytes;
   store_options.block_cache_bytes = options.block_cache_bytes;
+  store_options.read_only = options.read_only;
   if (options.summarize_chunks) store_options.chunk_summarizer = ChunkSummaryBuilder::Factory();
   auto impl = std::make_unique<Impl>();
   impl->options = options;

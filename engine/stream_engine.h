@@ -47,6 +47,10 @@ struct EngineOptions {
   // Write a summary of every new chunk's header, properties and application-properties values
   // (engine/chunk_summary.h), so that filtered reads skip chunks no message of which can match.
   bool summarize_chunks = true;
+  // Open for reading only (storage::StoreOptions::read_only): nothing is written, no lock is taken
+  // (another process may be appending; this one sees the store as it was when opened), and every
+  // write returns NotSupported. A one-shot reader opens and closes faster this way.
+  bool read_only = false;
 };
 
 // Work done ahead of a bulk append (StreamEngine::PrepareIngest), for StreamEngine::IngestBatch with

@@ -101,6 +101,13 @@ struct StoreOptions {
 
   // Create the store folder (and parents) if it does not exist. Default true.
   bool create_if_missing = true;
+
+  // Open for reading only: nothing is written (no log, no lock, no cleanup), so a process may read a
+  // store another process has open for appending, and sees it as it was when opened. Every write
+  // (appends, stream changes, summaries, Flush, EnforceRetention) returns NotSupported. The folder
+  // must hold a store. Opening this way is also faster: a one-shot read pays for no writes at open
+  // and close.
+  bool read_only = false;
 };
 
 // What a reader does when a chunk fails its checksum or structural checks.

@@ -241,7 +241,8 @@ Status StreamStore::Impl::OpenDb() {
   t.format_version = 5;
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(o, path_, &db);
+  rocksdb::Status s = options_.read_only ? rocksdb::DB::OpenForReadOnly(o, path_, &db, /*error_if_wal_file_exists=*/false)
+                                         : rocksdb::DB::Open(o, path_, &db);
   if (!s.ok()) return FromRocks(s, fmt::format("open store '{}'", path_));
   db_.reset(db);
   return Status::OK();
@@ -251,7 +252,9 @@ Status StreamStore::Impl::Recover() {
   const rocksdb::ReadOptions ro;
   std::string value;
   rocksdb::Status s = db_->Get(ro, keys::kStoreKey, &value);
-  if (s.IsNotFound()) {
+  if (s.IsNotFound() && options_.read_only) {
+    // A store that never held a stream (its record is written with the first write): nothing to read.
+  } else if (s.IsNotFound()) {
     rocksdb::WriteOptions wo = WriteOpts();
     s = db_->Put(wo, keys::kStoreKey, EncodeStoreRecord(next_stream_id_));
     if (!s.ok()) return FromRocks(s, fmt::format("store '{}': write store record", path_));
@@ -354,14 +357,20 @@ Status StreamStore::Impl::Recover() {
 Status StreamStore::Open(const std::string& path, const StoreOptions& options, std::unique_ptr<StreamStore>* store) {
   if (Status s = ValidateOptions(options); !s.ok()) return s;
   if (path.empty()) return Status::InvalidArgument("store path is empty");
-  if (options.create_if_missing) {
+  if (options.create_if_missing && !options.read_only) {
     std::error_code ec;
     std::filesystem::create_directories(path, ec);
     if (ec) return Status::IOError(fmt::format("create store folder '{}': {}", path, ec.message()));
   }
+  if (options.read_only) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
+      return Status::InvalidArgument(fmt::format("open store '{}': the folder holds no store", path));
+    }
+  }
   auto impl = std::make_unique<Impl>(path, options);
   if (Status s = impl->OpenDb(); !s.ok()) return s;
-  {
+  if (!options.read_only) {
     // Table files of a bulk append that a crash interrupted before they were ingested: never part of
     // the store (ingestion is atomic), so they go. The store's lock is held from here on.
     std::error_code ec;
@@ -399,6 +408,11 @@ std::shared_ptr<StreamState> StreamStore::Impl::FindStream(std::string_view name
   std::lock_guard<std::mutex> lock(mu_);
   auto it = streams_.find(name);
   return it == streams_.end() ? nullptr : it->second;
+}
+
+Status StreamStore::Impl::Writable() const {
+  if (!options_.read_only) return Status::OK();
+  return Status::NotSupported(fmt::format("store '{}' is open for reading only", path_));
 }
 
 Status StreamStore::Impl::CreateStream(std::string_view name, const StreamOptions& options) {
@@ -933,28 +947,44 @@ bool StreamStore::Impl::WaitForAppend(std::string_view stream, uint64_t offset, 
 // ---------------------------------------------------------------------------------------------------
 // The public face
 
-Status StreamStore::CreateStream(std::string_view name, const StreamOptions& options) { return impl_->CreateStream(name, options); }
-Status StreamStore::DeleteStream(std::string_view name) { return impl_->DeleteStream(name); }
+Status StreamStore::CreateStream(std::string_view name, const StreamOptions& options) {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
+  return impl_->CreateStream(name, options);
+}
+Status StreamStore::DeleteStream(std::string_view name) {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
+  return impl_->DeleteStream(name);
+}
 Status StreamStore::ListStreams(std::vector<std::string>* names) const { return impl_->ListStreams(names); }
 Status StreamStore::GetStreamInfo(std::string_view name, StreamInfo* info) const { return impl_->GetStreamInfo(name, info); }
 Status StreamStore::SetRetention(std::string_view name, const RetentionPolicy& retention) {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->SetRetention(name, retention);
 }
 Status StreamStore::Append(std::string_view stream, std::string_view message, uint64_t* offset) {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->AppendBatch(stream, std::span<const std::string_view>(&message, 1), offset);
 }
 Status StreamStore::AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset) {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->AppendBatch(stream, messages, first_offset);
 }
 Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset,
                                 const std::vector<std::string>* prepared) {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->IngestBatch(stream, messages, first_offset, prepared);
 }
 Status StreamStore::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared) const {
   return impl_->PrepareIngest(messages, prepared);
 }
-Status StreamStore::Flush() { return impl_->Flush(); }
-Status StreamStore::EnforceRetention() { return impl_->EnforceRetention(); }
+Status StreamStore::Flush() {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
+  return impl_->Flush();
+}
+Status StreamStore::EnforceRetention() {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
+  return impl_->EnforceRetention();
+}
 Status StreamStore::ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const {
   return impl_->ListChunks(stream, chunks);
 }
@@ -962,6 +992,7 @@ Status StreamStore::GetChunkSummary(std::string_view stream, uint64_t first_offs
   return impl_->GetChunkSummary(stream, first_offset, summary);
 }
 Status StreamStore::PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary) {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->PutChunkSummary(stream, first_offset, summary);
 }
 Status StreamStore::NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader) {

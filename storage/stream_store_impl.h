@@ -73,6 +73,8 @@ class StreamStore::Impl {
   Status PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary);
   Status NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader);
   bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
+  // OK, or NotSupported when the store was opened read-only (StoreOptions::read_only).
+  Status Writable() const;
 
   // For readers: the stream's state by name (null if none), and the first offset of the first chunk
   // whose last timestamp is >= T (nullopt-like: returns false when there is none).

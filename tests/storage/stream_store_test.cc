@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -94,6 +95,86 @@ TEST(StreamStore, SecondOpenOfTheSameFolderIsBusy) {
   ASSERT_TRUE(StreamStore::Open(dir.path(), StoreOptions{}, &a).ok());
   Status s = StreamStore::Open(dir.path(), StoreOptions{}, &b);
   EXPECT_TRUE(s.IsBusy()) << s.ToString();
+}
+
+// A read-only open takes no lock (it works beside a writer, here in the same process), writes nothing
+// (the folder's files and their sizes stay as they were, through open, reads and close), sees what was
+// stored when it opened, and refuses every write as NotSupported.
+TEST(StreamStore, ReadOnlyOpenReadsBesideAWriterAndWritesNothing) {
+  TempDir dir;
+  std::unique_ptr<StreamStore> writer = OpenStore(dir.path());
+  ASSERT_TRUE(writer->CreateStream("s").ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(writer->Append("s", Message(i), nullptr).ok());
+  ASSERT_TRUE(writer->Flush().ok());
+  StoreOptions o = FastOptions();
+  o.read_only = true;
+  {
+    std::unique_ptr<StreamStore> reader;
+    Status s = StreamStore::Open(dir.path(), o, &reader);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const std::vector<OwnedRecord> records = ReadAll(*reader, "s");
+    ASSERT_EQ(records.size(), 10u);
+    EXPECT_EQ(records[3].data, Message(3));
+    ASSERT_TRUE(writer->Append("s", Message(10), nullptr).ok());  // after the open: not seen
+    StreamInfo info;
+    ASSERT_TRUE(reader->GetStreamInfo("s", &info).ok());
+    EXPECT_EQ(info.next_offset, 10u);
+    const std::string_view one = "x";
+    const Status refused[] = {
+        reader->CreateStream("t"),
+        reader->DeleteStream("s"),
+        reader->SetRetention("s", RetentionPolicy{}),
+        reader->Append("s", "x", nullptr),
+        reader->AppendBatch("s", std::span<const std::string_view>(&one, 1), nullptr),
+        reader->IngestBatch("s", std::span<const std::string_view>(&one, 1), nullptr, nullptr),
+        reader->PutChunkSummary("s", 0, "summary"),
+        reader->Flush(),
+        reader->EnforceRetention(),
+    };
+    for (const Status& r : refused) {
+      EXPECT_TRUE(r.IsNotSupported()) << r.ToString();
+      EXPECT_NE(r.message().find("reading only"), std::string_view::npos) << r.ToString();
+    }
+  }
+  writer.reset();
+  std::unique_ptr<StreamStore> reopened = OpenStore(dir.path());
+  EXPECT_EQ(ReadAll(*reopened, "s").size(), 11u);  // the writer's append after the read-only open
+  reopened.reset();
+  // A read-only open and close of a closed store leaves its folder exactly as it was.
+  TempDir other;
+  {
+    std::unique_ptr<StreamStore> w = OpenStore(other.path());
+    ASSERT_TRUE(w->CreateStream("s").ok());
+    ASSERT_TRUE(w->Append("s", Message(0), nullptr).ok());
+  }
+  auto files_of = [](const std::string& path) {
+    std::vector<std::pair<std::string, uintmax_t>> files;
+    for (const auto& e : std::filesystem::directory_iterator(path)) files.emplace_back(e.path().filename(), e.file_size());
+    std::sort(files.begin(), files.end());
+    return files;
+  };
+  const auto closed = files_of(other.path());
+  {
+    std::unique_ptr<StreamStore> r;
+    ASSERT_TRUE(StreamStore::Open(other.path(), o, &r).ok());
+    EXPECT_EQ(ReadAll(*r, "s").size(), 1u);
+  }
+  EXPECT_EQ(files_of(other.path()), closed);
+}
+
+TEST(StreamStore, ReadOnlyOpenOfAFolderWithoutAStoreFails) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/empty");
+  StoreOptions o;
+  o.read_only = true;
+  std::unique_ptr<StreamStore> store;
+  Status s = StreamStore::Open(dir.path() + "/empty", o, &store);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("holds no store"), std::string_view::npos) << s.ToString();
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path() + "/empty"));
+  s = StreamStore::Open(dir.path() + "/absent", o, &store);
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/absent"));
 }
 
 TEST(StreamStore, CreateListDeleteStreams) {

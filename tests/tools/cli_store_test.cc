@@ -236,6 +236,27 @@ TEST_F(CliStoreTest, ReplayFollowEndsAtItsBound) {
   EXPECT_EQ(r.OutLines(), Range(10, 12));
 }
 
+// Replay, stats and streams open the store read-only: they work while another process holds it open
+// for appending (here an append of JSON lines waiting for its next line) and see what was stored when
+// they started; a following replay needs the store to itself and says so.
+TEST_F(CliStoreTest, ReadingCommandsWorkBesideAnAppendInProgress) {
+  Append();
+  const std::string sift = Quote(SiftBinary());
+  CliResult r = RunShell("((echo '{\"application_properties\":{\"a\":1}}'; sleep 30) | " + sift +
+                             " append --store " + Quote(Path("store")) + " --stream other --format json - >/dev/null 2>&1 &) ; sleep 1.5; " +
+                             sift + " replay --store store --stream orders -f count && " + sift +
+                             " stats --store store --stream orders | head -1 && " + sift + " streams --store store; " +
+                             "timeout 5 " + sift + " replay --store store --stream orders --follow -c 1; echo follow=$?; " +
+                             "pkill -f -- " + Quote("append --store " + Path("store")) + " ; true",
+                         dir_->path());
+  const std::vector<std::string> lines = r.OutLines();
+  ASSERT_GE(lines.size(), 3u) << r.out << r.err;
+  EXPECT_EQ(lines[0], std::to_string(kMessages)) << r.err;
+  EXPECT_NE(r.out.find("\nother\n"), std::string::npos) << r.out;  // what the append had stored when they opened
+  EXPECT_NE(r.out.find("follow=3"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("sift: cannot open store: store: "), std::string::npos) << r.err;
+}
+
 TEST_F(CliStoreTest, MissingStoreIsExit3AndIsNotCreated) {
   for (const char* command : {"replay --stream orders", "stats", "streams"}) {
     CliResult r = Sift(std::string(command) + " --store no-store");

@@ -199,7 +199,7 @@ int RunAppend(const AppendOptions& options) {
                                              /*validate=*/false, &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<engine::StreamEngine> engine;
-  status = OpenStore(options.store, /*create=*/true, &engine, !options.no_sync, !options.no_summary);
+  status = OpenStore(options.store, StoreUse::kCreate, &engine, !options.no_sync, !options.no_summary);
   if (!status.ok()) return ReportError(status);
   status = engine->CreateStream(options.stream);
   if (!status.ok()) return ReportError(status);

@@ -22,7 +22,7 @@ struct ReindexOptions {
 
 int RunReindex(const ReindexOptions& options) {
   std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, /*create=*/false, &engine);
+  engine::Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
   if (!status.ok()) return ReportError(status);
   uint64_t built = 0, present = 0;
   status = engine->SummarizeChunks(options.stream, &built, &present);

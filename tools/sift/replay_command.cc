@@ -167,8 +167,10 @@ int RunReplay(const ReplayOptions& options) {
 
   std::unique_ptr<ByteSink> sink;
   if (int code = OpenStdout(format, "sift replay", &sink); code != 0) return code;
+  // A bounded replay reads the store as it is now (read-only: it works beside a process appending to
+  // it); --follow waits for appends, which only its own opening of the store would see.
   std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, /*create=*/false, &engine);
+  engine::Status status = OpenStore(options.store, options.follow ? StoreUse::kUpdate : StoreUse::kRead, &engine);
   if (!status.ok()) return ReportError(status);
   engine::StreamInfo info;
   status = engine->GetStreamInfo(options.stream, &info);

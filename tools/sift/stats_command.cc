@@ -37,7 +37,7 @@ std::string IsoTime(int64_t ms) {
 
 int RunStats(const StatsOptions& options) {
   std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, /*create=*/false, &engine);
+  engine::Status status = OpenStore(options.store, StoreUse::kRead, &engine);
   if (!status.ok()) return ReportError(status);
   std::vector<std::string> names;
   if (!options.stream.empty()) {
@@ -92,7 +92,7 @@ Command AddStreamsCommand(CLI::App& app) {
   AddStoreFlag(sub, store.get());
   return {sub, [store] {
             std::unique_ptr<engine::StreamEngine> engine;
-            engine::Status status = OpenStore(*store, /*create=*/false, &engine);
+            engine::Status status = OpenStore(*store, StoreUse::kRead, &engine);
             if (!status.ok()) return ReportError(status);
             std::vector<std::string> names;
             status = engine->ListStreams(&names);

@@ -18,10 +18,11 @@ std::string StorePath(const std::string& flag) {
   return "sift-data";
 }
 
-engine::Status OpenStore(const std::string& flag, bool create, std::unique_ptr<engine::StreamEngine>* out, bool sync,
+engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out, bool sync,
                          bool summarize) {
   engine::EngineOptions options;
-  options.create_if_missing = create;
+  options.create_if_missing = use == StoreUse::kCreate;
+  options.read_only = use == StoreUse::kRead;
   options.sync = sync;
   options.summarize_chunks = summarize;
   // The CLI validates every record as it reads it (naming the record and byte), before the engine.

@@ -1,8 +1,10 @@
 // The --store flag of the store-backed commands and how a command opens the store.
 //
 // The default store is $SIFT_STORE when set, else ./sift-data. Commands that only read (replay, stats,
-// streams) never create a store: a folder that does not exist is "missing", exit code 3, with
-// `sift: cannot open store: DIR: no such directory`. `append` creates the store and the stream.
+// streams) never create a store and open it read-only, so they also work beside a running `sift serve`
+// or append (seeing the store as it was when they started). A folder that does not exist is
+// "missing", exit code 3, with `sift: cannot open store: DIR: no such directory`. `append` creates the
+// store and the stream.
 #ifndef SIFT_TOOLS_SIFT_STORE_FLAGS_H_
 #define SIFT_TOOLS_SIFT_STORE_FLAGS_H_
 
@@ -24,9 +26,15 @@ void AddStoreFlag(CLI::App* command, std::string* store);
 // The folder to use: the flag, else $SIFT_STORE, else ./sift-data.
 std::string StorePath(const std::string& flag);
 
-// Opens the store for reading (never creates it) or for appending (creates it when missing).
-// `summarize`: appends write chunk summaries (EngineOptions::summarize_chunks).
-engine::Status OpenStore(const std::string& flag, bool create, std::unique_ptr<engine::StreamEngine>* out,
+// What a command does with the store.
+enum class StoreUse {
+  kRead,    // reads only: the store must exist; opened read-only (no lock, nothing written)
+  kUpdate,  // writes to a store that must exist
+  kCreate,  // appends: the store and its folder are created when missing
+};
+
+// Opens the store for `use`. `summarize`: appends write chunk summaries (EngineOptions::summarize_chunks).
+engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out,
                          bool sync = true, bool summarize = true);
 
 }  // namespace sift::tools
