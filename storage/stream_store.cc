@@ -328,7 +328,10 @@ Status StreamStore::Impl::Recover() {
     cro.iterate_upper_bound = &cu;
     cro.fill_cache = false;
     std::unique_ptr<rocksdb::Iterator> ci(db_->NewIterator(cro));
-    ci->SeekToLast();
+    // Only a chunk past the index needs reading (its 1 MiB block): a seek there finds none from the
+    // table files' key ranges alone, the common case.
+    ci->Seek(keys::ChunkKey(st->id, index_end));
+    if (ci->Valid()) ci->SeekToLast();
     if (ci->Valid()) {
       uint64_t first = 0;
       ChunkHeader h;

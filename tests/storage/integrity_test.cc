@@ -245,6 +245,38 @@ TEST(Integrity, DamagedLastChunkStillRecoversTheNextOffset) {
   EXPECT_EQ(off, 15u);
 }
 
+// A last chunk without an index entry (its entry lost behind the store's back) is found when the store
+// opens and indexed from its own header, read-only opens included: its offsets are read and never reused.
+TEST(Integrity, LastChunkWithoutIndexEntryIsIndexedFromItsHeader) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    FillStream(*store, 3, 5, 3);
+  }
+  {
+    auto db = OpenRaw(dir.path());
+    ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), keys::IndexKey(kFirstStreamId, 10)).ok());
+  }
+  for (const bool read_only : {true, false}) {
+    StoreOptions o = FastOptions();
+    o.read_only = read_only;
+    auto store = OpenStore(dir.path(), o);
+    StreamInfo info;
+    ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
+    EXPECT_EQ(info.next_offset, 15u);
+    EXPECT_EQ(ReadAll(*store, "s").size(), 15u);
+    std::vector<ChunkInfo> chunks;
+    ASSERT_TRUE(store->ListChunks("s", &chunks).ok());
+    ASSERT_EQ(chunks.size(), 3u);
+    EXPECT_EQ(chunks[2].first_offset, 10u);
+    EXPECT_EQ(chunks[2].count, 5u);
+    if (read_only) continue;
+    uint64_t off;
+    ASSERT_TRUE(store->Append("s", "x", &off).ok());
+    EXPECT_EQ(off, 15u);
+  }
+}
+
 TEST(Integrity, DamagedStreamRecordFailsOpen) {
   TempDir dir;
   {

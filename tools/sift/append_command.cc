@@ -32,17 +32,15 @@ namespace {
 // Group-commit batches (JSON lines).
 constexpr size_t kBatchMessages = 4096;
 constexpr size_t kBatchBytes = 4u << 20;
-// Bulk batches (record files): each adds two table files to the store. A batch is validated while
-// the one before it is stored, so they are not too large either; one under kBulkMinBytes (a small
-// file, the tail of one) is appended the ordinary way.
-// 64 MiB: every table file a store holds costs its opening (about 0.15 ms each, measured), so a
-// loaded stream should not be cut into thousands of them.
-// The first batch is an eighth of that, and each next one twice the one before up to the full size:
-// nothing is written until the first batch is checked (and its chunk summaries built), so a small first
-// batch starts the writing sooner.
-constexpr size_t kBulkBatchMessages = 1u << 18;
-constexpr size_t kBulkBatchBytes = 64u << 20;
-constexpr int kBulkFirstBatchShift = 3;
+// Bulk batches (record files): each adds two table files to the store, and every table file a store
+// holds costs every later opening of the store (about 0.15 ms each): a loaded stream is cut into few
+// large batches, 256 MiB (or 1M messages). A batch is validated, and its chunk summaries built, while
+// the one before it is stored; nothing is stored until the first batch is checked, so the first is
+// small (8 MiB) and each next one twice the one before up to the full size. A batch under
+// kBulkMinBytes (a small file, the tail of one) is appended the ordinary way.
+constexpr size_t kBulkBatchMessages = 1u << 20;
+constexpr size_t kBulkBatchBytes = 256u << 20;
+constexpr int kBulkFirstBatchShift = 5;
 constexpr size_t kBulkMinBytes = 1u << 20;
 
 struct AppendOptions {
