@@ -308,6 +308,19 @@ std::string_view FilterKindName(FilterKind kind) {
   return "unknown";
 }
 
+namespace {
+
+// What *out becomes when a filter-set fails to compile: a selector that cannot run (a consumer refuses
+// it), so a caller that misses the status delivers nothing rather than every message.
+selector::Selector Refused(const Status& status) {
+  selector::Error error;
+  error.code = selector::ErrorCode::kInvalidPropertyFilter;
+  error.message = status.ToString();
+  return selector::Selector::Failed(std::move(error));
+}
+
+}  // namespace
+
 Status FilterSpec::Compile(selector::Selector* out, FilterError* error_out, const selector::Limits& limits) const {
   std::vector<selector::Selector> parts;
   parts.reserve(clauses_.size());
@@ -348,6 +361,7 @@ Status FilterSpec::Compile(selector::Selector* out, FilterError* error_out, cons
       std::string where = std::string(FilterKindName(clause.kind)) + " filter " + std::to_string(ordinal);
       if (error.has_position) where += ", byte " + std::to_string(error.position);
       Status status = Status::InvalidArgument(expression ? "bad selector" : "bad filter", where, error.why);
+      *out = part.ok() ? Refused(status) : std::move(part);  // a selector's own error, else the filter's
       if (error_out != nullptr) *error_out = std::move(error);
       return status;
     }
@@ -363,6 +377,7 @@ Status FilterSpec::Compile(selector::Selector* out, FilterError* error_out, cons
       FilterError error;
       error.why = all.error().message;
       if (error_out != nullptr) *error_out = error;
+      *out = std::move(all);  // its error state: nothing runs it
       return Status::InvalidArgument("bad selector", "filter set", error.why);
     }
     *out = std::move(all);

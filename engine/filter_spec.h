@@ -69,7 +69,9 @@ class FilterSpec {
   // Compiles the set into *out (a selector matching everything when the set is empty). On failure
   // returns InvalidArgument (what "bad selector" for SQL / JMS, "bad filter" for the property filters;
   // where "<kind> filter N" with N counted from 1 within its kind, plus ", byte P" when there is a
-  // position; why the reason), leaves *out unchanged and, when `error` is not null, fills it.
+  // position; why the reason), sets *out to a selector that cannot run (ok() false: a consumer refuses
+  // it, so a caller that misses the status delivers nothing rather than every message) and, when
+  // `error` is not null, fills it.
   Status Compile(selector::Selector* out, FilterError* error = nullptr,
                  const selector::Limits& limits = {}) const;
 

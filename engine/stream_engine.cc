@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,8 +138,23 @@ Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::s
                                                  prepared != nullptr ? &prepared->summaries : nullptr));
 }
 
-Status StreamEngine::PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out) const {
-  return FromStorage(impl_->store->PrepareIngest(messages, &out->summaries), "cannot prepare a bulk append", path_);
+Status StreamEngine::PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
+                                   const RangeCheck& check) const {
+  if (!check) return FromStorage(impl_->store->PrepareIngest(messages, &out->summaries), "cannot prepare a bulk append", path_);
+  // The caller's statuses pass through storage as opaque failures; the one reported is the caller's own
+  // for the first failing range (storage checks every range before it).
+  std::mutex mu;
+  std::map<size_t, Status> failed;  // by the range's first message
+  const storage::Status s = impl_->store->PrepareIngest(messages, &out->summaries, [&](size_t begin, size_t end) {
+    Status c = check(begin, end);
+    if (c.ok()) return storage::Status::OK();
+    std::lock_guard<std::mutex> lock(mu);
+    failed.emplace(begin, std::move(c));
+    return storage::Status::InvalidArgument("check failed");
+  });
+  if (s.ok()) return Status::OK();
+  if (!failed.empty()) return failed.begin()->second;
+  return FromStorage(s, "cannot prepare a bulk append", path_);
 }
 
 

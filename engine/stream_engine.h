@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -107,8 +108,15 @@ class StreamEngine {
   // time (without it they are built here, alongside the writes).
   Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
                      uint64_t* first_offset = nullptr, const IngestPreparation* prepared = nullptr);
-  // Thread-safe; reads no stream. Errors: none expected (IOError reserved).
-  Status PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out) const;
+  // Thread-safe; reads no stream. Errors: none expected (IOError reserved), or what `check` returned.
+  //
+  // `check`, when given, is called for each chunk's messages [begin, end) just before they are
+  // summarized, on the same threads (one per core), so a loader validates each message while it is in
+  // the core's cache. A failing check stops the work: the result is the status of the first failing
+  // range in message order (every range before it passed), and *out is not usable.
+  using RangeCheck = std::function<Status(size_t begin, size_t end)>;
+  Status PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
+                       const RangeCheck& check = {}) const;
 
   // Makes every acknowledged append durable (fsync), also with sync off.
   Status Flush();

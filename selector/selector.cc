@@ -26,6 +26,12 @@ const Error& NoError() {
 
 Selector::Selector() = default;
 
+Selector Selector::Failed(Error error) {
+  Selector s;
+  s.error_ = std::make_shared<const Error>(std::move(error));
+  return s;
+}
+
 Selector Selector::Compile(std::string_view expression, const CompileOptions& options) {
   Selector s;
   Error error;

@@ -68,6 +68,11 @@ class Selector {
   // A selector that matches every message (an empty filter-set).
   Selector();
 
+  // A selector in the error state (ok() false, error() as given): what a caller hands on when a filter
+  // failed before it reached the compiler (a property filter's reference values), so that nothing
+  // evaluates it by mistake.
+  static Selector Failed(Error error);
+
   bool ok() const;
   const Error& error() const;  // meaningful only when !ok()
 

@@ -9,6 +9,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -782,15 +783,31 @@ void StreamStore::Impl::RetainAfterAppend(const std::shared_ptr<StreamState>& st
   }
 }
 
-void StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
-                                        std::vector<std::string>* entries) const {
+Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
+                                          std::vector<std::string>* entries, const StreamStore::RangeCheck& check) const {
   entries->assign(ranges.size(), std::string());
-  if (!options_.chunk_summarizer || ranges.empty()) return;
+  const bool summarize = static_cast<bool>(options_.chunk_summarizer);
+  if ((!summarize && !check) || ranges.empty()) return Status::OK();
   const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, ranges.size());
-  auto summarize = [&](size_t part) {
-    const std::unique_ptr<ChunkSummarizer> summarizer = options_.chunk_summarizer();
+  // The first range whose check failed, and its status: a thread stops at it, and passes over no range
+  // before it, so the failure reported is the first in message order.
+  std::atomic<size_t> first_failed{SIZE_MAX};
+  std::vector<Status> failures(ranges.size());
+  auto work = [&](size_t part) {
+    const std::unique_ptr<ChunkSummarizer> summarizer = summarize ? options_.chunk_summarizer() : nullptr;
     std::string summary;
-    for (size_t k = part; k < ranges.size(); k += threads) {
+    for (size_t k = part; k < ranges.size() && k < first_failed.load(); k += threads) {
+      if (check) {
+        Status s = check(ranges[k].begin, ranges[k].end);
+        if (!s.ok()) {
+          failures[k] = std::move(s);
+          size_t seen = first_failed.load();
+          while (k < seen && !first_failed.compare_exchange_weak(seen, k)) {
+          }
+          return;
+        }
+      }
+      if (summarizer == nullptr) continue;
       summarizer->Reset();
       for (size_t i = ranges[k].begin; i < ranges[k].end; ++i) summarizer->Add(messages[i]);
       summarizer->Finish(&summary);
@@ -802,20 +819,23 @@ void StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> messag
   std::vector<std::thread> workers;
   for (size_t part = 1; part < threads; ++part) {
     try {
-      workers.emplace_back(summarize, part);
+      workers.emplace_back(work, part);
     } catch (const std::system_error&) {
-      summarize(part);  // no thread to be had: this one does that part too
+      work(part);  // no thread to be had: this one does that part too
     }
   }
-  summarize(0);
+  work(0);
   for (std::thread& t : workers) t.join();
+  const size_t failed = first_failed.load();
+  return failed == SIZE_MAX ? Status::OK() : failures[failed];
 }
 
-Status StreamStore::Impl::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries) const {
-  const std::vector<ChunkCutter::Range> ranges =
-      options_.chunk_summarizer ? ChunkCutter::Ranges(options_, messages) : std::vector<ChunkCutter::Range>();
-  SummarizeRanges(messages, ranges, summaries);
-  return Status::OK();
+Status StreamStore::Impl::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries,
+                                        const StreamStore::RangeCheck& check) const {
+  const std::vector<ChunkCutter::Range> ranges = options_.chunk_summarizer || check
+                                                     ? ChunkCutter::Ranges(options_, messages)
+                                                     : std::vector<ChunkCutter::Range>();
+  return SummarizeRanges(messages, ranges, summaries, check);
 }
 
 Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
@@ -856,9 +876,9 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   if (!ranges.empty() && (prepared == nullptr || prepared->size() != ranges.size())) {
     summary_entries = &built;
     try {
-      summary_thread = std::thread([&] { SummarizeRanges(messages, ranges, &built); });
+      summary_thread = std::thread([&] { (void)SummarizeRanges(messages, ranges, &built); });  // no check: cannot fail
     } catch (const std::system_error&) {
-      SummarizeRanges(messages, ranges, &built);  // no thread to be had: build them here first
+      (void)SummarizeRanges(messages, ranges, &built);  // no thread to be had: build them here first
     }
   }
   ChunkBuilder builder;
@@ -977,8 +997,9 @@ Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::st
   if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->IngestBatch(stream, messages, first_offset, prepared);
 }
-Status StreamStore::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared) const {
-  return impl_->PrepareIngest(messages, prepared);
+Status StreamStore::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared,
+                                  const RangeCheck& check) const {
+  return impl_->PrepareIngest(messages, prepared, check);
 }
 Status StreamStore::Flush() {
   if (Status s = impl_->Writable(); !s.ok()) return s;

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -99,7 +100,14 @@ class StreamStore {
                      uint64_t* first_offset = nullptr, const std::vector<std::string>* prepared = nullptr);
   // The work IngestBatch can be spared for `messages`: their chunks' summaries, on one thread per core.
   // Thread-safe; touches no stream.
-  Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared) const;
+  //
+  // `check`, when given, is called for each chunk's messages [begin, end) just before they are
+  // summarized (while they are in the core's cache: a loader validates them there), on the same
+  // threads. A check that fails stops the work: the result is its status, for the first failing range
+  // in message order (every range before it was checked and passed), and *prepared is not usable.
+  using RangeCheck = std::function<Status(size_t begin, size_t end)>;
+  Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared,
+                       const RangeCheck& check = {}) const;
 
   // Chunk summaries (StoreOptions::chunk_summarizer). ListChunks: the stream's stored chunks, oldest
   // first, from the in-memory index (no chunk is read). GetChunkSummary: the summary of the chunk that

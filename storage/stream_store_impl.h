@@ -65,7 +65,8 @@ class StreamStore::Impl {
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset);
   Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset,
                      const std::vector<std::string>* prepared);
-  Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries) const;
+  Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries,
+                       const StreamStore::RangeCheck& check) const;
   Status Flush();
   Status EnforceRetention();
   Status ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const;
@@ -106,9 +107,9 @@ class StreamStore::Impl {
 
   int64_t Now() const;
   // The summary entries of `ranges` of `messages` (empty strings where a chunk gets none), built on
-  // one thread per core.
-  void SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
-                       std::vector<std::string>* entries) const;
+  // one thread per core, each range after `check` passed it when there is a check (PrepareIngest).
+  Status SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
+                         std::vector<std::string>* entries, const StreamStore::RangeCheck& check = {}) const;
   // Every message's size and the validator, before anything is written; *total_bytes their sum.
   Status CheckBatch(std::string_view stream, std::span<const std::string_view> messages, size_t* total_bytes) const;
   // The stream's retention after an append; write_mu_ held, mu_ not held.

@@ -90,6 +90,29 @@ TEST_F(ConsumerApiTest, FilterSpecErrorsSayWhichClauseAndWhere) {
   EXPECT_FALSE(unknown.Compile(&s).ok());
 }
 
+// The embedding example's shape, with the compile status not looked at: a filter that failed to
+// compile must not become "every message". The consumer refuses it, naming the error.
+TEST_F(ConsumerApiTest, AFilterThatFailedToCompileIsRefusedNotMatchAll) {
+  for (const bool sql : {true, false}) {
+    FilterSpec spec;
+    if (sql) {
+      spec.AddSql("region = ");
+    } else {
+      spec.AddProperties(R"({"colour": "red"})");
+    }
+    ConsumerOptions options;
+    options.stream = "orders";
+    const Status compiled = spec.Compile(&options.filter);
+    ASSERT_FALSE(compiled.ok());
+    EXPECT_FALSE(options.filter.ok());
+    std::unique_ptr<Consumer> consumer;
+    const Status s = engine_->NewConsumer(options, &consumer);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_EQ(consumer, nullptr);
+    EXPECT_NE(s.ToString().find(sql ? "expected an expression" : "colour"), std::string::npos) << s.ToString();
+  }
+}
+
 TEST_F(ConsumerApiTest, StartPositions) {
   ConsumerOptions options;
   options.start = StartPosition::Offset(4990);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -404,6 +405,63 @@ TEST(StreamStore, IngestBatchChecksEveryMessageFirstAndStoresNothingOnRefusal) {
   ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
   EXPECT_EQ(info.next_offset, 0u);
   EXPECT_EQ(info.chunk_count, 0u);
+}
+
+// PrepareIngest's check: called once for every chunk's messages, the ranges covering the batch in
+// order; when checks fail, the status is the first failing range's, every range before it was checked,
+// and without a summarizer the checks still run.
+TEST(StreamStore, PrepareIngestChecksEveryChunkAndReportsTheFirstFailure) {
+  TempDir dir;
+  for (const bool summaries : {true, false}) {
+    StoreOptions o = FastOptions();
+    o.max_chunk_messages = 10;
+    if (summaries) {
+      o.chunk_summarizer = [] {
+        struct Counter : ChunkSummarizer {
+          size_t n = 0;
+          void Reset() override { n = 0; }
+          void Add(std::string_view) override { ++n; }
+          void Finish(std::string* out) override { *out = std::to_string(n); }
+        };
+        return std::unique_ptr<ChunkSummarizer>(new Counter);
+      };
+    }
+    std::unique_ptr<StreamStore> store = OpenStore(dir.path() + (summaries ? "/a" : "/b"), o);
+    std::vector<std::string> owned;
+    for (int i = 0; i < 1000; ++i) owned.push_back(Message(i));
+    const std::vector<std::string_view> messages(owned.begin(), owned.end());
+    std::mutex mu;
+    std::vector<std::pair<size_t, size_t>> seen;
+    auto record = [&](size_t begin, size_t end) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.emplace_back(begin, end);
+    };
+    std::vector<std::string> prepared;
+    ASSERT_TRUE(store->PrepareIngest(messages, &prepared, [&](size_t b, size_t e) {
+                       record(b, e);
+                       return Status::OK();
+                     }).ok());
+    std::sort(seen.begin(), seen.end());
+    ASSERT_EQ(seen.size(), 100u);
+    for (size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], std::make_pair(k * 10, k * 10 + 10));
+    if (summaries) {
+      ASSERT_EQ(prepared.size(), 100u);
+      EXPECT_FALSE(prepared[0].empty());
+    }
+    // Ranges 37 and 71 fail: 37's status comes back, and every range before it was checked.
+    seen.clear();
+    const Status s = store->PrepareIngest(messages, &prepared, [&](size_t b, size_t e) {
+      record(b, e);
+      if (b == 370 || b == 710) return Status::InvalidArgument("range at " + std::to_string(b));
+      return Status::OK();
+    });
+    EXPECT_TRUE(s.IsInvalidArgument());
+    EXPECT_EQ(s.message(), "range at 370");
+    std::sort(seen.begin(), seen.end());
+    for (size_t k = 0; k <= 37; ++k) {
+      EXPECT_TRUE(std::binary_search(seen.begin(), seen.end(), std::make_pair(k * 10, k * 10 + 10))) << k;
+    }
+  }
 }
 
 TEST(StreamStore, LeftoverBulkFilesAreRemovedWhenTheStoreOpens) {
