@@ -21,6 +21,7 @@
 #include "engine/chunk_summary.h"
 #include "engine/message_field_source.h"
 #include "selector/compare.h"
+#include "tests/support/split_mix.h"
 
 namespace sift::engine {
 namespace {
@@ -32,21 +33,7 @@ using selector::Section;
 using selector::Value;
 using selector::ValueClass;
 
-// SplitMix64: a deterministic stream for the corpus.
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  uint32_t Below(uint32_t n) { return static_cast<uint32_t>(Next() % n); }
-
- private:
-  uint64_t state_;
-};
+using Random = sift::testing::SplitMix;
 
 void PutBig(std::string* out, uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));

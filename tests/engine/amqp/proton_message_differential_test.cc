@@ -27,23 +27,14 @@
 #include "tests/engine/amqp/proton_test_messages.h"
 #include "tests/engine/amqp/reference_proton_message.h"
 #include "tests/engine/amqp/test_messages.h"
+#include "tests/support/split_mix.h"
 
 namespace sift::amqp {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-// SplitMix64: deterministic on every platform.
-struct Random {
-  uint64_t state;
-  uint64_t Next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  size_t Below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(Next() % n); }
-};
+using Random = sift::testing::SplitMix;
 
 std::string Describe(pn_data_t* d) {
   pn_data_rewind(d);

@@ -23,6 +23,7 @@
 #include "tests/engine/amqp/proton_test_messages.h"
 #include "tests/engine/amqp/reference_validate.h"
 #include "tests/engine/amqp/test_messages.h"
+#include "tests/support/split_mix.h"
 
 namespace sift::amqp::testing {
 
@@ -285,21 +286,7 @@ inline std::vector<ByteVector> SeedCorpus(size_t generated_stride, std::string* 
   return seeds;
 }
 
-// SplitMix64: the same stream on every platform.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  size_t Below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(Next() % n); }
-
- private:
-  uint64_t state_;
-};
+using Rng = sift::testing::SplitMix;
 
 // Bytes that mean something to the validator: constructors, limits of UTF-8 and of the rules.
 inline constexpr uint8_t kInteresting[] = {
