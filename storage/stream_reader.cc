@@ -40,7 +40,10 @@ class ChunkReader final : public StreamReader {
     read_options_.verify_checksums = true;
     summary_options_.iterate_lower_bound = &summary_lower_slice_;
     summary_options_.iterate_upper_bound = &summary_upper_slice_;
-    summary_options_.verify_checksums = true;
+    // Every summary entry carries its own CRC32C, checked before the chunk filter sees it, and a
+    // damaged one only means its chunk is read: RocksDB's block checksum would check the same bytes
+    // a second time on the path whose cost decides how cheap skipping is.
+    summary_options_.verify_checksums = false;
     // Summaries are read in key order, chunk after chunk, often many in a row (every chunk a query rules
     // out): read ahead in large steps rather than one block per system call.
     summary_options_.readahead_size = size_t{2} << 20;
@@ -114,8 +117,12 @@ class ChunkReader final : public StreamReader {
           ChunkDamaged(chunk_.first_offset, chunk_.first_offset + chunk_.count, "bytes after the last record");
           continue;
         }
+        // Every record of the chunk is behind the reader (some may have been passed over by a
+        // timestamp seek). Stepping to the next chunk reads it, so it waits until the chunk filter
+        // has had its say.
+        position_ = std::max(position_, chunk_.first_offset + chunk_.count);
         in_chunk_ = false;
-        it_->Next();
+        pending_seek_ = PendingSeek::kNextChunk;
       }
       if (!EnterChunk()) return false;
     }
@@ -159,17 +166,57 @@ class ChunkReader final : public StreamReader {
       return status_ = Status::NotFound(fmt::format("stream '{}' was deleted", stream_->name));
     }
     SeekIterator();
-    return status_;
+    return status_;  // ok: the seek itself happens when the first chunk is entered
   }
 
+  // Takes a fresh view of the stream. The chunk iterator is positioned only when a chunk is about to be
+  // entered: a seek reads the block it lands on, which for a chunk is the whole chunk, and the chunk
+  // filter may yet rule it out (a reader positioned again and again, or one whose first chunks are all
+  // pruned, would otherwise read chunks it never delivers from).
   void SeekIterator() {
     summary_it_.reset();  // a fresh view: summaries written since are seen too
     it_.reset(store_->db()->NewIterator(read_options_));
-    it_->SeekForPrev(keys::ChunkKey(stream_->id, position_));
-    if (!it_->Valid() && it_->status().ok()) it_->SeekToFirst();
-    if (!it_->status().ok()) {
-      status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': seek to offset {}", stream_->name, position_));
+    pending_seek_ = PendingSeek::kChunkHoldingPosition;
+    at_stored_end_ = false;
+  }
+
+  // Performs the pending seek. Returns false with status_ set if it failed.
+  bool SeekIfPending() {
+    if (pending_seek_ == PendingSeek::kNone) return true;
+    if (position_ >= stream_->next_offset.load()) {
+      // Nothing stored there yet. A seek past the last chunk would still read it (the index leads a
+      // key after the last chunk to the last chunk's block).
+      pending_seek_ = PendingSeek::kNone;
+      at_stored_end_ = true;
+      return true;
     }
+    at_stored_end_ = false;
+    switch (pending_seek_) {
+      case PendingSeek::kChunkHoldingPosition: {
+        // A forward seek to the chunk's own key when the index knows it: a backward seek reads the
+        // chunk before the one it lands on as well.
+        uint64_t first;
+        if (store_->ChunkHolding(*stream_, position_, &first)) {
+          it_->Seek(keys::ChunkKey(stream_->id, first));
+        } else {
+          it_->SeekForPrev(keys::ChunkKey(stream_->id, position_));
+          if (!it_->Valid() && it_->status().ok()) it_->SeekToFirst();
+        }
+        break;
+      }
+      case PendingSeek::kFirstChunkFromPosition:
+        it_->Seek(keys::ChunkKey(stream_->id, position_));
+        break;
+      case PendingSeek::kNextChunk:
+        it_->Next();
+        break;
+      case PendingSeek::kNone:
+        break;
+    }
+    pending_seek_ = PendingSeek::kNone;
+    if (it_->status().ok()) return true;
+    status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': seek to offset {}", stream_->name, position_));
+    return false;
   }
 
   // Moves to the next chunk that holds offsets >= position_, verifies it and prepares its records.
@@ -178,15 +225,18 @@ class ChunkReader final : public StreamReader {
     bool refreshed = false;
     for (;;) {
       if (position_ >= options_.end_offset) return false;
-      if (options_.chunk_filter && PruneChunks() && !status_.ok()) return false;
-      if (!it_->Valid()) {
-        if (!it_->status().ok()) {
+      if (options_.chunk_filter) {
+        PruneChunks();
+        if (position_ >= options_.end_offset) return false;
+      }
+      if (!SeekIfPending()) return false;
+      if (at_stored_end_ || !it_->Valid()) {
+        if (!at_stored_end_ && !it_->status().ok()) {
           status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': read at offset {}", stream_->name, position_));
           return false;
         }
         if (!options_.tailing || refreshed || stream_->deleted.load() || stream_->next_offset.load() <= position_) return false;
         SeekIterator();
-        if (!status_.ok()) return false;
         refreshed = true;
         continue;
       }
@@ -222,7 +272,7 @@ class ChunkReader final : public StreamReader {
         continue;
       }
       if (h.first_offset + h.count <= position_) {
-        it_->Next();
+        pending_seek_ = PendingSeek::kNextChunk;
         continue;
       }
       chunk_.first_offset = h.first_offset;
@@ -241,14 +291,18 @@ class ChunkReader final : public StreamReader {
   }
 
   // Skips, without reading their values, the chunks from the one holding position_ on whose summary
-  // the chunk filter rules out, and repositions the chunk iterator after them. Returns true when it
-  // moved (status_ is then set if the seek failed). A chunk without a summary, or with a summary that
-  // fails its checksum, stops the skipping: it is read.
-  bool PruneChunks() {
+  // the chunk filter rules out, and leaves the chunk iterator to be positioned after them. A chunk
+  // without a summary, or with a summary that fails its checksum, stops the skipping: it is read.
+  void PruneChunks() {
     if (summary_it_ == nullptr) {
       summary_it_.reset(store_->db()->NewIterator(summary_options_));
-      summary_it_->SeekForPrev(keys::SummaryKey(stream_->id, position_));
-      if (!summary_it_->Valid()) summary_it_->Seek(keys::SummaryKey(stream_->id, position_));
+      uint64_t first;
+      if (store_->ChunkHolding(*stream_, position_, &first)) {
+        summary_it_->Seek(keys::SummaryKey(stream_->id, first));
+      } else {
+        summary_it_->SeekForPrev(keys::SummaryKey(stream_->id, position_));
+        if (!summary_it_->Valid()) summary_it_->Seek(keys::SummaryKey(stream_->id, position_));
+      }
     }
     bool moved = false;
     while (summary_it_->Valid() && position_ < options_.end_offset) {
@@ -276,13 +330,8 @@ class ChunkReader final : public StreamReader {
       moved = true;
       summary_it_->Next();
     }
-    if (moved) {
-      it_->Seek(keys::ChunkKey(stream_->id, position_));
-      if (!it_->status().ok()) {
-        status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': seek to offset {}", stream_->name, position_));
-      }
-    }
-    return moved;
+    // position_ is now the start of the chunk after the last one skipped.
+    if (moved) pending_seek_ = PendingSeek::kFirstChunkFromPosition;
   }
 
   // Handles a damaged chunk covering offsets [first, end): under kStop sets status_ and returns false;
@@ -315,6 +364,10 @@ class ChunkReader final : public StreamReader {
   const rocksdb::Slice lower_slice_, upper_slice_;
   rocksdb::ReadOptions read_options_;
   std::unique_ptr<rocksdb::Iterator> it_;
+  // How the chunk iterator is to be moved before the next chunk is entered.
+  enum class PendingSeek { kNone, kChunkHoldingPosition, kFirstChunkFromPosition, kNextChunk };
+  PendingSeek pending_seek_ = PendingSeek::kNone;
+  bool at_stored_end_ = false;  // the position is past what was stored: the iterator was not moved
   const std::string summary_lower_, summary_upper_;
   const rocksdb::Slice summary_lower_slice_, summary_upper_slice_;
   rocksdb::ReadOptions summary_options_;

@@ -43,8 +43,8 @@ class StreamReader {
  public:
   virtual ~StreamReader() = default;
 
-  // Positioning. Each returns ok, or an error (IOError; NotFound if the stream was deleted). A seek
-  // past the end leaves the reader at the end: Next() returns false, and a tailing reader then waits
+  // Positioning. Each returns ok, or NotFound if the stream was deleted. Nothing is read until Next():
+  // an error reading the position surfaces there, in status(). A seek past the end leaves the reader at the end: Next() returns false, and a tailing reader then waits
   // for that offset to be appended.
   virtual Status SeekToFirst() = 0;                      // oldest retained message
   virtual Status Seek(uint64_t offset) = 0;              // first message with offset >= `offset`

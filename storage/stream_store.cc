@@ -226,6 +226,10 @@ Status StreamStore::Impl::OpenDb() {
   // docs/store-format.md show no compression scanning fastest (no decompression copy per block).
   o.compression = rocksdb::kNoCompression;
   o.keep_log_file_num = 4;
+  // A read-only open serves one short command: open table files when a read reaches them rather than
+  // all of them up front (a selective replay of a long stream touches few of them). With a bounded
+  // table cache RocksDB loads at most a handful at open.
+  if (options_.read_only) o.max_open_files = 4096;
   rocksdb::BlockBasedTableOptions t;
   // A chunk fills a block of its own (up to max_chunk_bytes). RocksDB's default sharding (up to 64
   // shards) would leave a 256 MiB cache with 4 MiB shards that hold only four 1 MiB chunks each, and
@@ -499,6 +503,15 @@ bool StreamStore::Impl::ChunkForTimestamp(const StreamState& stream, int64_t tim
   auto it = std::partition_point(stream.chunks.begin(), stream.chunks.end(),
                                  [&](const ChunkMeta& m) { return m.last_timestamp_ms < timestamp_ms; });
   if (it == stream.chunks.end()) return false;
+  *first_offset = it->first_offset;
+  return true;
+}
+
+bool StreamStore::Impl::ChunkHolding(const StreamState& stream, uint64_t offset, uint64_t* first_offset) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::partition_point(stream.chunks.begin(), stream.chunks.end(),
+                                 [&](const ChunkMeta& m) { return m.first_offset + m.count <= offset; });
+  if (it == stream.chunks.end() || it->first_offset > offset) return false;
   *first_offset = it->first_offset;
   return true;
 }

@@ -81,6 +81,8 @@ class StreamStore::Impl {
   // whose last timestamp is >= T (nullopt-like: returns false when there is none).
   std::shared_ptr<StreamState> FindStream(std::string_view name) const;
   bool ChunkForTimestamp(const StreamState& stream, int64_t timestamp_ms, uint64_t* first_offset) const;
+  // The first offset of the stored chunk holding `offset`; false if no chunk in the index holds it.
+  bool ChunkHolding(const StreamState& stream, uint64_t offset, uint64_t* first_offset) const;
   void StreamBounds(const StreamState& stream, uint64_t* first, uint64_t* next) const;
 
   // Table files of a bulk append are written in this folder of the store before they are ingested;

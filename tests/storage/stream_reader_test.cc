@@ -3,6 +3,8 @@
 #include "storage/stream_reader.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 
 #include <thread>
 
@@ -304,6 +306,75 @@ TEST_F(ReaderTest, ReaderOptionsForScansReadTheSame) {
   auto got = ReadAll(*store_, "s", o);
   ASSERT_EQ(got.size(), 100u);
   for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].data, Message(i));
+}
+
+
+// A chunk the chunk filter rules out is never read, not even to position the reader: seeking reads
+// the block it lands on, and a chunk is a block of its own. Counted with RocksDB's per-thread block
+// read counters, on table files (the store is reopened) and without the block cache.
+TEST(ReaderPruning, ChunksRuledOutAreNeverRead) {
+  TempDir dir;
+  StoreOptions o = FastOptions();
+  o.max_chunk_messages = 10;
+  o.chunk_summarizer = [] {
+    struct FirstMessage : ChunkSummarizer {
+      std::string first;
+      void Reset() override { first.clear(); }
+      void Add(std::string_view m) override {
+        if (first.empty()) first = m.substr(0, m.find(' '));
+      }
+      void Finish(std::string* out) override { *out = first; }
+    };
+    return std::unique_ptr<ChunkSummarizer>(new FirstMessage);
+  };
+  constexpr size_t kMessageBytes = 8000;
+  {
+    std::unique_ptr<StreamStore> store = OpenStore(dir.path(), o);
+    ASSERT_TRUE(store->CreateStream("s").ok());
+    std::vector<std::string> owned;
+    for (int i = 0; i < 200; ++i) owned.push_back(Message(i) + std::string(kMessageBytes, ' '));
+    const std::vector<std::string_view> views(owned.begin(), owned.end());
+    ASSERT_TRUE(store->AppendBatch("s", views).ok());
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  std::unique_ptr<StreamStore> store = OpenStore(dir.path(), o);
+  ASSERT_NE(store, nullptr);
+  const uint64_t chunk_bytes = 10 * kMessageBytes;
+
+  struct Case {
+    uint64_t seek;     // where the reader is positioned
+    uint64_t end;      // its end bound
+    std::string keep;  // the one chunk the filter lets through, by its first message
+    uint64_t first_delivered, delivered;
+  };
+  for (const Case& c : {Case{0, UINT64_MAX, "message-70", 70, 10}, Case{35, UINT64_MAX, "message-120", 120, 10},
+                        Case{0, 130, "message-120", 120, 10}, Case{0, 120, "message-120", 0, 0},
+                        Case{0, UINT64_MAX, "none", 0, 0}}) {
+    ReaderOptions ro;
+    ro.fill_cache = false;
+    ro.end_offset = c.end;
+    ro.chunk_filter = [&](std::string_view summary) { return summary == c.keep; };
+    std::unique_ptr<StreamReader> reader;
+    ASSERT_TRUE(store->NewReader("s", ro, &reader).ok());
+    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+    rocksdb::get_perf_context()->Reset();
+    ASSERT_TRUE(reader->Seek(c.seek).ok());
+    Record r;
+    uint64_t n = 0, first = 0;
+    while (reader->Next(&r)) {
+      if (n++ == 0) first = r.offset;
+    }
+    const uint64_t read = rocksdb::get_perf_context()->block_read_byte;
+    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+    ASSERT_TRUE(reader->status().ok()) << reader->status().ToString();
+    EXPECT_EQ(n, c.delivered) << c.keep;
+    if (n > 0) {
+      EXPECT_EQ(first, c.first_delivered) << c.keep;
+    }
+    // The chunk delivered from, if any, plus summary and index blocks (a few KiB); not a second chunk.
+    EXPECT_LT(read, (c.delivered > 0 ? chunk_bytes : 0) + chunk_bytes / 2) << c.keep << " from " << c.seek;
+    EXPECT_EQ(reader->chunks_visited(), c.delivered > 0 ? 1u : 0u) << c.keep;
+  }
 }
 
 }  // namespace
