@@ -607,42 +607,48 @@ struct ChunkSummaryBuilder::State {
     amqp::DecodeError error;
     const uint32_t entries = count / 2;
     for (uint32_t i = 0; i < entries; ++i) {
-      Value key;
-      p = amqp::ReadSelectorValue(base, p, end, &key, &error);
-      // Only plain string and symbol keys are summarized; a message with another key (which a field
-      // source might still match) leaves the chunk without a summary rather than with a wrong one.
-      if (p == nullptr || (key.type != selector::ValueType::kString && key.type != selector::ValueType::kSymbol)) {
-        failed = true;
-        return;
-      }
-      const std::string_view name = key.bytes();
       FieldStats* stats;
-      if (i < order.size() && SameText(order[i].first, name)) {
-        stats = order[i].second;  // the same key as in the previous message, at the same place
+      const uint8_t* const key_at = p;
+      const uint8_t* const key_end = amqp::SkipPlainValue(p, end);
+      if (i < order.size() && key_end != nullptr &&
+          SameText(order[i].first, std::string_view(reinterpret_cast<const char*>(key_at), key_end - key_at))) {
+        // The same key, encoded the same way, as in the previous message at the same place. Its
+        // encoding was found to be a string or symbol then, so it need not be decoded again.
+        stats = order[i].second;
+        p = key_end;
       } else {
-        stats = Stats(Section::kApplicationProperties, name);
+        Value key;
+        p = amqp::ReadSelectorValue(base, p, end, &key, &error);
+        // Only plain string and symbol keys are summarized; a message with another key (which a field
+        // source might still match) leaves the chunk without a summary rather than with a wrong one.
+        if (p == nullptr || (key.type != selector::ValueType::kString && key.type != selector::ValueType::kSymbol)) {
+          failed = true;
+          return;
+        }
+        stats = Stats(Section::kApplicationProperties, key.bytes());
+        const std::string_view encoding(reinterpret_cast<const char*>(key_at), p - key_at);
         if (i < order.size()) {
-          order[i] = {std::string(name), stats};
+          order[i].first.assign(encoding);
+          order[i].second = stats;
         } else {
-          order.emplace_back(std::string(name), stats);
+          order.emplace_back(std::string(encoding), stats);
         }
       }
+      // Decoded even when it repeats: a value is cheaper to decode than to find the end of twice.
       const uint8_t* const value_at = p;
-      const uint8_t* const value_end = amqp::SkipPlainValue(p, end);
-      const bool wanted = stats != nullptr && stats->last_message != n;  // the first entry of a key wins
-      if (wanted && value_end != nullptr &&
-          stats->SameEncodingAsLast(value_at, static_cast<uint32_t>(value_end - value_at))) {
-        stats->Repeat(n);
-        p = value_end;
-        continue;
-      }
       Value value;
       p = amqp::ReadSelectorValue(base, p, end, &value, &error);
       if (p == nullptr) {
         failed = true;
         return;
       }
-      if (wanted) stats->Add(value, n, value_end == nullptr ? nullptr : value_at, static_cast<uint32_t>(p - value_at));
+      if (stats == nullptr || stats->last_message == n) continue;  // past the cap, or not the key's first entry
+      const uint32_t size = static_cast<uint32_t>(p - value_at);
+      if (stats->SameEncodingAsLast(value_at, size)) {
+        stats->Repeat(n);
+      } else {
+        stats->Add(value, n, value_at, size);
+      }
     }
   }
 
@@ -655,7 +661,7 @@ struct ChunkSummaryBuilder::State {
   std::vector<std::unique_ptr<FieldStats>> fields;  // the first `used` are this chunk's, the rest kept for reuse
   size_t used = 0;
   std::unordered_map<std::string, FieldStats*> by_key;
-  std::vector<std::pair<std::string, FieldStats*>> order;  // the previous message's keys, in order
+  std::vector<std::pair<std::string, FieldStats*>> order;  // the previous message's keys (encoded), in order
   uint32_t messages = 0;
   bool failed = false;
   bool complete = true;
