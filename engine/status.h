@@ -4,8 +4,9 @@
 // path, a selector flag and column) and a `why` (one sentence, lower case, no trailing period). The
 // three parts map one-to-one onto the error line of the `sift` command, `sift: <what>: <where>:
 // <why>` (README.md, "The `sift` command"), and the code decides the exit code: input errors
-// (kInvalidArgument, kMalformed) are 2, storage errors (kNotFound, kCorruption, kIOError) are 3. An ok
-// Status allocates nothing.
+// (kInvalidArgument, kMalformed, kAlreadyExists) are 2, storage errors (kNotFound, kCorruption,
+// kIOError, kBusy, kNotSupported) are 3. Every code of a storage::Status has one here, so a caller of
+// the engine can tell a locked store from a failing disk. An ok Status allocates nothing.
 #ifndef SIFT_ENGINE_STATUS_H_
 #define SIFT_ENGINE_STATUS_H_
 
@@ -26,6 +27,10 @@ class [[nodiscard]] Status {
     kNotFound,         // a store or stream that does not exist
     kCorruption,       // stored data that fails its checksum or cannot be decoded
     kIOError,          // the file system or the store refused an operation
+    kAlreadyExists,    // a stream that exists where a new one was asked for
+    kBusy,             // the store is locked by another process
+    kNotSupported,     // an operation the store cannot do as opened (a write to a read-only store) or
+                       // data it cannot read (a format version this build does not know)
   };
 
   Status() = default;  // ok
@@ -46,6 +51,15 @@ class [[nodiscard]] Status {
   static Status IOError(std::string_view what, std::string_view where, std::string_view why) {
     return Status(Code::kIOError, what, where, why);
   }
+  static Status AlreadyExists(std::string_view what, std::string_view where, std::string_view why) {
+    return Status(Code::kAlreadyExists, what, where, why);
+  }
+  static Status Busy(std::string_view what, std::string_view where, std::string_view why) {
+    return Status(Code::kBusy, what, where, why);
+  }
+  static Status NotSupported(std::string_view what, std::string_view where, std::string_view why) {
+    return Status(Code::kNotSupported, what, where, why);
+  }
 
   bool ok() const { return rep_ == nullptr; }
   Code code() const { return rep_ ? rep_->code : Code::kOk; }
@@ -54,8 +68,11 @@ class [[nodiscard]] Status {
   bool IsNotFound() const { return code() == Code::kNotFound; }
   bool IsCorruption() const { return code() == Code::kCorruption; }
   bool IsIOError() const { return code() == Code::kIOError; }
+  bool IsAlreadyExists() const { return code() == Code::kAlreadyExists; }
+  bool IsBusy() const { return code() == Code::kBusy; }
+  bool IsNotSupported() const { return code() == Code::kNotSupported; }
   // Input errors are the caller's to fix; the others are the store's.
-  bool IsInputError() const { return IsInvalidArgument() || IsMalformed(); }
+  bool IsInputError() const { return IsInvalidArgument() || IsMalformed() || IsAlreadyExists(); }
 
   // What failed ("malformed record"), where ("orders.amqp: record 17, byte 1234") and why.
   std::string_view what() const { return rep_ ? std::string_view(rep_->what) : std::string_view(); }

@@ -27,11 +27,11 @@ inline Status FromStorage(const storage::Status& s, std::string_view what, std::
     case Code::kOk: return Status::OK();
     case Code::kNotFound: return Status::NotFound(what, where, why.empty() ? "not found" : why);
     case Code::kCorruption: return Status::Corruption("corrupt chunk", where, why);
-    case Code::kInvalidArgument:
-    case Code::kAlreadyExists: return Status::InvalidArgument(what, where, why);
-    case Code::kBusy: return Status::IOError(what, where, why.empty() ? "the store is in use by another process" : why);
-    case Code::kIOError:
-    case Code::kNotSupported: return Status::IOError(what, where, why);
+    case Code::kInvalidArgument: return Status::InvalidArgument(what, where, why);
+    case Code::kAlreadyExists: return Status::AlreadyExists(what, where, why.empty() ? "already exists" : why);
+    case Code::kBusy: return Status::Busy(what, where, why.empty() ? "the store is in use by another process" : why);
+    case Code::kIOError: return Status::IOError(what, where, why);
+    case Code::kNotSupported: return Status::NotSupported(what, where, why);
   }
   return Status::IOError(what, where, why);
 }

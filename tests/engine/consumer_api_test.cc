@@ -235,6 +235,23 @@ TEST_F(ConsumerApiTest, NewConsumerErrors) {
   EXPECT_TRUE(engine_->NewConsumer(options, &consumer).IsInvalidArgument());
 }
 
+// The engine keeps the storage codes a caller acts on differently: a store locked by another writer
+// (Busy) is not a failing disk (IOError), and a write to a store opened read-only is NotSupported.
+TEST_F(ConsumerApiTest, StoreErrorsKeepTheirCodes) {
+  EngineOptions options;
+  std::unique_ptr<StreamEngine> second;
+  Status s = StreamEngine::Open(folder_->path(), options, &second);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_FALSE(s.IsInputError());
+
+  options.read_only = true;
+  std::unique_ptr<StreamEngine> reader;
+  ASSERT_TRUE(StreamEngine::Open(folder_->path(), options, &reader).ok());
+  s = reader->CreateStream("fresh");
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_FALSE(s.IsInputError());
+}
+
 TEST_F(ConsumerApiTest, AppendValidatesMessages) {
   uint64_t offset = 0;
   Status s = engine_->Append("orders", std::string_view("\x00\x53\x70\xc0\x09\x01", 6), &offset);
