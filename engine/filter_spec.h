@@ -1,18 +1,14 @@
-// FilterSpec: a consumer's filter-set as given by a user or a client, compiled into one Selector.
+// FilterSpec: a consumer's filter-set as a user gives it (the `sift` filter flags, JSON, the embedding
+// API), compiled into one Selector.
 //
-// A filter-set (AMQP core part 3, section 3.5.8) is any number of filters, all of which must match:
-// SQL filter expressions (filter expressions section 6), JMS selectors, a properties filter and an
-// application-properties filter (section 4.1). The two property filters arrive here as JSON objects
-// (the `--properties` / `--application-properties` flags of `sift`): keys are field names (properties:
-// the spec's names with hyphens, "message-id"; underscores are accepted for them too, as in typed
-// JSON) or application-property keys; values are typed JSON values (docs/typed-json.md, "Filter
-// reference values": "eu-west", 42, 1.5, true, null, {"type": "ubyte", "value": 2}), a string value
-// possibly carrying the `&p:` (prefix), `&s:` (suffix) or `&&` (a literal leading `&`) modifier of
-// section 4.1.1.
-//
-// Compile() compiles every clause and ANDs them with Selector::AllOf, so the consumer reads each
-// section of a message once for all of them. The first bad clause is the error: a FilterError says
-// which clause, the byte position in its text (for the caret under an expression) and why.
+// Clauses are text: SQL filter expressions, JMS selectors, and the two property filters as JSON
+// objects (the `--properties` / `--application-properties` flags of `sift`): keys are field names
+// (properties: the spec's names with hyphens, "message-id"; underscores are accepted for them too, as
+// in typed JSON) or application-property keys; values are typed JSON values (docs/typed-json.md,
+// "Filter reference values": "eu-west", 42, 1.5, true, null, {"type": "ubyte", "value": 2}), a string
+// value possibly carrying the `&p:` (prefix), `&s:` (suffix) or `&&` (a literal leading `&`) modifier
+// of filter expressions section 4.1.1. Compile() hands them to CompileFilterSet (filter_set.h), which
+// also compiles the filters clients put on an AMQP link, naming each clause "<kind> filter N".
 #ifndef SIFT_ENGINE_FILTER_SPEC_H_
 #define SIFT_ENGINE_FILTER_SPEC_H_
 
@@ -22,33 +18,15 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/filter_set.h"
 #include "engine/status.h"
 #include "selector/selector.h"
 
 namespace sift::engine {
 
-enum class FilterKind : uint8_t {
-  kSql,                    // amqp:sql-filter
-  kJms,                    // apache.org:selector-filter:string
-  kProperties,             // amqp:properties-filter, as a JSON object
-  kApplicationProperties,  // amqp:application-properties-filter, as a JSON object
-};
-
-// "sql", "jms", "properties", "application-properties".
-std::string_view FilterKindName(FilterKind kind);
-
 struct FilterClause {
   FilterKind kind = FilterKind::kSql;
   std::string text;  // the expression, or the JSON object text
-};
-
-// Where and why a filter-set does not compile.
-struct FilterError {
-  size_t clause = 0;              // index into FilterSpec::clauses()
-  FilterKind kind = FilterKind::kSql;
-  bool has_position = false;      // `position` points into the clause text
-  size_t position = 0;            // byte offset into the clause text where the problem starts
-  std::string why;                // one sentence, without the position
 };
 
 class FilterSpec {

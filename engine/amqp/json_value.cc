@@ -703,4 +703,28 @@ bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::st
   return true;
 }
 
+bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::string& path,
+                   pn_data_t* data, std::string* error) {
+  if (json.is_array()) return Fail(path, "expected a single value, found an array", error);
+  if (json.is_object()) {
+    std::string_view name;
+    if (!HasWrapperShape(json, &name)) {
+      return Fail(path, "expected a single value, found an object that is not a typed value "
+                        "{\"type\": T, \"value\": V}",
+                  error);
+    }
+    pn_type_t type;
+    if (TypeFromName(name, &type) &&
+        (type == PN_LIST || type == PN_MAP || type == PN_ARRAY || type == PN_DESCRIBED)) {
+      return Fail(path, fmt::format("expected a single value, found a {} wrapper", name), error);
+    }
+  }
+  if (options.ulong_above_long && json.is_number_unsigned() &&
+      json.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    pn_data_put_ulong(data, json.get<uint64_t>());
+    return true;
+  }
+  return PutJson(json, kNaturalHint, path, data, error);
+}
+
 }  // namespace sift::amqp

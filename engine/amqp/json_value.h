@@ -68,6 +68,21 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
 // Decodes base64 (padding optional, no whitespace) or, when `hex`, pairs of hex digits.
 bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why);
 
+// A typed JSON scalar standing alone (a property filter's reference value): the same value forms and
+// codec rules as everywhere (docs/typed-json.md, "Values"), with these differences of shape.
+struct JsonScalarOptions {
+  // A plain integer above the long range is a ulong, its only exact AMQP type (elsewhere an error).
+  bool ulong_above_long = false;
+};
+
+// Appends at data's current position the one scalar `json` says: a plain string, integer, number,
+// boolean or null (with their natural types), or a wrapper of a scalar type. A single value is
+// required: an array, a list / map / array / described wrapper, and any object that is not a wrapper
+// (there are no plain maps here) are errors. On error returns false with *error = "<path>: <reason>"
+// ("<reason>" alone when `path` is empty).
+bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::string& path,
+                   pn_data_t* data, std::string* error);
+
 }  // namespace sift::amqp
 
 #endif  // SIFT_ENGINE_AMQP_JSON_VALUE_H_

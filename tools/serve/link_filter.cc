@@ -1,4 +1,6 @@
-// Parses a source filter-set into a selector and a start position (see link_filter.h).
+// Parses a source filter-set into a selector and a start position (see link_filter.h). Only the AMQP
+// part is here: the filter-set map, descriptors, the offset spec; the filters themselves are compiled
+// by the engine's filter-set compiler (engine/filter_set.h), as `sift`'s filter flags are.
 #include "tools/serve/link_filter.h"
 
 #include <string_view>
@@ -8,6 +10,7 @@
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/validate.h"
+#include "engine/filter_set.h"
 
 namespace sift::tools {
 namespace {
@@ -81,36 +84,6 @@ bool ParseStart(const amqp::EncodedValue& value, engine::StartPosition* start, s
   return false;
 }
 
-// The entries of a property filter's map, as selector values viewing `map`'s bytes.
-bool PropertyFields(const amqp::EncodedValue& map, bool symbol_keys,
-                    std::vector<std::pair<std::string, selector::Value>>* fields, std::string* why) {
-  if (!map.is_map()) {
-    *why = "the filter value must be a map";
-    return false;
-  }
-  amqp::Cursor elements = amqp::Cursor::Elements(map);
-  amqp::EncodedValue key, value;
-  while (elements.Next(&key)) {
-    if (!elements.Next(&value)) break;
-    std::string_view name;
-    bool is_symbol = key.GetSymbol(&name);
-    if (!is_symbol && !key.GetString(&name)) {
-      *why = std::string("a key of the map is not a ") + (symbol_keys ? "symbol" : "string");
-      return false;
-    }
-    if (value.is_compound() || value.is_described()) {
-      *why = "the reference value of '" + std::string(name) + "' is not a simple value";
-      return false;
-    }
-    fields->emplace_back(std::string(name), value.ToValue());
-  }
-  if (!elements.ok()) {
-    *why = elements.error().Message();
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::string* error) {
@@ -128,7 +101,7 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
     *error = "the filter-set is not a map";
     return false;
   }
-  std::vector<selector::Selector> parts;
+  std::vector<engine::Filter> filters;
   amqp::Cursor entries = amqp::Cursor::Elements(map);
   amqp::EncodedValue key, value;
   while (entries.Next(&key)) {
@@ -166,34 +139,17 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
           *error = where + " (" + d.text + "): the expression must be a string";
           return false;
         }
-        selector::CompileOptions options;
-        options.dialect = d.kind == Kind::kSql ? selector::Dialect::kSql : selector::Dialect::kJms;
-        selector::Selector compiled = selector::Selector::Compile(text, options);
-        if (!compiled.ok()) {
-          *error = where + " (" + d.text + "): " + compiled.error().ToString();
-          return false;
-        }
-        parts.push_back(std::move(compiled));
-        ++out->filter_count;
+        filters.push_back({d.kind == Kind::kSql ? engine::FilterKind::kSql : engine::FilterKind::kJms,
+                           engine::FilterForm::kText, std::string(text), where + " (" + d.text + ")"});
         break;
       }
       case Kind::kProperties:
       case Kind::kApplicationProperties: {
-        std::vector<std::pair<std::string, selector::Value>> fields;
-        const bool properties = d.kind == Kind::kProperties;
-        if (!PropertyFields(inner, properties, &fields, &why)) {
-          *error = where + " (" + d.text + "): " + why;
-          return false;
-        }
-        selector::Selector compiled =
-            properties ? selector::Selector::CompilePropertiesFilter(fields)
-                       : selector::Selector::CompileApplicationPropertiesFilter(fields);
-        if (!compiled.ok()) {
-          *error = where + " (" + d.text + "): " + compiled.error().ToString();
-          return false;
-        }
-        parts.push_back(std::move(compiled));
-        ++out->filter_count;
+        std::span<const uint8_t> raw = inner.raw();
+        filters.push_back({d.kind == Kind::kProperties ? engine::FilterKind::kProperties
+                                                       : engine::FilterKind::kApplicationProperties,
+                           engine::FilterForm::kAmqpMap, std::string(raw.begin(), raw.end()),
+                           where + " (" + d.text + ")"});
         break;
       }
       case Kind::kUnknown:
@@ -205,13 +161,14 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
     *error = "malformed filter-set: " + entries.error().Message();
     return false;
   }
-  if (!parts.empty()) {
-    out->selector = parts.size() == 1 ? parts[0] : selector::Selector::AllOf(parts);
-    if (!out->selector.ok()) {
-      *error = "filter-set: " + out->selector.error().ToString();
-      return false;
-    }
+  engine::FilterError compile_error;
+  if (!engine::CompileFilterSet(filters, &out->selector, &compile_error).ok()) {
+    // The selector's own error keeps its code and position ("syntax error at byte 9: ...").
+    const selector::Error& e = compile_error.selector_error;
+    *error = filters[compile_error.clause].origin + ": " + (e.ok() ? compile_error.why : e.ToString());
+    return false;
   }
+  out->filter_count = static_cast<int>(filters.size());
   return true;
 }
 
