@@ -2,13 +2,13 @@
 // (and MessageFieldSource, the selector's path) against the decode-everything baseline, Proton's
 // pn_message_decode into a reused pn_message_t then a walk of its application-properties pn_data_t.
 //
-// The messages (~400 bytes: header, properties, 8 application properties of mixed types, a 200-byte
-// data body) are built deterministically with Proton's own encoder and laid out back to back as in a
-// record file. Counters: items/s (messages), bytes/s, and heap allocations per message, counted by
+// The messages are the "orders" profile of `sift gen` (tools/synthetic/synthetic_orders.h, seed 1:
+// ~450 bytes, header, message annotations, properties, 8 application properties of mixed types, a
+// 200-byte data body), encoded by Proton's own encoder and laid out back to back as in a record file. Counters: items/s (messages), bytes/s, and heap allocations per message, counted by
 // interposing malloc / calloc / realloc in this binary (so Proton's C allocations count as well as
 // operator new). BM_DecodeToProton / BM_DecodeToProtonSynthetic measure sift's full decode into
 // pn_message_t (DecodeToProton) against pn_message_decode on the same messages, into one reused
-// pn_message_t each, on this corpus and on the "orders" and "wide" profiles of `sift gen`.
+// pn_message_t each, on this corpus and on the first 100,000 "orders" and "wide" messages.
 // BM_TypedJson: DecodeToTypedJson on the same profiles. BM_Validate: strict validation
 // (amqp::Validate) of the synthetic order profiles, bytes/s and messages/s.
 #include <benchmark/benchmark.h>
@@ -34,7 +34,7 @@
 #include "engine/amqp/validate.h"
 #include "engine/chunk_summary.h"
 #include "engine/message_field_source.h"
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 // ---- allocation counting (whole process, relaxed; the benchmark runs on one thread) ----
 extern "C" void* __libc_malloc(size_t);
@@ -59,9 +59,7 @@ extern "C" void* realloc(void* p, size_t n) {
 namespace {
 
 constexpr int kMessages = 1000000;
-constexpr std::string_view kKey = "customer";  // the 6th of 8 application properties
-
-pn_bytes_t Bytes(std::string_view s) { return pn_bytes(s.size(), s.data()); }
+constexpr std::string_view kKey = "customer";  // the 5th of 8 application properties
 
 struct Corpus {
   std::vector<uint8_t> records;                 // length-prefixed, as in a record file
@@ -72,52 +70,14 @@ struct Corpus {
 const Corpus& GetCorpus() {
   static const Corpus* corpus = [] {
     auto* c = new Corpus;
-    pn_message_t* msg = pn_message();
-    std::vector<char> buf(4096);
-    std::string body(200, 'b');
-    static const char* kRegions[] = {"eu-west", "us-east", "ap-south", "eu-central"};
+    std::unique_ptr<sift::synthetic::SyntheticOrders> orders;
+    if (!sift::synthetic::SyntheticOrders::Create({}, &orders).ok()) std::abort();
+    std::string message;
     for (int i = 0; i < kMessages; ++i) {
-      pn_message_clear(msg);
-      pn_message_set_durable(msg, i % 2 == 0);
-      pn_message_set_priority(msg, static_cast<uint8_t>(i % 10));
-      pn_atom_t id;
-      id.type = PN_ULONG;
-      id.u.as_ulong = static_cast<uint64_t>(i);
-      pn_message_set_id(msg, id);
-      pn_message_set_address(msg, "orders.created");
-      pn_message_set_subject(msg, "order");
-      pn_message_set_content_type(msg, "application/octet-stream");
-      pn_message_set_creation_time(msg, 1764460800000 + i);
-      pn_data_t* ap = pn_message_properties(msg);
-      pn_data_put_map(ap);
-      pn_data_enter(ap);
-      pn_data_put_string(ap, Bytes("region"));
-      pn_data_put_string(ap, Bytes(kRegions[i % 4]));
-      pn_data_put_string(ap, Bytes("amount"));
-      pn_data_put_long(ap, 1000 + i % 5000);
-      pn_data_put_string(ap, Bytes("price"));
-      pn_data_put_double(ap, 19.99 + i % 100);
-      pn_data_put_string(ap, Bytes("vip"));
-      pn_data_put_bool(ap, i % 7 == 0);
-      pn_data_put_string(ap, Bytes("tier"));
-      pn_data_put_ubyte(ap, static_cast<uint8_t>(i % 3));
-      const std::string customer = "customer-" + std::to_string(i % 100000);
-      pn_data_put_string(ap, Bytes(kKey));
-      pn_data_put_string(ap, Bytes(customer));
-      pn_data_put_string(ap, Bytes("placed_at"));
-      pn_data_put_timestamp(ap, 1764460000000 + i);
-      pn_data_put_string(ap, Bytes("quantity"));
-      pn_data_put_int(ap, i % 50);
-      pn_data_exit(ap);
-      for (int k = 0; k < 200; ++k) body[k] = static_cast<char>('a' + (i + k) % 26);
-      pn_message_set_inferred(msg, true);
-      pn_data_t* b = pn_message_body(msg);
-      pn_data_put_binary(b, Bytes(body));
-      size_t size = buf.size();
-      if (pn_message_encode(msg, buf.data(), &size) != 0) std::abort();
-      sift::amqp::AppendRecord({reinterpret_cast<const uint8_t*>(buf.data()), size}, &c->records);
+      if (!orders->Encode(static_cast<uint64_t>(i), &message).ok()) std::abort();
+      sift::amqp::AppendRecord({reinterpret_cast<const uint8_t*>(message.data()), message.size()},
+                               &c->records);
     }
-    pn_message_free(msg);
     sift::amqp::RecordFileReader reader;
     reader.OpenBytes(c->records, "corpus");
     std::span<const uint8_t> m;
@@ -130,7 +90,7 @@ const Corpus& GetCorpus() {
   return *corpus;
 }
 
-// The messages a run reads: all 1,000,000 distinct ones (426 MB, streamed from memory), or, with
+// The messages a run reads: all 1,000,000 distinct ones (~450 MB, streamed from memory), or, with
 // state.range(0) = N < 1,000,000, the first N repeated in order up to 1,000,000 reads (cache-resident
 // when N is small: isolates the per-message CPU cost from memory bandwidth).
 const std::vector<std::span<const uint8_t>>& Messages(int distinct) {
@@ -260,10 +220,10 @@ BENCHMARK(BM_ProtonDecode)->Arg(kMessages)->Arg(10000)->Arg(1)->Unit(benchmark::
 // DecodeToTypedJson (one pass from the bytes to the typed JSON text) over synthetic messages of one
 // profile: 0 = "orders", 1 = "wide". Per-message time is the inverse of items_per_second.
 void BM_TypedJson(benchmark::State& state) {
-  sift::engine::SyntheticOrdersOptions options;
+  sift::synthetic::SyntheticOrdersOptions options;
   options.profile = state.range(0) == 0 ? "orders" : "wide";
-  std::unique_ptr<sift::engine::SyntheticOrders> orders;
-  if (!sift::engine::SyntheticOrders::Create(options, &orders).ok()) {
+  std::unique_ptr<sift::synthetic::SyntheticOrders> orders;
+  if (!sift::synthetic::SyntheticOrders::Create(options, &orders).ok()) {
     state.SkipWithError("no such profile");
     return;
   }
@@ -325,7 +285,7 @@ void BM_DecodeToProton(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeToProton)->Arg(kMessages)->Arg(10000)->Arg(1)->Unit(benchmark::kMillisecond);
 
-// ---- the synthetic profiles of `sift gen` (engine/synthetic_orders.h) ----
+// ---- the synthetic profiles of `sift gen` (tools/synthetic/synthetic_orders.h) ----
 
 constexpr int kSyntheticMessages = 100000;
 
@@ -334,10 +294,10 @@ const std::vector<std::span<const uint8_t>>& SyntheticMessages(const std::string
   static std::map<std::string, std::pair<std::string, std::vector<std::span<const uint8_t>>>> cache;
   auto& [bytes, spans] = cache[profile];
   if (spans.empty()) {
-    sift::engine::SyntheticOrdersOptions options;
+    sift::synthetic::SyntheticOrdersOptions options;
     options.profile = profile;
-    std::unique_ptr<sift::engine::SyntheticOrders> gen;
-    if (!sift::engine::SyntheticOrders::Create(options, &gen).ok()) std::abort();
+    std::unique_ptr<sift::synthetic::SyntheticOrders> gen;
+    if (!sift::synthetic::SyntheticOrders::Create(options, &gen).ok()) std::abort();
     std::string one;
     std::vector<size_t> sizes;
     for (int i = 0; i < kSyntheticMessages; ++i) {
@@ -445,7 +405,7 @@ BENCHMARK_CAPTURE(BM_ChunkSummary, orders, std::string("orders"))->Unit(benchmar
 BENCHMARK_CAPTURE(BM_ChunkSummary, wide, std::string("wide"))->Unit(benchmark::kMillisecond);
 
 // Strict validation (amqp::Validate, what a message goes through before it is stored) of the
-// synthetic order profiles (engine/synthetic_orders.h, as `sift gen --profile` writes them):
+// synthetic order profiles (tools/synthetic/synthetic_orders.h, as `sift gen --profile` writes them):
 // state.range(0) = 0 for "orders" (~450 bytes), 1 for "wide" (~1.5 KB); state.range(1) distinct
 // messages laid out back to back and validated in order, repeated up to 100,000 validations per
 // iteration: 100 distinct stay in L1/L2 (the per-byte CPU cost), 100,000 (45 / 145 MB) stream from
@@ -461,10 +421,10 @@ const Profile& GetProfile(int which, int distinct) {
   static std::map<std::pair<int, int>, Profile> profiles;
   Profile& p = profiles[{which, distinct}];
   if (!p.messages.empty()) return p;
-  sift::engine::SyntheticOrdersOptions options;
+  sift::synthetic::SyntheticOrdersOptions options;
   options.profile = which == 0 ? "orders" : "wide";
-  std::unique_ptr<sift::engine::SyntheticOrders> gen;
-  if (!sift::engine::SyntheticOrders::Create(options, &gen).ok()) std::abort();
+  std::unique_ptr<sift::synthetic::SyntheticOrders> gen;
+  if (!sift::synthetic::SyntheticOrders::Create(options, &gen).ok()) std::abort();
   std::vector<size_t> ends;
   std::string m;
   for (int i = 0; i < distinct; ++i) {

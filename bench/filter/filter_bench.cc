@@ -22,7 +22,7 @@
 //                 pn_message_decode and tested by the selector on a ProtonFieldSource
 // Threads: a run with N threads splits the records (or offsets) into N contiguous ranges.
 //
-// Shapes: p8 = engine::SyntheticOrders "orders" (~450 bytes, 8 application properties), p32 =
+// Shapes: p8 = synthetic::SyntheticOrders "orders" (~450 bytes, 8 application properties), p32 =
 // "wide" (~1.5 KB, 32). Placement/selectivity: see record_buffer.h (the "customer" entry first or
 // last in the map; exactly round(N x selectivity) messages hold customer 'cust-99999');
 // "as-generated/natural" is the unmodified corpus, used for the selector shapes.

@@ -10,7 +10,7 @@
 #include "engine/amqp/message_view.h"
 #include "engine/amqp/record_file.h"
 #include "engine/amqp/validate.h"
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 namespace sift::bench {
 
@@ -113,11 +113,11 @@ uint64_t ScatterMultiplier(uint64_t n) {
 
 bool LoadBaseCorpus(std::string_view profile, size_t count, const std::string& record_file,
                     RecordBuffer* out, std::string* error) {
-  std::unique_ptr<engine::SyntheticOrders> generator;
-  engine::SyntheticOrdersOptions options;
+  std::unique_ptr<synthetic::SyntheticOrders> generator;
+  synthetic::SyntheticOrdersOptions options;
   options.profile = std::string(profile);
   options.seed = 1;
-  engine::Status status = engine::SyntheticOrders::Create(options, &generator);
+  engine::Status status = synthetic::SyntheticOrders::Create(options, &generator);
   if (!status.ok()) {
     *error = status.ToString();
     return false;

@@ -6,7 +6,7 @@
 // position only so a run can be split between threads; the loops do not read it.
 //
 // Corpora are deterministic. The base corpus of a profile is message 0..N-1 of
-// engine::SyntheticOrders(profile, seed 1): read from a record file written by `sift gen` (bench/run
+// synthetic::SyntheticOrders(profile, seed 1): read from a record file written by `sift gen` (bench/run
 // does that) or generated in-process when no file is given; both give the same bytes. Every message is
 // validated strictly (engine/amqp/validate.h) on load, so a benchmark never runs on bytes sift would
 // have refused.

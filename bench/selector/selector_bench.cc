@@ -16,9 +16,10 @@
 //                               map lookups in its pn_data_t) — what a broker that decodes every
 //                               message does
 //
-// Messages: OrderMessages (tests/engine/selector_message_view_encoder.h; ~400 bytes each, encoded by
-// Proton's pn_message_t encoder: header, message annotations, properties, 8 application properties,
-// a data body), built once, deterministically (seed 1), into one contiguous buffer, before timing.
+// Messages: synthetic orders (tools/synthetic/synthetic_orders.h, profile "orders"; ~450 bytes each,
+// encoded by Proton's pn_message_t encoder: header, message annotations, properties, 8 application
+// properties, a 200-byte data body), built once, deterministically (seed 1), into one contiguous
+// buffer, before timing.
 //
 // Counters: items/s and bytes/s (messages and their encoded bytes), time/msg (CPU time per message),
 // allocs/msg (C++ operator new calls per message; Proton's own malloc calls are not counted),
@@ -41,7 +42,7 @@
 #include "engine/message_filter.h"
 #include "selector/field_source.h"
 #include "selector/selector.h"
-#include "tests/engine/selector_message_view_encoder.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 #ifdef SIFT_COUNT_ALLOCATIONS
 #include "tests/support/allocation_counter.h"
@@ -73,12 +74,13 @@ struct Corpus {
 const Corpus& AllMessages() {
   static const Corpus corpus = [] {
     Corpus c;
-    testing::OrderMessages gen(1);
+    std::unique_ptr<synthetic::SyntheticOrders> gen;
+    if (!synthetic::SyntheticOrders::Create({}, &gen).ok()) std::abort();
     std::string one;
-    c.bytes.reserve(kMessages * 420);
+    c.bytes.reserve(kMessages * 460);
     c.offsets.push_back(0);
     for (uint64_t i = 0; i < kMessages; ++i) {
-      if (!gen.Encode(i, &one)) std::abort();
+      if (!gen->Encode(i, &one).ok()) std::abort();
       c.bytes.insert(c.bytes.end(), one.begin(), one.end());
       c.offsets.push_back(c.bytes.size());
     }

@@ -44,7 +44,7 @@ class ConsumerApiTest : public ::testing::Test {
 TEST_F(ConsumerApiTest, FilterDeliversExactlyTheMatches) {
   ConsumerOptions options;
   options.filter = Sql("region = 'eu-west' AND amount > 500");
-  EXPECT_EQ(Offsets(options), ExpectedOffsets(0, kMessages, [](const SyntheticOrder& o) {
+  EXPECT_EQ(Offsets(options), ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) {
               return o.region == "eu-west" && o.amount > 500;
             }));
 }
@@ -61,7 +61,7 @@ TEST_F(ConsumerApiTest, FilterSpecAndsAllKinds) {
   spec.AddApplicationProperties(R"({"tier": {"type": "ubyte", "value": 1}, "vip": false})");
   ConsumerOptions options;
   ASSERT_TRUE(spec.Compile(&options.filter).ok());
-  EXPECT_EQ(Offsets(options), ExpectedOffsets(0, kMessages, [](const SyntheticOrder& o) {
+  EXPECT_EQ(Offsets(options), ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) {
               return o.amount > 100 && o.priority == 4 && o.subject == "shipped" && o.tier == 1 && !o.vip;
             }));
 }
@@ -179,7 +179,7 @@ TEST_F(ConsumerApiTest, StatisticsCountScannedMatchedBytesChunks) {
   const ConsumerStats& stats = consumer->stats();
   EXPECT_EQ(stats.scanned, kMessages);
   EXPECT_EQ(stats.matched, offsets.size());
-  EXPECT_EQ(offsets, ExpectedOffsets(0, kMessages, [](const SyntheticOrder& o) { return o.vip; }));
+  EXPECT_EQ(offsets, ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.vip; }));
   StreamInfo info;
   ASSERT_TRUE(engine_->GetStreamInfo("orders", &info).ok());
   EXPECT_EQ(stats.chunks, info.chunk_count);
@@ -200,8 +200,8 @@ TEST_F(ConsumerApiTest, DeliveriesCarryBytesAndDecodeOnRequest) {
   DeliveryBatch batch;
   ASSERT_TRUE(consumer->Poll(&batch).ok());
   ASSERT_EQ(batch.size(), 3u);
-  std::unique_ptr<SyntheticOrders> orders;
-  ASSERT_TRUE(SyntheticOrders::Create({}, &orders).ok());
+  std::unique_ptr<synthetic::SyntheticOrders> orders;
+  ASSERT_TRUE(synthetic::SyntheticOrders::Create({}, &orders).ok());
   pn_message_t* message = pn_message();
   for (size_t i = 0; i < 3; ++i) {
     const Delivery& d = batch[i];
@@ -259,8 +259,8 @@ TEST_F(ConsumerApiTest, AppendValidatesMessages) {
   EXPECT_EQ(s.what(), "malformed message");
   EXPECT_TRUE(s.where().rfind("byte ", 0) == 0) << s.ToString();
   std::string good;
-  std::unique_ptr<SyntheticOrders> orders;
-  ASSERT_TRUE(SyntheticOrders::Create({}, &orders).ok());
+  std::unique_ptr<synthetic::SyntheticOrders> orders;
+  ASSERT_TRUE(synthetic::SyntheticOrders::Create({}, &orders).ok());
   ASSERT_TRUE(orders->Encode(0, &good).ok());
   std::vector<std::string_view> batch = {good, std::string_view("\x00\x53\x75\xa0\x01", 5), good};
   s = engine_->AppendBatch("orders", batch);
@@ -294,37 +294,6 @@ TEST(StreamEngineOpenTest, MissingStoreIsNotFoundWithoutCreate) {
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();
   EXPECT_EQ(s.ToString(), "cannot open store: " + folder.path() + ": no such directory");
   EXPECT_FALSE(std::filesystem::exists(folder.path()));
-}
-
-TEST(SyntheticOrdersTest, DeterministicAndDescribed) {
-  std::unique_ptr<SyntheticOrders> a, b, c;
-  SyntheticOrdersOptions options;
-  ASSERT_TRUE(SyntheticOrders::Create(options, &a).ok());
-  ASSERT_TRUE(SyntheticOrders::Create(options, &b).ok());
-  options.seed = 2;
-  ASSERT_TRUE(SyntheticOrders::Create(options, &c).ok());
-  std::string x, y, z;
-  for (uint64_t i : {0ull, 1ull, 999999ull}) {
-    ASSERT_TRUE(a->Encode(i, &x).ok());
-    ASSERT_TRUE(b->Encode(i, &y).ok());
-    ASSERT_TRUE(c->Encode(i, &z).ok());
-    EXPECT_EQ(x, y);
-    EXPECT_NE(x, z);
-  }
-  // Order of generation does not matter.
-  ASSERT_TRUE(b->Encode(5, &y).ok());
-  ASSERT_TRUE(a->Encode(4, &x).ok());
-  ASSERT_TRUE(a->Encode(5, &x).ok());
-  EXPECT_EQ(x, y);
-  pn_message_t* m = pn_message();
-  ASSERT_EQ(pn_message_decode(m, x.data(), x.size()), 0);
-  SyntheticOrder o = a->Describe(5);
-  EXPECT_EQ(pn_message_get_priority(m), o.priority);
-  EXPECT_EQ(pn_message_get_creation_time(m), o.creation_time_ms);
-  EXPECT_STREQ(pn_message_get_subject(m), std::string(o.subject).c_str());
-  pn_message_free(m);
-  options.profile = "nope";
-  EXPECT_TRUE(SyntheticOrders::Create(options, &c).IsInvalidArgument());
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Test support for the engine facade: a StreamEngine over a fresh store folder (removed afterwards)
 // holding a stream of synthetic orders, and the reference answer of a predicate over the orders'
-// generated values (engine/synthetic_orders.h) — independent of the reader and the selector.
+// generated values (tools/synthetic/synthetic_orders.h) — independent of the reader and the selector.
 #ifndef SIFT_TESTS_ENGINE_CONSUMER_TEST_SUPPORT_H_
 #define SIFT_TESTS_ENGINE_CONSUMER_TEST_SUPPORT_H_
 
@@ -16,7 +16,7 @@
 #include "engine/consumer.h"
 #include "engine/filter_spec.h"
 #include "engine/stream_engine.h"
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 namespace sift::engine::testing {
 
@@ -39,10 +39,10 @@ class StoreFolder {
 // Appends orders [first, first + count) of `seed` to `stream` in batches of `batch`.
 inline void AppendOrders(StreamEngine* engine, const std::string& stream, uint64_t first, uint64_t count,
                          uint64_t seed = 1, size_t batch = 1000) {
-  std::unique_ptr<SyntheticOrders> orders;
-  SyntheticOrdersOptions options;
+  std::unique_ptr<synthetic::SyntheticOrders> orders;
+  synthetic::SyntheticOrdersOptions options;
   options.seed = seed;
-  ASSERT_TRUE(SyntheticOrders::Create(options, &orders).ok());
+  ASSERT_TRUE(synthetic::SyntheticOrders::Create(options, &orders).ok());
   std::vector<std::string> bytes(batch);
   std::vector<std::string_view> views;
   for (uint64_t i = first; i < first + count;) {
@@ -59,10 +59,10 @@ inline void AppendOrders(StreamEngine* engine, const std::string& stream, uint64
 
 template <typename Predicate>
 std::vector<uint64_t> ExpectedOffsets(uint64_t first, uint64_t count, Predicate predicate, uint64_t seed = 1) {
-  std::unique_ptr<SyntheticOrders> orders;
-  SyntheticOrdersOptions options;
+  std::unique_ptr<synthetic::SyntheticOrders> orders;
+  synthetic::SyntheticOrdersOptions options;
   options.seed = seed;
-  EXPECT_TRUE(SyntheticOrders::Create(options, &orders).ok());
+  EXPECT_TRUE(synthetic::SyntheticOrders::Create(options, &orders).ok());
   std::vector<uint64_t> out;
   for (uint64_t i = first; i < first + count; ++i) {
     if (predicate(orders->Describe(i))) out.push_back(i);

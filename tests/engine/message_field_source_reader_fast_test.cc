@@ -23,7 +23,7 @@
 #include "engine/message_field_source.h"
 #include "tests/engine/amqp/test_messages.h"
 #include "tests/engine/field_refs.h"
-#include "tests/engine/selector_message_view_encoder.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 namespace sift::engine {
 namespace {
@@ -575,10 +575,13 @@ std::vector<ByteVector> BaseMessages() {
     out.push_back(testing::RichMessage(n));
     out.push_back(Cat({testing::RichMessage(n + 10), footer}));
   }
-  selector::testing::OrderMessages orders(3);
+  synthetic::SyntheticOrdersOptions options;
+  options.seed = 3;
+  std::unique_ptr<synthetic::SyntheticOrders> orders;
+  if (!synthetic::SyntheticOrders::Create(options, &orders).ok()) return out;
   std::string one;
   for (uint64_t i = 0; i < 6; ++i) {
-    if (!orders.Encode(i, &one)) continue;
+    if (!orders->Encode(i, &one).ok()) continue;
     out.emplace_back(one.begin(), one.end());
   }
   return out;

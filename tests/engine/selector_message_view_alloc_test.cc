@@ -3,8 +3,8 @@
 // on 100,000 messages through engine::MessageFieldSource (over engine::amqp::MessageView) makes no
 // heap allocation at all — for the messages it rejects and for those it accepts.
 //
-// Messages are OrderMessages (tests/engine/selector_message_view_encoder.h: ~400 bytes, encoded by
-// Proton's pn_message_t encoder, 8 application properties), encoded before counting starts. Each selector is first warmed
+// Messages are synthetic orders (tools/synthetic/synthetic_orders.h, profile "orders": ~450 bytes,
+// encoded by Proton's pn_message_t encoder, 8 application properties), encoded before counting starts. Each selector is first warmed
 // up on 10,000 other messages (another seed): allocation that happens once, while a context's scratch
 // or re2's lazily built DFA reach their steady state, is not per-message cost; what is measured is
 // 100,000 messages the selector has not seen. The selectors cover every
@@ -22,8 +22,8 @@
 
 #include "engine/message_field_source.h"
 #include "selector/selector.h"
-#include "tests/engine/selector_message_view_encoder.h"
 #include "tests/support/allocation_counter.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 namespace sift::selector {
 namespace {
@@ -31,12 +31,15 @@ namespace {
 constexpr uint64_t kMessages = 100000;
 constexpr uint64_t kWarmUp = 10000;
 
-// `count` order messages of `seed` (OrderMessages), encoded once.
+// `count` order messages of `seed`, encoded once.
 std::vector<std::string> Encode(uint64_t seed, uint64_t count) {
   std::vector<std::string> out(count);
-  testing::OrderMessages gen(seed);
+  synthetic::SyntheticOrdersOptions options;
+  options.seed = seed;
+  std::unique_ptr<synthetic::SyntheticOrders> gen;
+  if (!synthetic::SyntheticOrders::Create(options, &gen).ok()) return {};
   for (uint64_t i = 0; i < count; ++i) {
-    if (!gen.Encode(i, &out[i])) return {};
+    if (!gen->Encode(i, &out[i]).ok()) return {};
   }
   return out;
 }

@@ -10,19 +10,18 @@
 // symbols. Every AMQP type of TestValue is encoded as that type (arrays take their first element's
 // type).
 //
-// OrderMessages builds realistic ~400-byte "order" messages with Proton's pn_message_t encoder, for
-// the allocation test and the selector benchmark: message `index` of a seed is a pure function of
-// both (SplitMix64), identical on every machine. Header-only; it needs Proton, so only the tests
-// under tests/engine and bench/selector include it.
+// This is not an order generator (realistic order messages come from tools/synthetic): it encodes
+// arbitrary test messages, every AMQP type in every section, including the edge cases a realistic
+// generator never produces (delivery annotations, footers, decimals, uuids, nested lists, maps and
+// arrays, holes in the header and properties lists). Header-only; it needs Proton, so only the tests
+// under tests/engine include it.
 #ifndef SIFT_TESTS_ENGINE_SELECTOR_MESSAGE_VIEW_ENCODER_H_
 #define SIFT_TESTS_ENGINE_SELECTOR_MESSAGE_VIEW_ENCODER_H_
 
 #include <proton/codec.h>
 #include <proton/message.h>
 
-#include <cinttypes>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -250,123 +249,6 @@ inline bool EncodeTestMessage(const TestMessage& message, std::vector<uint8_t>* 
   pn_data_free(data);
   return true;
 }
-
-
-// Deterministic order messages (~400 bytes, encoded by pn_message_encode): header (durable, priority,
-// ttl on "created"), message annotation x-opt-partition (int), properties (message-id
-// "order-NNNNNNNN", to "orders", subject, content-type, creation-time), 8 application properties —
-// region (string, skewed), color (string, 8 uniform), amount (long 1..1000), price (double),
-// customer (string "cust-NNNNN"), vip (boolean, ~5%), tier (ubyte 0..3), ordered_at (timestamp) —
-// and a ~200-byte JSON data body.
-class OrderMessages {
- public:
-  explicit OrderMessages(uint64_t seed) : seed_(seed), message_(pn_message()) {}
-  ~OrderMessages() { pn_message_free(message_); }
-  OrderMessages(const OrderMessages&) = delete;
-  OrderMessages& operator=(const OrderMessages&) = delete;
-
-  // Replaces *out with the encoded message number `index`; false if Proton fails to encode.
-  bool Encode(uint64_t index, std::string* out) {
-    static constexpr const char* kRegions[] = {"eu-west", "us-east", "eu-central", "us-west",
-                                               "ap-south", "ap-northeast", "sa-east", "af-south"};
-    static constexpr int kRegionWeights[] = {25, 25, 15, 12, 10, 8, 4, 1};
-    static constexpr const char* kColors[] = {"red", "green", "blue", "yellow", "black", "white", "purple", "orange"};
-    static constexpr const char* kSubjects[] = {"created", "paid", "shipped", "delivered", "cancelled", "refunded"};
-    static constexpr int kSubjectWeights[] = {40, 25, 20, 10, 4, 1};
-    uint64_t state = seed_ * 0x9E3779B97F4A7C15ull + index;
-    auto next = [&state] {
-      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      return z ^ (z >> 31);
-    };
-    auto below = [&](uint64_t n) { return next() % n; };
-    auto weighted = [&](const int* weights, int count) {
-      int r = static_cast<int>(below(100));
-      for (int i = 0; i < count; ++i) {
-        if (r < weights[i]) return i;
-        r -= weights[i];
-      }
-      return count - 1;
-    };
-    const char* region = kRegions[weighted(kRegionWeights, 8)];
-    const char* color = kColors[below(8)];
-    const char* subject = kSubjects[weighted(kSubjectWeights, 6)];
-    const int64_t amount = 1 + static_cast<int64_t>(below(1000));
-    const double price = 0.5 + static_cast<double>(below(99950)) / 100.0;
-    const unsigned customer = static_cast<unsigned>(below(50000));
-    const bool vip = below(100) < 5;
-    const uint8_t tier = static_cast<uint8_t>(below(4));
-    const uint64_t p = below(100);
-    const uint8_t priority = p < 70 ? 4 : p < 80 ? 9 : static_cast<uint8_t>(p % 10);
-    const int64_t created = 1764460800000 + static_cast<int64_t>(index) * 10 + static_cast<int64_t>(below(10));
-    const int64_t ordered_at = created - static_cast<int64_t>(below(3600000));
-
-    pn_message_t* m = message_;
-    pn_message_clear(m);
-    pn_message_set_durable(m, vip || below(100) < 90);
-    pn_message_set_priority(m, priority);
-    if (std::strcmp(subject, "created") == 0) pn_message_set_ttl(m, 60000);
-    pn_data_t* ma = pn_message_annotations(m);
-    pn_data_put_map(ma);
-    pn_data_enter(ma);
-    pn_data_put_symbol(ma, pn_bytes(15, "x-opt-partition"));
-    pn_data_put_int(ma, static_cast<int32_t>(below(8)));
-    pn_data_exit(ma);
-    char text[64];
-    int n = std::snprintf(text, sizeof text, "order-%08" PRIu64, index);
-    pn_msgid_t id;
-    id.type = PN_STRING;
-    id.u.as_bytes = pn_bytes(static_cast<size_t>(n), text);
-    pn_message_set_id(m, id);
-    pn_message_set_address(m, "orders");
-    pn_message_set_subject(m, subject);
-    pn_message_set_content_type(m, "application/json");
-    pn_message_set_creation_time(m, created);
-    pn_data_t* ap = pn_message_properties(m);
-    pn_data_put_map(ap);
-    pn_data_enter(ap);
-    auto key = [&](const char* k) { pn_data_put_string(ap, pn_bytes(std::strlen(k), k)); };
-    auto str = [&](const char* v) { pn_data_put_string(ap, pn_bytes(std::strlen(v), v)); };
-    key("region");
-    str(region);
-    key("color");
-    str(color);
-    key("amount");
-    pn_data_put_long(ap, amount);
-    key("price");
-    pn_data_put_double(ap, price);
-    key("customer");
-    std::snprintf(text, sizeof text, "cust-%05u", customer);
-    str(text);
-    key("vip");
-    pn_data_put_bool(ap, vip);
-    key("tier");
-    pn_data_put_ubyte(ap, tier);
-    key("ordered_at");
-    pn_data_put_timestamp(ap, ordered_at);
-    pn_data_exit(ap);
-    char body[256];
-    int body_size = std::snprintf(body, sizeof body,
-                                  "{\"id\":%" PRIu64 ",\"customer\":\"cust-%05u\",\"region\":\"%s\",\"items\":"
-                                  "[{\"sku\":\"SKU-%04u\",\"qty\":%u}],\"amount\":%" PRId64 ",\"price\":%.2f,"
-                                  "\"note\":\"deterministic synthetic order for selector tests and benchmarks\"}",
-                                  index, customer, region, static_cast<unsigned>(below(10000)),
-                                  1 + static_cast<unsigned>(below(5)), amount, price);
-    pn_data_t* b = pn_message_body(m);
-    pn_data_put_binary(b, pn_bytes(static_cast<size_t>(body_size), body));
-    pn_message_set_inferred(m, true);  // a binary body with inferred set is a data section
-    out->resize(1024);
-    size_t size = out->size();
-    if (pn_message_encode(m, out->data(), &size) != 0) return false;
-    out->resize(size);
-    return true;
-  }
-
- private:
-  uint64_t seed_;
-  pn_message_t* message_;
-};
 
 }  // namespace sift::selector::testing
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 #include "tests/tools/cli_runner.h"
 
 namespace sift::testing {
@@ -27,10 +27,10 @@ class CliOfflineTest : public ::testing::Test {
   // Offsets of the generated messages for which `predicate` holds, from the generator's own values.
   template <typename Predicate>
   std::vector<std::string> Expected(Predicate predicate) {
-    std::unique_ptr<engine::SyntheticOrders> orders;
-    engine::SyntheticOrdersOptions options;
+    std::unique_ptr<synthetic::SyntheticOrders> orders;
+    synthetic::SyntheticOrdersOptions options;
     options.seed = 7;
-    EXPECT_TRUE(engine::SyntheticOrders::Create(options, &orders).ok());
+    EXPECT_TRUE(synthetic::SyntheticOrders::Create(options, &orders).ok());
     std::vector<std::string> offsets;
     for (uint64_t i = 0; i < kMessages; ++i) {
       if (predicate(orders->Describe(i))) offsets.push_back(std::to_string(i));
@@ -227,16 +227,16 @@ TEST_F(CliOfflineTest, ExplainPrintsThePlanOnStdout) {
 TEST_F(CliOfflineTest, FilterOffsetsMatchTheGeneratedValues) {
   CliResult r = Sift("filter -e \"region = 'eu-west' AND amount > 500\" orders.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.OutLines(), Expected([](const engine::SyntheticOrder& o) { return o.region == "eu-west" && o.amount > 500; }));
+  EXPECT_EQ(r.OutLines(), Expected([](const synthetic::SyntheticOrder& o) { return o.region == "eu-west" && o.amount > 500; }));
   EXPECT_TRUE(r.err.empty());
 }
 
 TEST_F(CliOfflineTest, FilterReadsStdin) {
   CliResult r = RunSift("filter -e \"color = 'purple'\" -f count -", dir_->path(), Path("orders.amqp"));
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, std::to_string(Expected([](const engine::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
+  EXPECT_EQ(r.out, std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
   r = RunShell("cat orders.amqp | " + Quote(SiftBinary()) + " filter -e \"color = 'purple'\" -f count", dir_->path());
-  EXPECT_EQ(r.out, std::to_string(Expected([](const engine::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
+  EXPECT_EQ(r.out, std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
 }
 
 TEST_F(CliOfflineTest, FilterWithoutFiltersMatchesEverything) {
@@ -258,7 +258,7 @@ TEST_F(CliOfflineTest, FiltersAreAnded) {
   CliResult r = Sift("filter -e \"amount > 900\" --jms \"JMSType = 'paid'\" "
                      "--application-properties '{\"region\": \"&p:eu-\"}' --properties '{\"to\": \"orders\"}' orders.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.OutLines(), Expected([](const engine::SyntheticOrder& o) {
+  EXPECT_EQ(r.OutLines(), Expected([](const synthetic::SyntheticOrder& o) {
               return o.amount > 900 && o.subject == "paid" && o.region.substr(0, 3) == "eu-";
             }));
 }
@@ -266,11 +266,11 @@ TEST_F(CliOfflineTest, FiltersAreAnded) {
 TEST_F(CliOfflineTest, PropertyFilterModifiers) {
   CliResult r = Sift("filter --application-properties '{\"region\": \"&s:-west\", \"vip\": true}' orders.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.OutLines(), Expected([](const engine::SyntheticOrder& o) {
+  EXPECT_EQ(r.OutLines(), Expected([](const synthetic::SyntheticOrder& o) {
               return o.vip && (o.region == "eu-west" || o.region == "us-west");
             }));
   r = Sift("filter --application-properties '{\"tier\": {\"type\": \"ubyte\", \"value\": 2}}' -f count orders.amqp");
-  EXPECT_EQ(r.out, std::to_string(Expected([](const engine::SyntheticOrder& o) { return o.tier == 2; }).size()) + "\n");
+  EXPECT_EQ(r.out, std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.tier == 2; }).size()) + "\n");
   r = Sift("filter --properties '{\"message_id\": \"order-00000042\"}' orders.amqp");
   EXPECT_EQ(r.out, "42\n") << r.err;
 }
@@ -278,7 +278,7 @@ TEST_F(CliOfflineTest, PropertyFilterModifiers) {
 TEST_F(CliOfflineTest, FilterCountLimitsMatches) {
   CliResult r = Sift("filter -e \"vip\" -c 3 orders.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> all = Expected([](const engine::SyntheticOrder& o) { return o.vip; });
+  std::vector<std::string> all = Expected([](const synthetic::SyntheticOrder& o) { return o.vip; });
   ASSERT_GE(all.size(), 3u);
   EXPECT_EQ(r.OutLines(), std::vector<std::string>(all.begin(), all.begin() + 3));
 }
@@ -286,7 +286,7 @@ TEST_F(CliOfflineTest, FilterCountLimitsMatches) {
 TEST_F(CliOfflineTest, FilterJsonOutputIsTypedJsonWithOffsets) {
   CliResult r = Sift("filter -e \"vip AND tier = 3\" -f json orders.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> expected = Expected([](const engine::SyntheticOrder& o) { return o.vip && o.tier == 3; });
+  std::vector<std::string> expected = Expected([](const synthetic::SyntheticOrder& o) { return o.vip && o.tier == 3; });
   std::vector<std::string> lines = r.OutLines();
   ASSERT_EQ(lines.size(), expected.size());
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -305,7 +305,7 @@ TEST_F(CliOfflineTest, FilterAmqpOutputIsARecordFileOfTheMatches) {
   std::vector<std::string> all = Records(ReadFile(Path("orders.amqp")));
   std::vector<std::string> matched = Records(ReadFile(Path("red.amqp")));
   std::vector<std::string> expected_offsets =
-      Expected([](const engine::SyntheticOrder& o) { return o.color == "red" && o.price < 100; });
+      Expected([](const synthetic::SyntheticOrder& o) { return o.color == "red" && o.price < 100; });
   ASSERT_EQ(matched.size(), expected_offsets.size());
   for (size_t i = 0; i < matched.size(); ++i) EXPECT_EQ(matched[i], all[std::stoul(expected_offsets[i])]);
   // The output is itself a valid input: filtering it again keeps every record.
@@ -317,7 +317,7 @@ TEST_F(CliOfflineTest, FilterJsonLinesInput) {
   ASSERT_EQ(Sift("cat orders.amqp > orders.jsonl").exit_code, 0);
   CliResult r = Sift("filter --format json -e \"region = 'us-east' AND NOT vip\" orders.jsonl");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.OutLines(), Expected([](const engine::SyntheticOrder& o) { return o.region == "us-east" && !o.vip; }));
+  EXPECT_EQ(r.OutLines(), Expected([](const synthetic::SyntheticOrder& o) { return o.region == "us-east" && !o.vip; }));
 }
 
 TEST_F(CliOfflineTest, FilterStatsLineOnStderr) {

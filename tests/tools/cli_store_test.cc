@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 #include "tests/support/chunk_corruption.h"
 #include "tests/tools/cli_runner.h"
 
@@ -44,10 +44,10 @@ class CliStoreTest : public ::testing::Test {
 
   template <typename Predicate>
   std::vector<std::string> Expected(Predicate predicate, uint64_t from = 0, uint64_t to = kMessages) {
-    std::unique_ptr<engine::SyntheticOrders> orders;
-    engine::SyntheticOrdersOptions options;
+    std::unique_ptr<synthetic::SyntheticOrders> orders;
+    synthetic::SyntheticOrdersOptions options;
     options.seed = 3;
-    EXPECT_TRUE(engine::SyntheticOrders::Create(options, &orders).ok());
+    EXPECT_TRUE(synthetic::SyntheticOrders::Create(options, &orders).ok());
     std::vector<std::string> offsets;
     for (uint64_t i = from; i < to; ++i) {
       if (predicate(orders->Describe(i))) offsets.push_back(std::to_string(i));
@@ -161,7 +161,7 @@ TEST_F(CliStoreTest, ReplayAgreesWithFilter) {
   CliResult filter = Sift("filter " + selector + " orders.amqp");
   EXPECT_EQ(replay.exit_code, 0) << replay.err;
   EXPECT_EQ(replay.out, filter.out);
-  EXPECT_EQ(replay.OutLines(), Expected([](const engine::SyntheticOrder& o) {
+  EXPECT_EQ(replay.OutLines(), Expected([](const synthetic::SyntheticOrder& o) {
               return o.region == "eu-west" && o.amount > 500 && o.priority >= 4;
             }));
 }
@@ -191,7 +191,7 @@ TEST_F(CliStoreTest, ReplayEndsAndCounts) {
   EXPECT_EQ(Sift("replay --store store --stream orders --until e@0").exit_code, 1);
   EXPECT_EQ(Sift("replay --store store --stream orders --until e@99999999999999 -f count").out,
             std::to_string(kMessages) + "\n");
-  const std::vector<std::string> vip = Expected([](const engine::SyntheticOrder& o) { return o.vip; });
+  const std::vector<std::string> vip = Expected([](const synthetic::SyntheticOrder& o) { return o.vip; });
   ASSERT_GE(vip.size(), 4u);
   EXPECT_EQ(Sift("replay --store store --stream orders -e vip -c 4").OutLines(),
             std::vector<std::string>(vip.begin(), vip.begin() + 4));

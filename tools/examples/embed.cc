@@ -11,7 +11,7 @@
 
 #include "engine/filter_spec.h"
 #include "engine/stream_engine.h"
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 namespace {
 
@@ -35,9 +35,10 @@ int main(int argc, char** argv) {
   if (!s.ok()) return Fail(s);
   if (!(s = engine->CreateStream("orders")).ok()) return Fail(s);
 
-  // 2. Append: any AMQP 1.0 encoded message; here, synthetic orders.
-  std::unique_ptr<SyntheticOrders> orders;
-  if (!(s = SyntheticOrders::Create({}, &orders)).ok()) return Fail(s);
+  // 2. Append: any AMQP 1.0 encoded message; here, synthetic orders (tools/synthetic, a support
+  // library of the examples, tests and benchmarks; the engine does not carry it).
+  std::unique_ptr<sift::synthetic::SyntheticOrders> orders;
+  if (!(s = sift::synthetic::SyntheticOrders::Create({}, &orders)).ok()) return Fail(s);
   std::vector<std::string> messages(1000);
   for (uint64_t i = 0; i < messages.size(); ++i) {
     if (!(s = orders->Encode(i, &messages[i])).ok()) return Fail(s);
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
   }
   pn_message_free(decoded);
   for (uint64_t i = 0; i < messages.size(); ++i) {
-    SyntheticOrder o = orders->Describe(i);
+    sift::synthetic::SyntheticOrder o = orders->Describe(i);
     if (o.region == "eu-west" && o.amount > 500 && o.color.substr(0, 2) == "bl") ++expected;
   }
   const ConsumerStats& stats = consumer->stats();

@@ -1,12 +1,12 @@
 // `sift gen --count N [--seed S] [--profile NAME] [--start-time MS] [-o FILE]`: a deterministic
-// synthetic record file of order messages (engine/synthetic_orders.h) for demos, tests and benchmarks.
-// The same flags always give the same bytes. Refuses to write binary records to a terminal.
+// synthetic record file of order messages (tools/synthetic/synthetic_orders.h) for demos, tests and
+// benchmarks. The same flags always give the same bytes. Refuses to write binary records to a terminal.
 #include <CLI/CLI.hpp>
 
 #include <memory>
 #include <string>
 
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 #include "tools/sift/command.h"
 #include "tools/sift/output.h"
 
@@ -16,13 +16,13 @@ namespace {
 struct GenOptions {
   uint64_t count = 0;
   uint64_t first = 0;
-  engine::SyntheticOrdersOptions orders;
+  synthetic::SyntheticOrdersOptions orders;
   std::string output = "-";
 };
 
 int RunGen(const GenOptions& options) {
-  std::unique_ptr<engine::SyntheticOrders> generator;
-  engine::Status status = engine::SyntheticOrders::Create(options.orders, &generator);
+  std::unique_ptr<synthetic::SyntheticOrders> generator;
+  engine::Status status = synthetic::SyntheticOrders::Create(options.orders, &generator);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<ByteSink> sink;
   status = ByteSink::Open(options.output, &sink);
@@ -50,7 +50,7 @@ Command AddGenCommand(CLI::App& app) {
   sub->add_option("-n,--count", options->count, "Number of messages")->required();
   sub->add_option("--seed", options->orders.seed, "Seed: equal seeds give equal bytes")->capture_default_str();
   std::string profiles;
-  for (std::string_view p : engine::SyntheticOrders::Profiles()) profiles += (profiles.empty() ? "" : ", ") + std::string(p);
+  for (std::string_view p : synthetic::SyntheticOrders::Profiles()) profiles += (profiles.empty() ? "" : ", ") + std::string(p);
   sub->add_option("--profile", options->orders.profile, "Message shape: " + profiles)->capture_default_str();
   sub->add_option("--customers", options->orders.customers, "Distinct customer values (cust-NNNNN), at least 1")
       ->capture_default_str();

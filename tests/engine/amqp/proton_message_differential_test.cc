@@ -23,7 +23,7 @@
 
 #include "engine/amqp/proton_message.h"
 #include "engine/amqp/validate.h"
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 #include "tests/engine/amqp/proton_test_messages.h"
 #include "tests/engine/amqp/reference_proton_message.h"
 #include "tests/engine/amqp/test_messages.h"
@@ -284,10 +284,10 @@ std::vector<Bytes> ValidMessages() {
   std::vector<Bytes> out;
   for (int n = 0; n < 64; ++n) out.push_back(sift::testing::RichMessage(n));
   for (std::string_view profile : {"orders", "wide", "minimal"}) {
-    engine::SyntheticOrdersOptions options;
+    synthetic::SyntheticOrdersOptions options;
     options.profile = std::string(profile);
-    std::unique_ptr<engine::SyntheticOrders> gen;
-    if (!engine::SyntheticOrders::Create(options, &gen).ok()) continue;
+    std::unique_ptr<synthetic::SyntheticOrders> gen;
+    if (!synthetic::SyntheticOrders::Create(options, &gen).ok()) continue;
     std::string bytes;
     for (uint64_t i = 0; i < 32; ++i) {
       if (!gen->Encode(i, &bytes).ok()) continue;
@@ -324,11 +324,11 @@ TEST(ProtonMessageDifferential, GeneratedMessages) {
 
 TEST(ProtonMessageDifferential, SyntheticOrders) {
   Differential d;
-  for (std::string_view profile : engine::SyntheticOrders::Profiles()) {
-    engine::SyntheticOrdersOptions options;
+  for (std::string_view profile : synthetic::SyntheticOrders::Profiles()) {
+    synthetic::SyntheticOrdersOptions options;
     options.profile = std::string(profile);
-    std::unique_ptr<engine::SyntheticOrders> gen;
-    ASSERT_TRUE(engine::SyntheticOrders::Create(options, &gen).ok());
+    std::unique_ptr<synthetic::SyntheticOrders> gen;
+    ASSERT_TRUE(synthetic::SyntheticOrders::Create(options, &gen).ok());
     Counts c;
     std::string bytes;
     for (uint64_t i = 0; i < 5000; ++i) {

@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/amqp/proton_message.h"
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 #include "tests/engine/amqp/reference_proton_message.h"
 #include "tests/engine/amqp/test_messages.h"
 
@@ -54,10 +54,10 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 
 std::vector<Bytes> Profile(const std::string& profile, int count) {
-  engine::SyntheticOrdersOptions options;
+  synthetic::SyntheticOrdersOptions options;
   options.profile = profile;
-  std::unique_ptr<engine::SyntheticOrders> gen;
-  EXPECT_TRUE(engine::SyntheticOrders::Create(options, &gen).ok());
+  std::unique_ptr<synthetic::SyntheticOrders> gen;
+  EXPECT_TRUE(synthetic::SyntheticOrders::Create(options, &gen).ok());
   std::vector<Bytes> out;
   std::string bytes;
   for (int i = 0; i < count; ++i) {

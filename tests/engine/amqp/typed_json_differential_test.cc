@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/amqp/typed_json.h"
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 #include "tests/engine/amqp/proton_test_messages.h"
 #include "tests/engine/amqp/reference_typed_json.h"
 #include "tests/engine/amqp/test_messages.h"
@@ -519,11 +519,11 @@ TEST(TypedJsonDifferential, FuzzCorpora) {
 
 TEST(TypedJsonDifferential, SyntheticOrders) {
   Tally tally;
-  for (std::string_view profile : engine::SyntheticOrders::Profiles()) {
-    engine::SyntheticOrdersOptions options;
+  for (std::string_view profile : synthetic::SyntheticOrders::Profiles()) {
+    synthetic::SyntheticOrdersOptions options;
     options.profile = std::string(profile);
-    std::unique_ptr<engine::SyntheticOrders> orders;
-    ASSERT_TRUE(engine::SyntheticOrders::Create(options, &orders).ok());
+    std::unique_ptr<synthetic::SyntheticOrders> orders;
+    ASSERT_TRUE(synthetic::SyntheticOrders::Create(options, &orders).ok());
     std::string encoded;
     for (uint64_t i = 0; i < 2000; ++i) {
       ASSERT_TRUE(orders->Encode(i, &encoded).ok());

@@ -19,7 +19,7 @@
 
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/validate.h"
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 #include "tests/engine/amqp/proton_test_messages.h"
 #include "tests/engine/amqp/reference_validate.h"
 #include "tests/engine/amqp/test_messages.h"
@@ -254,10 +254,10 @@ inline std::vector<ByteVector> SeedCorpus(size_t generated_stride, std::string* 
     }
   }
   for (const char* profile : {"orders", "wide", "minimal"}) {
-    engine::SyntheticOrdersOptions options;
+    synthetic::SyntheticOrdersOptions options;
     options.profile = profile;
-    std::unique_ptr<engine::SyntheticOrders> orders;
-    if (!engine::SyntheticOrders::Create(options, &orders).ok()) {
+    std::unique_ptr<synthetic::SyntheticOrders> orders;
+    if (!synthetic::SyntheticOrders::Create(options, &orders).ok()) {
       *error = std::string("no synthetic profile ") + profile;
       return seeds;
     }

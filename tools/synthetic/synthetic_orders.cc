@@ -1,6 +1,6 @@
 // Synthetic order messages: field generation (pure functions of seed and index) and encoding through
 // Proton's C encoder. See synthetic_orders.h for the profiles and the determinism contract.
-#include "engine/synthetic_orders.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 #include <proton/codec.h>
 #include <proton/error.h>
@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace sift::engine {
+namespace sift::synthetic {
 namespace {
 
 constexpr std::array<std::string_view, 3> kProfiles = {"orders", "wide", "minimal"};
@@ -231,4 +231,4 @@ Status SyntheticOrders::Encode(uint64_t index, std::string* out) {
   }
 }
 
-}  // namespace sift::engine
+}  // namespace sift::synthetic

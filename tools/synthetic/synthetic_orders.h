@@ -18,8 +18,11 @@
 //
 // Thread safety: a SyntheticOrders object is not thread-safe (it reuses one Proton message); use one
 // per thread. Objects with equal options produce equal bytes.
-#ifndef SIFT_ENGINE_SYNTHETIC_ORDERS_H_
-#define SIFT_ENGINE_SYNTHETIC_ORDERS_H_
+//
+// This is a support library (sift_synthetic), not part of the engine: `sift gen`, the tests, the
+// benchmarks and the embedding example link it; an embedder of sift_engine does not carry it.
+#ifndef SIFT_TOOLS_SYNTHETIC_SYNTHETIC_ORDERS_H_
+#define SIFT_TOOLS_SYNTHETIC_SYNTHETIC_ORDERS_H_
 
 #include <cstdint>
 #include <memory>
@@ -30,7 +33,10 @@
 
 #include "engine/status.h"
 
-namespace sift::engine {
+namespace sift::synthetic {
+
+// Errors are the engine's Status values, so callers handle them like any other sift error.
+using Status = engine::Status;
 
 struct SyntheticOrdersOptions {
   // The message shape: "orders", "wide" or "minimal" (see above).
@@ -94,6 +100,6 @@ class SyntheticOrders {
   std::string body_;          // body scratch
 };
 
-}  // namespace sift::engine
+}  // namespace sift::synthetic
 
-#endif  // SIFT_ENGINE_SYNTHETIC_ORDERS_H_
+#endif  // SIFT_TOOLS_SYNTHETIC_SYNTHETIC_ORDERS_H_
