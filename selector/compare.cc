@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/utf8.h"
 #include "selector/decimal.h"
 
 namespace sift::selector {
@@ -89,28 +90,9 @@ int CompareNumbers(const Number& a, const Number& b) {
 
 std::string_view TextOf(const Value& v, char* buffer) {
   if (v.type != ValueType::kChar) return v.bytes();
-  uint32_t cp = v.u32;
-  if (cp < 0x80) {
-    buffer[0] = static_cast<char>(cp);
-    return {buffer, 1};
-  }
-  if (cp < 0x800) {
-    buffer[0] = static_cast<char>(0xC0 | (cp >> 6));
-    buffer[1] = static_cast<char>(0x80 | (cp & 0x3F));
-    return {buffer, 2};
-  }
-  if (cp < 0x10000) {
-    buffer[0] = static_cast<char>(0xE0 | (cp >> 12));
-    buffer[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    buffer[2] = static_cast<char>(0x80 | (cp & 0x3F));
-    return {buffer, 3};
-  }
-  if (cp > 0x10FFFF) cp = 0xFFFD;  // not a code point: the replacement character
-  buffer[0] = static_cast<char>(0xF0 | (cp >> 18));
-  buffer[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-  buffer[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-  buffer[3] = static_cast<char>(0x80 | (cp & 0x3F));
-  return {buffer, 4};
+  size_t n = base::EncodeUtf8(v.u32, buffer);
+  if (n == 0) n = base::EncodeUtf8(0xFFFD, buffer);  // not a scalar value: the replacement character
+  return {buffer, n};
 }
 
 namespace {

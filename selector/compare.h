@@ -86,7 +86,8 @@ inline bool ToNumber(const Value& v, Number* out) {
 // Three-way comparison of numbers: -1, 0, 1, or 2 when unordered (a NaN is involved).
 int CompareNumbers(const Number& a, const Number& b);
 
-// The text bytes of a text-class value; a char is encoded into `buffer` (4 bytes).
+// The text bytes of a text-class value; a char is encoded into `buffer` (4 bytes) as UTF-8, or as
+// U+FFFD when it is not a Unicode scalar value (a surrogate, or above U+10FFFF).
 std::string_view TextOf(const Value& v, char* buffer);
 
 // Which rules a comparison follows where the two languages part (docs/selector-semantics.md):

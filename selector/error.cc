@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "base/utf8.h"
+
 namespace sift::selector {
 
 std::string_view ErrorCodeName(ErrorCode code) {
@@ -60,7 +62,7 @@ std::string Error::Format(std::string_view expression) const {
   // One caret column per code point before the position: skip UTF-8 continuation bytes, keep tabs.
   for (size_t i = line_start; i < pos && i < line_start + line.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(expression[i]);
-    if ((c & 0xC0) == 0x80) continue;
+    if (base::IsUtf8Continuation(c)) continue;
     out += c == '\t' ? '\t' : ' ';
   }
   out += '^';

@@ -5,9 +5,10 @@
 #include <cstring>
 #include <limits>
 
+#include "base/hex.h"
+#include "base/utf8.h"
 #include "selector/compare.h"
 #include "selector/date_time.h"
-#include "selector/lexer.h"
 
 namespace sift::selector {
 
@@ -19,7 +20,7 @@ size_t CodePointCount(std::string_view text) {
       ++i;
       continue;
     }
-    size_t len = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(text.data() + i), text.size() - i);
+    size_t len = base::Utf8SequenceLength(text, i);
     i += len == 0 ? 1 : len;
   }
   return n;
@@ -33,7 +34,7 @@ size_t CodePointOffset(std::string_view text, size_t n) {
       ++i;
       continue;
     }
-    size_t len = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(text.data() + i), text.size() - i);
+    size_t len = base::Utf8SequenceLength(text, i);
     i += len == 0 ? 1 : len;
   }
   return i;
@@ -131,8 +132,6 @@ Value Concat(std::string_view a, std::string_view b, EvalContext& context) {
 }
 
 Value JmsId(const Value& v, bool correlation, EvalContext& context) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  static constexpr char kLowerHex[] = "0123456789abcdef";
   switch (v.type) {
     case ValueType::kMissing:
     case ValueType::kNull: return v;
@@ -167,9 +166,8 @@ Value JmsId(const Value& v, bool correlation, EvalContext& context) {
       int p = 0;
       for (int i = 0; i < 16; ++i) {
         if (i == 4 || i == 6 || i == 8 || i == 10) buf[p++] = '-';
-        unsigned char c = static_cast<unsigned char>(v.data[i]);
-        buf[p++] = kLowerHex[c >> 4];
-        buf[p++] = kLowerHex[c & 15];
+        base::EncodeHex(v.data + i, 1, buf + p, base::HexCase::kLower);
+        p += 2;
       }
       return Concat("ID:AMQP_UUID:", std::string_view(buf, 36), context);
     }
@@ -177,11 +175,7 @@ Value JmsId(const Value& v, bool correlation, EvalContext& context) {
       std::string_view prefix = "ID:AMQP_BINARY:";
       char* out = context.Allocate(prefix.size() + 2 * size_t{v.size});
       std::memcpy(out, prefix.data(), prefix.size());
-      for (uint32_t i = 0; i < v.size; ++i) {
-        unsigned char c = static_cast<unsigned char>(v.data[i]);
-        out[prefix.size() + 2 * i] = kHex[c >> 4];
-        out[prefix.size() + 2 * i + 1] = kHex[c & 15];
-      }
+      base::EncodeHex(v.data, v.size, out + prefix.size(), base::HexCase::kUpper);
       return Value::String(std::string_view(out, prefix.size() + 2 * size_t{v.size}));
     }
     default: return Value::Null();

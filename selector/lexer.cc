@@ -5,6 +5,9 @@
 #include <cstring>
 #include <string>
 
+#include "base/hex.h"
+#include "base/utf8.h"
+
 namespace sift::selector {
 namespace {
 
@@ -65,10 +68,6 @@ constexpr std::array<uint8_t, 256> kClass = MakeClassTable();
 
 inline uint8_t ClassOf(char c) { return kClass[static_cast<unsigned char>(c)]; }
 
-inline bool IsHexDigit(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 bool EqualsIgnoreCase(std::string_view a, const char* keyword) {
   size_t n = std::strlen(keyword);
   if (a.size() != n) return false;
@@ -100,37 +99,6 @@ TokenKind KeywordKind(std::string_view word) {
 }
 
 }  // namespace
-
-size_t Utf8SequenceLength(const unsigned char* s, size_t size) {
-  if (size == 0) return 0;
-  unsigned char c = s[0];
-  if (c < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (size < n) return 0;
-  for (size_t i = 1; i < n; ++i) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  // Overlong forms, surrogates and values beyond U+10FFFF are not UTF-8.
-  if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-      (cp >= 0xD800 && cp <= 0xDFFF)) {
-    return 0;
-  }
-  return n;
-}
 
 std::string_view TokenKindName(TokenKind kind) {
   switch (kind) {
@@ -208,7 +176,7 @@ bool Lexer::Next(Token* token, Error* error) {
                   "unexpected character '" + std::string(1, s[start]) + "'", error);
     case kHigh: {
       // A non-ASCII letter may start an identifier; anything else is an error.
-      if (Utf8SequenceLength(reinterpret_cast<const unsigned char*>(s + pos_), size - pos_) == 0) {
+      if (base::Utf8SequenceLength(text_, pos_) == 0) {
         return Fail(ErrorCode::kInvalidCharacter, start, 1, "invalid UTF-8 byte", error);
       }
       [[fallthrough]];
@@ -228,7 +196,7 @@ bool Lexer::Next(Token* token, Error* error) {
         if (c == kLetter || c == kDigit || c == kUnderscore || (jms && c == kDollar)) {
           ++pos_;
         } else if (c == kHigh) {
-          size_t n = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(s + pos_), size - pos_);
+          size_t n = base::Utf8SequenceLength(text_, pos_);
           if (n == 0) return Fail(ErrorCode::kInvalidCharacter, pos_, 1, "invalid UTF-8 byte", error);
           pos_ += static_cast<uint32_t>(n);
         } else {
@@ -266,7 +234,7 @@ bool Lexer::Next(Token* token, Error* error) {
           break;
         }
         if (static_cast<unsigned char>(c) >= 0x80) {
-          size_t n = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(s + pos_), size - pos_);
+          size_t n = base::Utf8SequenceLength(text_, pos_);
           if (n == 0) return Fail(ErrorCode::kInvalidCharacter, pos_, 1, "invalid UTF-8 byte in string", error);
           pos_ += static_cast<uint32_t>(n);
         } else {
@@ -297,7 +265,7 @@ bool Lexer::Next(Token* token, Error* error) {
           break;
         }
         if (static_cast<unsigned char>(c) >= 0x80) {
-          size_t n = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(s + pos_), size - pos_);
+          size_t n = base::Utf8SequenceLength(text_, pos_);
           if (n == 0) {
             return Fail(ErrorCode::kInvalidCharacter, pos_, 1, "invalid UTF-8 byte in identifier", error);
           }
@@ -428,11 +396,11 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
     pos_ += 2;
     if (jms) {
       // Java: 0x1F, 0x1FL, and hexadecimal floating point 0x1.8p3 (a 'p' exponent is required).
-      uint32_t n = run(IsHexDigit);
+      uint32_t n = run(base::IsHexDigit);
       bool point = false;
       if (pos_ < size && s[pos_] == '.') {
         ++pos_;
-        n += run(IsHexDigit);
+        n += run(base::IsHexDigit);
         point = true;
       }
       if (n == 0) return Fail(ErrorCode::kInvalidNumber, start, pos_ - start, "'0x' must be followed by hex digits", error);
@@ -450,7 +418,7 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
       return finish(TokenKind::kInteger);
     }
     uint32_t n = 0;
-    while (pos_ < size && IsHexDigit(s[pos_])) {
+    while (pos_ < size && base::IsHexDigit(s[pos_])) {
       ++pos_;
       ++n;
     }

@@ -33,9 +33,6 @@ class Lexer {
   uint32_t pos_ = 0;
 };
 
-// Length in bytes of the valid UTF-8 sequence starting at s[0] (at most `size` bytes), 0 if invalid.
-size_t Utf8SequenceLength(const unsigned char* s, size_t size);
-
 }  // namespace sift::selector
 
 #endif  // SIFT_SELECTOR_LEXER_H_

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/utf8.h"
 #include "selector/bytes_equal.h"
-#include "selector/lexer.h"
 
 namespace sift::selector {
 
@@ -33,12 +33,12 @@ struct Piece {
 std::vector<Piece> Split(std::string_view pattern, std::string_view escape) {
   std::vector<Piece> pieces;
   for (size_t i = 0; i < pattern.size();) {
-    size_t len = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(pattern.data() + i), pattern.size() - i);
+    size_t len = base::Utf8SequenceLength(pattern, i);
     if (len == 0) len = 1;
     std::string_view c = pattern.substr(i, len);
     i += len;
     if (!escape.empty() && c == escape && i < pattern.size()) {
-      size_t n = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(pattern.data() + i), pattern.size() - i);
+      size_t n = base::Utf8SequenceLength(pattern, i);
       if (n == 0) n = 1;
       pieces.push_back({Piece::kLiteral, pattern.substr(i, n)});
       i += n;
@@ -60,31 +60,6 @@ namespace {
 // Patterns up to this many code points are matched by the segment search even when they hold '_':
 // its cost per text is at most text length x pattern length, and it never allocates.
 constexpr size_t kMaxSegmentPattern = 256;
-
-// Length of the UTF-8 sequence starting at s[0] within n bytes, or 0 when it is not well formed
-// (such text never matches '_', as with re2 in UTF-8 mode).
-size_t CodePointLength(const char* s, size_t n) {
-  return Utf8SequenceLength(reinterpret_cast<const unsigned char*>(s), n);
-}
-
-bool IsValidUtf8(std::string_view text) {
-  size_t i = 0;
-  // ASCII eight bytes at a time (the common case), then code point by code point.
-  for (uint64_t w; i + 8 <= text.size(); i += 8) {
-    std::memcpy(&w, text.data() + i, 8);
-    if ((w & 0x8080808080808080ull) != 0) break;
-  }
-  while (i < text.size()) {
-    if (static_cast<unsigned char>(text[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t n = CodePointLength(text.data() + i, text.size() - i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -209,7 +184,8 @@ size_t LikeMatcher::MatchSegmentAt(const Segment& seg, std::string_view text, si
   size_t t = at + head;
   for (size_t i = head; i < seg.text.size(); ++i) {
     if (seg.one_char[i]) {
-      size_t n = t < text.size() ? CodePointLength(text.data() + t, text.size() - t) : 0;
+      // Bytes that are not well-formed UTF-8 never match '_' (as with re2 in UTF-8 mode).
+      size_t n = t < text.size() ? base::Utf8SequenceLength(text, t) : 0;
       if (n == 0) return std::string_view::npos;
       t += n;
     } else {
@@ -229,7 +205,7 @@ size_t LikeMatcher::FindSegment(const Segment& seg, std::string_view text, size_
   }
   for (size_t at = from; at < text.size(); ++at) {
     // Only code point boundaries can start a match: skip UTF-8 continuation bytes.
-    if ((static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) continue;
+    if (base::IsUtf8Continuation(static_cast<uint8_t>(text[at]))) continue;
     size_t e = MatchSegmentAt(seg, text, at);
     if (e != std::string_view::npos) {
       *end = e;
@@ -245,7 +221,7 @@ static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, si
   for (size_t i = 0; i < code_points; ++i) {
     if (at <= begin) return std::string_view::npos;
     --at;
-    while (at > begin && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+    while (at > begin && base::IsUtf8Continuation(static_cast<uint8_t>(text[at]))) --at;
   }
   return at;
 }
@@ -262,7 +238,7 @@ bool LikeMatcher::Matches(std::string_view text) const {
     case Kind::kSegments: {
       // '_' stands for one code point, so text that is not UTF-8 has no characters to match it
       // (the same answer re2 gives in UTF-8 mode); '%'-only patterns compare bytes.
-      if (has_one_ && !IsValidUtf8(text)) return false;
+      if (has_one_ && !base::IsValidUtf8(text)) return false;
       // Greedy: each segment at its earliest position after the previous one is optimal, because a
       // segment always spans the same number of code points. The first / last segments are pinned
       // when the pattern is anchored.

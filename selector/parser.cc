@@ -22,6 +22,8 @@
 #include <limits>
 #include <string>
 
+#include "base/hex.h"
+#include "base/utf8.h"
 #include "selector/ast.h"
 #include "selector/lexer.h"
 #include "selector/semantic.h"
@@ -376,7 +378,7 @@ class Parser {
       uint32_t escape;
       if (!ParsePrimary(&escape)) return false;
       std::string_view e = ast_->nodes[escape].value.bytes();
-      size_t n1 = e.empty() ? 0 : Utf8SequenceLength(reinterpret_cast<const unsigned char*>(e.data()), e.size());
+      size_t n1 = e.empty() ? 0 : base::Utf8SequenceLength(e, 0);
       if (e.empty() || n1 != e.size()) {
         return Fail(ErrorCode::kInvalidEscape, escape_token.position, escape_token.length,
                     "ESCAPE must be exactly one character, found " + Describe(escape_token));
@@ -387,15 +389,14 @@ class Parser {
       // The escape character must escape something: a pattern may not end with it.
       std::string_view p = ast_->nodes[pattern].value.bytes();
       for (size_t i = 0; i < p.size();) {
-        size_t len = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(p.data() + i), p.size() - i);
+        size_t len = base::Utf8SequenceLength(p, i);
         if (len == 0) len = 1;
         if (p.substr(i, len) == e) {
           if (i + len >= p.size()) {
             return Fail(ErrorCode::kInvalidEscape, pattern_token.position, pattern_token.length,
                         "LIKE pattern ends with its escape character " + Describe(escape_token));
           }
-          size_t next = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(p.data() + i + len),
-                                           p.size() - i - len);
+          size_t next = base::Utf8SequenceLength(p, i + len);
           i += len + (next == 0 ? 1 : next);
         } else {
           i += len;
@@ -531,13 +532,7 @@ class Parser {
       }
       case TokenKind::kBinary: {
         std::string b;
-        std::string_view raw = t.text(text_).substr(2);
-        auto hex = [](char c) {
-          return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-        };
-        for (size_t i = 0; i + 1 < raw.size(); i += 2) {
-          b += static_cast<char>(hex(raw[i]) * 16 + hex(raw[i + 1]));
-        }
+        base::DecodeHex(t.text(text_).substr(2), &b);  // the lexer let through only pairs of hex digits
         return AddLiteral(Value::Binary(ast_->Keep(b)), t, out) && Advance();
       }
       case TokenKind::kTrue: return AddLiteral(Value::Boolean(true), t, out) && Advance();

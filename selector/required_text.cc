@@ -10,6 +10,7 @@
 #include <utility>
 #include <string_view>
 
+#include "base/utf8.h"
 #include "selector/program.h"
 
 namespace sift::selector {
@@ -17,7 +18,7 @@ namespace {
 
 size_t CodePoints(std::string_view s) {
   size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  for (unsigned char c : s) n += !base::IsUtf8Continuation(c);
   return n;
 }
 

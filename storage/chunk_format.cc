@@ -3,22 +3,11 @@
 
 #include <cstring>
 
+#include "base/byte_order.h"
 #include "storage/crc32c.h"
 
 namespace sift::storage {
 namespace {
-
-void PutLE(char* p, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) {
-    p[i] = static_cast<char>(v & 0xff);
-    v >>= 8;
-  }
-}
-uint64_t GetLE(const char* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
 
 size_t VarintLength(uint64_t v) {
   size_t n = 1;
@@ -65,17 +54,17 @@ void ChunkBuilder::Add(int64_t timestamp_ms, std::string_view message) {
 std::string_view ChunkBuilder::Finish() {
   char* h = buffer_.data();
   const size_t payload = buffer_.size() - kChunkHeaderSize;
-  PutLE(h + 0, kChunkMagic, 4);
-  PutLE(h + 4, kChunkVersion, 1);
-  PutLE(h + 5, 0, 1);
-  PutLE(h + 6, kChunkHeaderSize, 2);
-  PutLE(h + 8, count_, 4);
-  PutLE(h + 12, payload, 4);
-  PutLE(h + 16, first_offset_, 8);
-  PutLE(h + 24, static_cast<uint64_t>(first_ts_), 8);
-  PutLE(h + 32, static_cast<uint64_t>(last_ts_), 8);
-  PutLE(h + 40, crc32c::Value(h + kChunkHeaderSize, payload), 4);
-  PutLE(h + 44, crc32c::Value(h, 44), 4);
+  base::StoreLE32(h, kChunkMagic);
+  h[4] = static_cast<char>(kChunkVersion);
+  h[5] = 0;
+  base::StoreLE16(h + 6, static_cast<uint16_t>(kChunkHeaderSize));
+  base::StoreLE32(h + 8, count_);
+  base::StoreLE32(h + 12, payload);
+  base::StoreLE64(h + 16, first_offset_);
+  base::StoreLE64(h + 24, static_cast<uint64_t>(first_ts_));
+  base::StoreLE64(h + 32, static_cast<uint64_t>(last_ts_));
+  base::StoreLE32(h + 40, crc32c::Value(h + kChunkHeaderSize, payload));
+  base::StoreLE32(h + 44, crc32c::Value(h, 44));
   return buffer_;
 }
 
@@ -85,28 +74,28 @@ bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* heade
     return false;
   }
   const char* h = value.data();
-  if (GetLE(h + 44, 4) != crc32c::Value(h, 44)) {
+  if (base::LoadLE32(h + 44) != crc32c::Value(h, 44)) {
     *why = "header checksum mismatch";
     return false;
   }
-  if (GetLE(h, 4) != kChunkMagic) {
+  if (base::LoadLE32(h) != kChunkMagic) {
     *why = "bad magic";
     return false;
   }
-  if (GetLE(h + 4, 1) != kChunkVersion) {
+  if (static_cast<uint8_t>(h[4]) != kChunkVersion) {
     *why = "unsupported chunk version";
     return false;
   }
-  if (GetLE(h + 6, 2) != kChunkHeaderSize || GetLE(h + 5, 1) != 0) {
+  if (base::LoadLE16(h + 6) != kChunkHeaderSize || static_cast<uint8_t>(h[5]) != 0) {
     *why = "bad header size or flags";
     return false;
   }
-  header->count = static_cast<uint32_t>(GetLE(h + 8, 4));
-  header->payload_bytes = static_cast<uint32_t>(GetLE(h + 12, 4));
-  header->first_offset = GetLE(h + 16, 8);
-  header->first_timestamp_ms = static_cast<int64_t>(GetLE(h + 24, 8));
-  header->last_timestamp_ms = static_cast<int64_t>(GetLE(h + 32, 8));
-  header->payload_crc = static_cast<uint32_t>(GetLE(h + 40, 4));
+  header->count = base::LoadLE32(h + 8);
+  header->payload_bytes = base::LoadLE32(h + 12);
+  header->first_offset = base::LoadLE64(h + 16);
+  header->first_timestamp_ms = static_cast<int64_t>(base::LoadLE64(h + 24));
+  header->last_timestamp_ms = static_cast<int64_t>(base::LoadLE64(h + 32));
+  header->payload_crc = base::LoadLE32(h + 40);
   if (header->count == 0) {
     *why = "empty chunk";
     return false;
@@ -136,19 +125,19 @@ namespace sift::storage {
 
 std::string EncodeSummaryEntry(uint32_t count, uint32_t bytes, std::string_view summary) {
   std::string entry(8 + summary.size() + 4, '\0');
-  PutLE(entry.data(), count, 4);
-  PutLE(entry.data() + 4, bytes, 4);
+  base::StoreLE32(entry.data(), count);
+  base::StoreLE32(entry.data() + 4, bytes);
   if (!summary.empty()) std::memcpy(entry.data() + 8, summary.data(), summary.size());
-  PutLE(entry.data() + 8 + summary.size(), crc32c::Value(entry.data(), 8 + summary.size()), 4);
+  base::StoreLE32(entry.data() + 8 + summary.size(), crc32c::Value(entry.data(), 8 + summary.size()));
   return entry;
 }
 
 bool DecodeSummaryEntry(std::string_view entry, uint32_t* count, uint32_t* bytes, std::string_view* summary) {
   if (entry.size() < 12) return false;
   const size_t body = entry.size() - 4;
-  if (GetLE(entry.data() + body, 4) != crc32c::Value(entry.data(), body)) return false;
-  *count = static_cast<uint32_t>(GetLE(entry.data(), 4));
-  *bytes = static_cast<uint32_t>(GetLE(entry.data() + 4, 4));
+  if (base::LoadLE32(entry.data() + body) != crc32c::Value(entry.data(), body)) return false;
+  *count = base::LoadLE32(entry.data());
+  *bytes = base::LoadLE32(entry.data() + 4);
   *summary = entry.substr(8, body - 8);
   return *count > 0;
 }

@@ -12,9 +12,10 @@
 #define SIFT_STORAGE_KEY_LAYOUT_H_
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
+
+#include "base/byte_order.h"
 
 namespace sift::storage::keys {
 
@@ -24,29 +25,6 @@ inline constexpr char kChunkPrefix = 'C';
 inline constexpr char kIndexPrefix = 'I';
 inline constexpr char kSummaryPrefix = 'M';
 inline constexpr size_t kChunkKeySize = 1 + 4 + 8;
-
-inline void PutFixed32BE(char* p, uint32_t v) {
-  for (int i = 3; i >= 0; --i) {
-    p[i] = static_cast<char>(v & 0xff);
-    v >>= 8;
-  }
-}
-inline void PutFixed64BE(char* p, uint64_t v) {
-  for (int i = 7; i >= 0; --i) {
-    p[i] = static_cast<char>(v & 0xff);
-    v >>= 8;
-  }
-}
-inline uint32_t GetFixed32BE(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-inline uint64_t GetFixed64BE(const char* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
 
 inline std::string StreamKey(std::string_view name) {
   std::string k(1, kStreamPrefix);
@@ -58,8 +36,8 @@ inline std::string StreamKey(std::string_view name) {
 inline std::string OffsetKey(char prefix, uint32_t id, uint64_t first_offset) {
   std::string k(kChunkKeySize, '\0');
   k[0] = prefix;
-  PutFixed32BE(&k[1], id);
-  PutFixed64BE(&k[5], first_offset);
+  base::StoreBE32(&k[1], id);
+  base::StoreBE64(&k[5], first_offset);
   return k;
 }
 inline std::string ChunkKey(uint32_t id, uint64_t first_offset) { return OffsetKey(kChunkPrefix, id, first_offset); }
@@ -70,22 +48,22 @@ inline std::string SummaryKey(uint32_t id, uint64_t first_offset) { return Offse
 inline std::string StreamEnd(char prefix, uint32_t id) {
   std::string k(5, '\0');
   k[0] = prefix;
-  PutFixed32BE(&k[1], id);
+  base::StoreBE32(&k[1], id);
   // id + 1 may overflow only for id 0xffffffff, which is never allocated (ids stop below it).
-  PutFixed32BE(&k[1], id + 1);
+  base::StoreBE32(&k[1], id + 1);
   return k;
 }
 inline std::string StreamBegin(char prefix, uint32_t id) {
   std::string k(5, '\0');
   k[0] = prefix;
-  PutFixed32BE(&k[1], id);
+  base::StoreBE32(&k[1], id);
   return k;
 }
 
 // Parses a chunk/index key of stream `id`; false if it is not one.
 inline bool ParseOffsetKey(std::string_view key, char prefix, uint32_t id, uint64_t* first_offset) {
-  if (key.size() != kChunkKeySize || key[0] != prefix || GetFixed32BE(key.data() + 1) != id) return false;
-  *first_offset = GetFixed64BE(key.data() + 5);
+  if (key.size() != kChunkKeySize || key[0] != prefix || base::LoadBE32(key.data() + 1) != id) return false;
+  *first_offset = base::LoadBE64(key.data() + 5);
   return true;
 }
 

@@ -17,41 +17,29 @@
 #include <system_error>
 #include <thread>
 
+#include "base/byte_order.h"
 #include "storage/chunk_format.h"
 #include "storage/crc32c.h"
 #include "storage/key_layout.h"
 #include "storage/stream_reader_impl.h"
+#include "storage/stream_record.h"
 #include "storage/stream_store_impl.h"
 
 namespace sift::storage {
 namespace {
 
 constexpr uint32_t kStoreFormatVersion = 1;
-constexpr uint8_t kStreamRecordVersion = 1;
-constexpr size_t kStreamRecordSize = 1 + 4 + 8 + 8 + 8 + 4;
 constexpr size_t kIndexEntrySize = 4 + 4 + 8 + 8 + 4;
 constexpr size_t kMaxGroupBytes = 64u << 20;  // one leader writes at most this much per group
-
-void PutLE(std::string* out, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) {
-    out->push_back(static_cast<char>(v & 0xff));
-    v >>= 8;
-  }
-}
-uint64_t GetLE(const char* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
 
 std::string EncodeIndexEntry(const ChunkMeta& m) {
   std::string v;
   v.reserve(kIndexEntrySize);
-  PutLE(&v, m.count, 4);
-  PutLE(&v, m.bytes, 4);
-  PutLE(&v, static_cast<uint64_t>(m.first_timestamp_ms), 8);
-  PutLE(&v, static_cast<uint64_t>(m.last_timestamp_ms), 8);
-  PutLE(&v, crc32c::Value(v.data(), v.size()), 4);
+  base::AppendLE32(&v, m.count);
+  base::AppendLE32(&v, m.bytes);
+  base::AppendLE64(&v, static_cast<uint64_t>(m.first_timestamp_ms));
+  base::AppendLE64(&v, static_cast<uint64_t>(m.last_timestamp_ms));
+  base::AppendLE32(&v, crc32c::Value(v.data(), v.size()));
   return v;
 }
 
@@ -138,32 +126,24 @@ class ChunkCutter {
 
 bool DecodeIndexEntry(std::string_view v, uint64_t first_offset, ChunkMeta* m) {
   if (v.size() != kIndexEntrySize) return false;
-  if (GetLE(v.data() + 24, 4) != crc32c::Value(v.data(), 24)) return false;
+  if (base::LoadLE32(v.data() + 24) != crc32c::Value(v.data(), 24)) return false;
   m->first_offset = first_offset;
-  m->count = static_cast<uint32_t>(GetLE(v.data(), 4));
-  m->bytes = static_cast<uint32_t>(GetLE(v.data() + 4, 4));
-  m->first_timestamp_ms = static_cast<int64_t>(GetLE(v.data() + 8, 8));
-  m->last_timestamp_ms = static_cast<int64_t>(GetLE(v.data() + 16, 8));
+  m->count = base::LoadLE32(v.data());
+  m->bytes = base::LoadLE32(v.data() + 4);
+  m->first_timestamp_ms = static_cast<int64_t>(base::LoadLE64(v.data() + 8));
+  m->last_timestamp_ms = static_cast<int64_t>(base::LoadLE64(v.data() + 16));
   return m->count > 0;
 }
 
 std::string EncodeStoreRecord(uint32_t next_stream_id) {
   std::string v;
-  PutLE(&v, kStoreFormatVersion, 4);
-  PutLE(&v, next_stream_id, 4);
+  base::AppendLE32(&v, kStoreFormatVersion);
+  base::AppendLE32(&v, next_stream_id);
   return v;
 }
 
 std::string EncodeStreamRecordFields(uint32_t id, const RetentionPolicy& retention, uint64_t floor) {
-  std::string v;
-  v.reserve(kStreamRecordSize);
-  PutLE(&v, kStreamRecordVersion, 1);
-  PutLE(&v, id, 4);
-  PutLE(&v, retention.max_bytes, 8);
-  PutLE(&v, static_cast<uint64_t>(retention.max_age_ms), 8);
-  PutLE(&v, floor, 8);
-  PutLE(&v, crc32c::Value(v.data(), v.size()), 4);
-  return v;
+  return EncodeStreamRecord(StreamRecord{id, retention, floor});
 }
 
 Status ValidateStreamName(std::string_view name) {
@@ -267,11 +247,11 @@ Status StreamStore::Impl::Recover() {
     return FromRocks(s, fmt::format("store '{}': read store record", path_));
   } else {
     if (value.size() != 8) return Status::Corruption(fmt::format("store '{}': store record has {} bytes, want 8", path_, value.size()));
-    const auto version = static_cast<uint32_t>(GetLE(value.data(), 4));
+    const uint32_t version = base::LoadLE32(value.data());
     if (version != kStoreFormatVersion) {
       return Status::NotSupported(fmt::format("store '{}': format version {} (this build reads {})", path_, version, kStoreFormatVersion));
     }
-    next_stream_id_ = static_cast<uint32_t>(GetLE(value.data() + 4, 4));
+    next_stream_id_ = base::LoadLE32(value.data() + 4);
   }
 
   const std::string stream_begin(1, keys::kStreamPrefix);
@@ -284,15 +264,13 @@ Status StreamStore::Impl::Recover() {
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     auto st = std::make_shared<StreamState>();
     st->name = it->key().ToString().substr(1);
-    const rocksdb::Slice v = it->value();
-    if (v.size() != kStreamRecordSize || GetLE(v.data(), 1) != kStreamRecordVersion ||
-        GetLE(v.data() + kStreamRecordSize - 4, 4) != crc32c::Value(v.data(), kStreamRecordSize - 4)) {
+    StreamRecord record;
+    if (!DecodeStreamRecord(std::string_view(it->value().data(), it->value().size()), &record)) {
       return Status::Corruption(fmt::format("store '{}': stream '{}': damaged stream record", path_, st->name));
     }
-    st->id = static_cast<uint32_t>(GetLE(v.data() + 1, 4));
-    st->retention.max_bytes = GetLE(v.data() + 5, 8);
-    st->retention.max_age_ms = static_cast<int64_t>(GetLE(v.data() + 13, 8));
-    st->floor = GetLE(v.data() + 21, 8);
+    st->id = record.id;
+    st->retention = record.retention;
+    st->floor = record.floor;
     streams_.emplace(st->name, st);
     next_stream_id_ = std::max(next_stream_id_, st->id + 1);
   }

@@ -243,8 +243,8 @@ rocksdb::DB* KeyPerMessageDb() {
     for (uint64_t i = 0; i < kScanMessages; ++i) {
       MakeMessage(i, &msg);
       std::string key(12, '\0');
-      keys::PutFixed32BE(key.data(), 1);
-      keys::PutFixed64BE(key.data() + 4, i);
+      base::StoreBE32(key.data(), 1);
+      base::StoreBE64(key.data() + 4, i);
       batch.Put(key, msg);
       if (batch.Count() == 4096) {
         Check(loader->Write(rocksdb::WriteOptions(), &batch));
@@ -311,8 +311,8 @@ ScanResult ScanKeyPerMessageOnce(rocksdb::DB* db) {
   ScanResult r;
   rocksdb::ReadOptions ro;
   std::string lower(4, '\0'), upper(4, '\0');
-  keys::PutFixed32BE(lower.data(), 1);
-  keys::PutFixed32BE(upper.data(), 2);
+  base::StoreBE32(lower.data(), 1);
+  base::StoreBE32(upper.data(), 2);
   rocksdb::Slice lo(lower), up(upper);
   ro.iterate_lower_bound = &lo;
   ro.iterate_upper_bound = &up;

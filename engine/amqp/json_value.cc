@@ -10,6 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "base/base64.h"
+#include "base/hex.h"
+#include "base/utf8.h"
+
 namespace sift::amqp {
 namespace {
 
@@ -96,24 +100,6 @@ std::string_view KindOf(const Json& json) {
 
 // --- text forms of the byte-carrying types --------------------------------------------------------
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool HexDecode(std::string_view text, std::string* out) {
-  if (text.size() % 2 != 0) return false;
-  out->clear();
-  for (size_t i = 0; i < text.size(); i += 2) {
-    int hi = HexDigit(text[i]), lo = HexDigit(text[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out->push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return true;
-}
-
 bool ParseUuid(std::string_view text, pn_uuid_t* uuid) {
   if (text.size() != 36) return false;
   int n = 0;
@@ -122,7 +108,7 @@ bool ParseUuid(std::string_view text, pn_uuid_t* uuid) {
       if (text[i] != '-') return false;
       continue;
     }
-    int hi = HexDigit(text[i]);
+    int hi = base::HexDigitValue(text[i]);
     if (hi < 0) return false;
     if (n % 2 == 0) {
       uuid->bytes[n / 2] = static_cast<char>(hi << 4);
@@ -131,28 +117,6 @@ bool ParseUuid(std::string_view text, pn_uuid_t* uuid) {
     }
     ++n;
   }
-  return true;
-}
-
-// The single code point `text` holds (strict UTF-8, no overlong forms), or false.
-bool Utf8SingleCodePoint(std::string_view text, uint32_t* cp) {
-  if (text.empty()) return false;
-  auto b = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
-  size_t n;
-  uint32_t v;
-  if (b(0) < 0x80) { n = 1; v = b(0); }
-  else if ((b(0) & 0xE0) == 0xC0) { n = 2; v = b(0) & 0x1F; }
-  else if ((b(0) & 0xF0) == 0xE0) { n = 3; v = b(0) & 0x0F; }
-  else if ((b(0) & 0xF8) == 0xF0) { n = 4; v = b(0) & 0x07; }
-  else return false;
-  if (text.size() != n) return false;
-  for (size_t i = 1; i < n; ++i) {
-    if ((b(i) & 0xC0) != 0x80) return false;
-    v = (v << 6) | (b(i) & 0x3F);
-  }
-  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (v < kMin[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return false;
-  *cp = v;
   return true;
 }
 
@@ -293,7 +257,7 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       if (v.is_number_integer()) {
         if (!IntegerInRange(v, 0, UINT32_MAX, name, path, &bits, error)) return false;
         cp = static_cast<uint32_t>(bits);
-      } else if (!v.is_string() || !Utf8SingleCodePoint(v.get_ref<const std::string&>(), &cp)) {
+      } else if (!v.is_string() || !base::DecodeSingleCodePoint(v.get_ref<const std::string&>(), &cp)) {
         return Fail(path, fmt::format("char value must be a one-character string, found {}",
                                       v.is_string() ? v.dump() : std::string(KindOf(v))),
                     error);
@@ -307,7 +271,7 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       size_t width = type == PN_DECIMAL32 ? 4 : type == PN_DECIMAL64 ? 8 : 16;
       std::string raw;
       if (!GetText(v, name, path, &text, error)) return false;
-      if (text->size() != width * 2 || !HexDecode(*text, &raw)) {
+      if (text->size() != width * 2 || !base::DecodeHex(*text, &raw)) {
         return Fail(path, fmt::format("{} value must be {} hex digits (the raw IEEE 754 encoding, "
                                       "big-endian), found {}", name, width * 2, v.dump()),
                     error);
@@ -654,53 +618,21 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
 
 bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why) {
   if (hex) {
-    if (!HexDecode(text, out)) {
+    if (!base::DecodeHex(text, out)) {
       *why = "binary value with \"encoding\": \"hex\" must be pairs of hex digits";
       return false;
     }
     return true;
   }
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  size_t end = text.size();
-  size_t padding = 0;
-  while (end > 0 && text[end - 1] == '=' && padding < 2) {
-    --end;
-    ++padding;
+  base::Base64Error error;
+  if (base::DecodeBase64(text, out, &error)) return true;
+  if (error.reason == base::Base64Error::Reason::kBadCharacter) {
+    *why = fmt::format("binary value is not valid base64 (character {} at {})",
+                       Json(std::string(1, text[error.position])).dump(), error.position);
+  } else {
+    *why = fmt::format("binary value is not valid base64 ({})", base::Base64ReasonText(error.reason));
   }
-  if (padding > 0 && text.size() % 4 != 0) {
-    *why = "binary value is not valid base64 (bad padding)";
-    return false;
-  }
-  out->clear();
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < end; ++i) {
-    int v = value(text[i]);
-    if (v < 0) {
-      *why = fmt::format("binary value is not valid base64 (character {} at {})",
-                         Json(std::string(1, text[i])).dump(), i);
-      return false;
-    }
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  // A final group of one character carries fewer than 8 bits; leftover bits must be zero (RFC 4648 3.5).
-  if (end % 4 == 1 || (acc & ((1u << bits) - 1)) != 0) {
-    *why = "binary value is not valid base64 (truncated final group)";
-    return false;
-  }
-  return true;
+  return false;
 }
 
 bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::string& path,

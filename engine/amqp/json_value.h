@@ -65,7 +65,8 @@ enum class MapKeys { kAnnotations, kStrings };
 bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data,
                    std::string* error);
 
-// Decodes base64 (padding optional, no whitespace) or, when `hex`, pairs of hex digits.
+// Decodes base64 by base/base64.h's reading rule (either alphabet, padding optional, no whitespace)
+// or, when `hex`, pairs of hex digits.
 bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why);
 
 // A typed JSON scalar standing alone (a property filter's reference value): the same value forms and

@@ -27,12 +27,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/base64.h"
+#include "base/hex.h"
+#include "base/utf8.h"
 #include "engine/amqp/coding.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/json_value.h"
 #include "engine/amqp/type_codes.h"
 #include "engine/amqp/typed_json.h"
-#include "engine/amqp/utf8.h"
 
 namespace sift::amqp {
 namespace {
@@ -243,35 +245,8 @@ struct EscapeTable {
 };
 constexpr EscapeTable kEscape;
 
-// The length of the well-formed UTF-8 sequence at s[i] (i < n, s[i] >= 0x80), or 0 when there is
-// none; then *bad is how many bytes one U+FFFD replaces (nlohmann's decoder, serializer.hpp: the
-// bytes before the first one that cannot continue the sequence, at least one).
-size_t Utf8Sequence(const uint8_t* s, size_t i, size_t n, size_t* bad) {
-  Utf8Lead lead;
-  if (!ReadUtf8Lead(s[i], &lead)) {
-    *bad = 1;
-    return 0;
-  }
-  const size_t len = static_cast<size_t>(lead.continuation) + 1;
-  const uint8_t lo = lead.lo, hi = lead.hi;
-  for (size_t k = 1; k < len; ++k) {
-    if (i + k >= n) {  // the string ends inside the sequence
-      *bad = n - i;
-      return 0;
-    }
-    const uint8_t c = s[i + k];
-    const bool ok = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
-    if (!ok) {
-      *bad = k;
-      return 0;
-    }
-  }
-  return len;
-}
-
 // Appends `text` as a JSON string, as nlohmann's dump(-1, ' ', false, replace) writes it.
 void AppendJsonString(std::string_view text, JsonText* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   const auto* s = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
   out->push_back('"');
@@ -310,22 +285,24 @@ void AppendJsonString(std::string_view text, JsonText* out) {
           esc[1] = 'u';
           esc[2] = '0';
           esc[3] = '0';
-          esc[4] = kHex[b >> 4];
-          esc[5] = kHex[b & 15];
+          esc[4] = base::HexDigit(b >> 4, base::HexCase::kLower);
+          esc[5] = base::HexDigit(b, base::HexCase::kLower);
           len = 6;
       }
       out->append(esc, len);
       ++i;
       continue;
     }
-    size_t bad = 0;
-    const size_t len = Utf8Sequence(s, i, n, &bad);
+    // A sequence that is not well formed becomes one U+FFFD for the bytes before the first one that
+    // cannot continue it (at least one byte), as nlohmann's serializer.hpp replaces it.
+    size_t valid_prefix = 0;
+    const size_t len = base::CheckUtf8Sequence(s + i, n - i, &valid_prefix);
     if (len > 0) {
       out->append(text.data() + i, len);
       i += len;
     } else {
       out->append("\xEF\xBF\xBD");
-      i += bad;
+      i += std::max<size_t>(valid_prefix, 1);
     }
   }
   out->push_back('"');
@@ -349,68 +326,14 @@ void AppendDouble(double d, JsonText* out) {
 }
 
 void AppendHex(const uint8_t* p, size_t n, JsonText* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t i = 0; i < n; ++i) {
-    out->push_back(kHex[p[i] >> 4]);
-    out->push_back(kHex[p[i] & 15]);
-  }
+  base::EncodeHex(p, n, out->Room(2 * n), base::HexCase::kLower);
+  out->commit(2 * n);
 }
 
 void AppendBase64(const uint8_t* p, size_t n, JsonText* out) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  // Twelve bits at a time: each entry is the two characters of a 12-bit group.
-  static constexpr auto kPairs = [] {
-    std::array<std::array<char, 2>, 4096> t{};
-    for (int v = 0; v < 4096; ++v) t[v] = {kAlphabet[v >> 6], kAlphabet[v & 63]};
-    return t;
-  }();
-  const size_t at = out->size();
-  out->resize(at + (n + 2) / 3 * 4);
-  char* o = out->data() + at;
-  size_t i = 0;
-  for (; i + 3 <= n; i += 3) {
-    const uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8) | p[i + 2];
-    std::memcpy(o, kPairs[v >> 12].data(), 2);
-    std::memcpy(o + 2, kPairs[v & 4095].data(), 2);
-    o += 4;
-  }
-  if (n - i == 1) {
-    const uint32_t v = uint32_t{p[i]} << 16;
-    *o++ = kAlphabet[v >> 18];
-    *o++ = kAlphabet[(v >> 12) & 63];
-    *o++ = '=';
-    *o++ = '=';
-  } else if (n - i == 2) {
-    const uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8);
-    *o++ = kAlphabet[v >> 18];
-    *o++ = kAlphabet[(v >> 12) & 63];
-    *o++ = kAlphabet[(v >> 6) & 63];
-    *o++ = '=';
-  }
-}
-
-// A Unicode scalar value as UTF-8 (json_value.cc's Utf8Encode); false for surrogates and beyond.
-bool AppendCodePoint(uint32_t cp, std::string* out) {
-  if (cp >= 0xD800 && cp <= 0xDFFF) return false;
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp <= 0x10FFFF) {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    return false;
-  }
-  return true;
+  const size_t size = base::Base64EncodedSize(n);
+  base::EncodeBase64(p, n, out->Room(size));
+  out->commit(size);
 }
 
 // --- the writer ----------------------------------------------------------------------------------
@@ -584,9 +507,9 @@ void Writer::WriteScalar(const Value& v, const Hint& hint) {
       }
       break;
     case ValueType::kChar: {
-      std::string text;
-      if (AppendCodePoint(v.u32, &text)) {
-        AppendJsonString(text, &out_);
+      char utf8[4];
+      if (const size_t len = base::EncodeUtf8(v.u32, utf8); len > 0) {
+        AppendJsonString(std::string_view(utf8, len), &out_);
       } else {
         AppendUnsigned(v.u32, &out_);
         plain_ok = false;

@@ -23,13 +23,13 @@
 #include <cstring>
 #include <string_view>
 
+#include "base/utf8.h"
 #include "engine/amqp/coding.h"
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/field_types.h"
 #include "engine/amqp/message_view.h"
 #include "engine/amqp/type_codes.h"
-#include "engine/amqp/utf8.h"
 
 namespace sift::amqp {
 
@@ -41,8 +41,6 @@ constexpr bool IsAnnotationKeyCode(uint8_t c) {
   return internal::IsSymbolCode(c) || internal::IsULongCode(c);
 }
 constexpr bool IsPropertyKeyCode(uint8_t c) { return internal::IsStringCode(c); }
-
-constexpr bool IsCharValue(uint32_t cp) { return cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff); }
 
 bool IsBody(SectionKind k) {
   return k == SectionKind::kData || k == SectionKind::kAmqpSequence ||
@@ -85,45 +83,8 @@ inline bool AsciiOk(const uint8_t* p, size_t n, const uint8_t* readable) {
   return any < 0x80;
 }
 
-// RFC 3629 UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF): ASCII a word at a time,
-// anything else one sequence at a time with the explaining walk's rules.
-bool Utf8Sequences(const uint8_t* p, size_t n) {
-  const uint8_t* const end = p + n;
-  while (p < end) {
-    const size_t left = static_cast<size_t>(end - p);
-    if (left >= 8) {
-      const uint64_t high = Load8(p) & kHighBits;
-      if (high == 0) {
-        p += 8;
-        continue;
-      }
-      if constexpr (std::endian::native == std::endian::little) {
-        p += std::countr_zero(high) >> 3;  // the first byte with its high bit set
-      }
-    } else {
-      uint8_t tail = 0;
-      for (size_t i = 0; i < left; ++i) tail |= p[i];
-      if (tail < 0x80) return true;
-    }
-    const uint8_t b0 = *p;
-    if (b0 < 0x80) {
-      ++p;
-      continue;
-    }
-    Utf8Lead lead;
-    if (!ReadUtf8Lead(b0, &lead)) return false;
-    const int k = lead.continuation;
-    if (end - p <= k || p[1] < lead.lo || p[1] > lead.hi) return false;
-    for (int i = 2; i <= k; ++i) {
-      if ((p[i] & 0xc0) != 0x80) return false;
-    }
-    p += k + 1;
-  }
-  return true;
-}
-
 inline bool Utf8Ok(const uint8_t* p, size_t n, const uint8_t* readable) {
-  return AsciiOk(p, n, readable) || Utf8Sequences(p, n);
+  return AsciiOk(p, n, readable) || base::IsValidUtf8(p, n);
 }
 
 // True when each of the n bytes at p is 0 or 1 (an array of booleans).
@@ -196,7 +157,7 @@ inline const uint8_t* Elements(const uint8_t* p, const uint8_t* end, uint32_t co
       const uint8_t* text = p + 2;
       p = text + p[1];
       if (kind == ValueKind::kBinary || AsciiOk(text, text[-1], end)) continue;
-      if (kind == ValueKind::kSymbol || !Utf8Sequences(text, text[-1])) return nullptr;
+      if (kind == ValueKind::kSymbol || !base::IsValidUtf8(text, text[-1])) return nullptr;
       continue;
     }
     p = Value(p, end, depth, 0);
@@ -248,7 +209,7 @@ const uint8_t* Array(uint8_t c, const uint8_t* p, const uint8_t* limit, int dept
     if (ek == ValueKind::kBoolean) return BooleansOk(q, bytes) ? end : nullptr;
     if (ek == ValueKind::kChar) {
       for (; q < end; q += 4) {
-        if (!IsCharValue(LoadU32(q))) return nullptr;
+        if (!base::IsUnicodeScalar(LoadU32(q))) return nullptr;
       }
     }
     return end;
@@ -272,7 +233,7 @@ const uint8_t* Payload(uint8_t c, const uint8_t* p, const uint8_t* limit, int de
     case ValueKind::kBoolean:
       return left >= 1 && p[0] <= 1 ? p + 1 : nullptr;
     case ValueKind::kChar:
-      return left >= 4 && IsCharValue(LoadU32(p)) ? p + 4 : nullptr;
+      return left >= 4 && base::IsUnicodeScalar(LoadU32(p)) ? p + 4 : nullptr;
     case ValueKind::kList0:
       return depth < kMaxNestingDepth ? p : nullptr;
     case ValueKind::kBinary: {
@@ -493,7 +454,7 @@ class Validator {
 
   bool Char(const uint8_t* p) {
     const uint32_t cp = LoadU32(p);
-    if (IsCharValue(cp)) return true;
+    if (base::IsUnicodeScalar(cp)) return true;
     return Fail(DecodeError::Make(DecodeErrorCode::kInvalidChar, Off(p), code::kChar, cp));
   }
 
@@ -504,7 +465,8 @@ class Validator {
     return true;
   }
 
-  // RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
+  // RFC 3629 UTF-8 (base/utf8.h), naming the first byte that breaks it: the lead byte when it cannot
+  // start a sequence or the text ends inside one, else the continuation byte out of range.
   bool Utf8(uint8_t c, const uint8_t* p, const uint8_t* end) {
     while (p < end) {
       const uint8_t b0 = *p;
@@ -512,8 +474,8 @@ class Validator {
         ++p;
         continue;
       }
-      Utf8Lead lead;
-      if (!ReadUtf8Lead(b0, &lead)) {
+      base::Utf8Lead lead;
+      if (!base::ReadUtf8Lead(b0, &lead)) {
         return Fail(DecodeError::Make(DecodeErrorCode::kInvalidUtf8, Off(p), c, b0));
       }
       const int n = lead.continuation;
@@ -524,7 +486,7 @@ class Validator {
         return Fail(DecodeError::Make(DecodeErrorCode::kInvalidUtf8, Off(p + 1), c, p[1]));
       }
       for (int i = 2; i <= n; ++i) {
-        if ((p[i] & 0xc0) != 0x80) {
+        if (!base::IsUtf8Continuation(p[i])) {
           return Fail(DecodeError::Make(DecodeErrorCode::kInvalidUtf8, Off(p + i), c, p[i]));
         }
       }

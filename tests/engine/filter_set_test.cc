@@ -140,7 +140,8 @@ TEST(FilterSet, ReferenceValuesFollowTheMessageCodecRules) {
       {R"({"type": "binary", "value": "YWI"})", true},        // padding is optional
       {R"({"type": "binary", "value": "YWI="})", true},
       {R"({"type": "binary", "value": "YWJ="})", false},      // unused bits of the last group not zero
-      {R"({"type": "binary", "value": "-_8="})", false},      // the URL-safe alphabet is not base64
+      {R"({"type": "binary", "value": "-_8="})", true},       // the URL-safe alphabet reads as the standard one
+      {R"({"type": "binary", "value": "-_9="})", false},      // ... with the unused bits checked the same way
       {R"({"type": "binary", "value": "Y"})", false},
       {R"({"type": "binary", "value": "0aFF", "encoding": "hex"})", true},
       {R"({"type": "binary", "value": "0aF", "encoding": "hex"})", false},

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "base/utf8.h"
 #include "tools/sift/command.h"
 
 namespace sift::tools {
@@ -45,7 +46,7 @@ std::string CaretLines(std::string_view text, size_t position) {
   out += "\n  ";
   for (size_t i = line_start; i < position; ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    if ((c & 0xC0) == 0x80) continue;  // a UTF-8 continuation byte: same column
+    if (base::IsUtf8Continuation(c)) continue;  // same column
     out += c == '\t' ? '\t' : ' ';
   }
   out += "^\n";
@@ -75,7 +76,7 @@ bool CompileFilterFlags(const FilterFlags& flags, selector::Selector* out) {
       return p == std::string::npos ? size_t{0} : p + 1;
     }();
     for (size_t i = line_start; i < error.position && i < clause.text.size(); ++i) {
-      if ((static_cast<unsigned char>(clause.text[i]) & 0xC0) != 0x80) ++column;
+      if (!base::IsUtf8Continuation(static_cast<uint8_t>(clause.text[i]))) ++column;
     }
     where += " column " + std::to_string(column);
   }

@@ -242,6 +242,24 @@ TEST(TypedJson, InputConveniencesAreNormalised) {
   EXPECT_EQ(Decode(Encode(R"({"body": {"text": "hello"}})")), R"({"body":{"value":"hello"}})");
 }
 
+// Binary input follows one base64 rule (docs/typed-json.md, "binary"): either alphabet, padding
+// optional, nothing else; output is always padded standard base64.
+TEST(TypedJson, BinaryInputFollowsTheOneBase64Rule) {
+  EXPECT_EQ(BodyValue(R"({"type":"binary","value":"-_-_"})"), R"({"type":"binary","value":"+/+/"})");
+  EXPECT_EQ(BodyValue(R"({"type":"binary","value":"+_8"})"), R"({"type":"binary","value":"+/8="})");
+  EXPECT_EQ(Decode(Encode(R"({"body": {"data": "-_8="}})")), R"({"body":{"data":"+/8="}})");
+  EXPECT_EQ(EncodeError(R"({"body": {"value": {"type": "binary", "value": "AB="}}})"),
+            "line 1: body.value: binary value is not valid base64 (bad padding)");
+  EXPECT_EQ(EncodeError(R"({"body": {"value": {"type": "binary", "value": "AAAAA"}}})"),
+            "line 1: body.value: binary value is not valid base64 (truncated final group)");
+  EXPECT_EQ(EncodeError(R"({"body": {"value": {"type": "binary", "value": "AB=="}}})"),
+            "line 1: body.value: binary value is not valid base64 (unused bits of the final group are not zero)");
+  EXPECT_EQ(EncodeError(R"({"body": {"value": {"type": "binary", "value": "AA AA"}}})"),
+            "line 1: body.value: binary value is not valid base64 (character \" \" at 2)");
+  EXPECT_EQ(EncodeError(R"({"body": {"value": {"type": "binary", "value": "0g", "encoding": "hex"}}})"),
+            "line 1: body.value: binary value with \"encoding\": \"hex\" must be pairs of hex digits");
+}
+
 TEST(TypedJson, MapsThatAnObjectCannotSayUseTheMapForm) {
   // Non-string keys, and string keys whose object would read as a wrapper.
   EXPECT_EQ(BodyValue(R"({"type":"map","value":[[{"type":"int","value":1},2]]})"),
