@@ -86,9 +86,7 @@ uint64_t TextHash(std::string_view text) {
   return h;
 }
 
-uint64_t BloomBit(uint64_t hash, uint32_t probe, uint64_t bits) {
-  return (hash + probe * ((hash >> 32) | 1)) % bits;
-}
+uint64_t BloomBit(uint64_t hash, uint32_t probe, uint64_t bits) { return (hash + probe * ((hash >> 32) | 1)) % bits; }
 
 void PutVarint(std::string* out, uint64_t v) {
   while (v >= 0x80) {
@@ -174,7 +172,8 @@ bool UpperBoundOfPrefix(std::string_view prefix, std::string* out) {
 
 // a < b, bytewise: the first bytes decide most comparisons of distinct texts without a call.
 inline bool TextLess(std::string_view a, std::string_view b) {
-  if (!a.empty() && !b.empty() && a[0] != b[0]) return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
+  if (!a.empty() && !b.empty() && a[0] != b[0])
+    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
   return a < b;
 }
 
@@ -264,10 +263,10 @@ struct FieldStats {
   std::vector<uint64_t> exact_hashes;  // TextHash of each entry of `exact`
   size_t exact_bytes = 0;
   bool exact_overflow = false;
-  bool texts_ascending = true;     // every text so far >= the one before it
-  Value last;                      // the value added last, and the count it went to
+  bool texts_ascending = true;  // every text so far >= the one before it
+  Value last;                   // the value added last, and the count it went to
   uint32_t* last_count = nullptr;
-  const uint8_t* raw = nullptr;    // its encoding, when known
+  const uint8_t* raw = nullptr;  // its encoding, when known
   uint32_t raw_size = 0;
 
   // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
@@ -437,7 +436,8 @@ struct FieldStats {
         for (const std::string& t : sorted) PutBytes(&body, t);
       } else {
         body.push_back(static_cast<char>(kSetBloom));
-        const uint64_t bits = std::max<uint64_t>(64, static_cast<uint64_t>(std::ceil(hashes.size() * kBloomBitsPerText)));
+        const uint64_t bits =
+            std::max<uint64_t>(64, static_cast<uint64_t>(std::ceil(hashes.size() * kBloomBitsPerText)));
         const uint64_t bytes = (bits + 7) / 8;
         std::string filter(bytes, '\0');
         hashes.ForEach([&](uint64_t h) {
@@ -459,11 +459,12 @@ struct FieldStats {
 std::vector<FieldRef> FixedFields() {
   std::vector<FieldRef> refs;
   for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
-    refs.push_back(FieldRef{Section::kHeader, std::string(amqp::HeaderFieldName(static_cast<amqp::HeaderField>(i))), {}});
+    refs.push_back(
+        FieldRef{Section::kHeader, std::string(amqp::HeaderFieldName(static_cast<amqp::HeaderField>(i))), {}});
   }
   for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
-    refs.push_back(
-        FieldRef{Section::kProperties, std::string(amqp::PropertiesFieldName(static_cast<amqp::PropertiesField>(i))), {}});
+    refs.push_back(FieldRef{
+        Section::kProperties, std::string(amqp::PropertiesFieldName(static_cast<amqp::PropertiesField>(i))), {}});
   }
   return refs;
 }

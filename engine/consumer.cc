@@ -18,8 +18,7 @@
 namespace sift::engine {
 
 struct Consumer::Impl {
-  Impl(ConsumerOptions opts, storage::StreamStore* s)
-      : options(std::move(opts)), store(s), filter(options.filter) {}
+  Impl(ConsumerOptions opts, storage::StreamStore* s) : options(std::move(opts)), store(s), filter(options.filter) {}
 
   ConsumerOptions options;
   storage::StreamStore* store;
@@ -38,14 +37,15 @@ Status StreamEngine::NewConsumer(const ConsumerOptions& options, std::unique_ptr
   if (!options.filter.ok()) {
     return Status::InvalidArgument("bad selector", options.stream, options.filter.error().ToString());
   }
-  if (options.credit == 0) return Status::InvalidArgument("bad consumer options", options.stream, "credit must be at least 1");
+  if (options.credit == 0)
+    return Status::InvalidArgument("bad consumer options", options.stream, "credit must be at least 1");
   if (options.max_scan_per_poll == 0) {
     return Status::InvalidArgument("bad consumer options", options.stream, "max_scan_per_poll must be at least 1");
   }
   storage::ReaderOptions reader_options;
   reader_options.tailing = options.follow;
   reader_options.on_corruption = options.on_corruption == CorruptionPolicy::kSkip ? storage::CorruptionPolicy::kSkip
-                                                                                : storage::CorruptionPolicy::kStop;
+                                                                                  : storage::CorruptionPolicy::kStop;
   reader_options.fill_cache = options.fill_cache;
   if (options.end.kind == EndPosition::Kind::kOffset) reader_options.end_offset = options.end.offset;
   if (options.skip_chunks) {
@@ -122,8 +122,8 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
       // Tailing: wait for the next offset to be appended, within this poll's budget.
       const auto now = Clock::now();
       if (now >= deadline) break;
-      const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) +
-                             std::chrono::milliseconds(1);
+      const auto remaining =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) + std::chrono::milliseconds(1);
       const auto wait_start = Clock::now();
       const bool appended = impl.store->WaitForAppend(options.stream, reader.position(), remaining);
       waited += Clock::now() - wait_start;

@@ -38,7 +38,7 @@ namespace sift::engine {
 struct StartPosition {
   enum class Kind : uint8_t { kFirst, kLast, kNext, kOffset, kFromEnd, kTimestamp };
   Kind kind = Kind::kFirst;
-  uint64_t offset = 0;    // kOffset: the offset; kFromEnd: how many messages back from the end
+  uint64_t offset = 0;       // kOffset: the offset; kFromEnd: how many messages back from the end
   int64_t timestamp_ms = 0;  // kTimestamp
 
   static StartPosition First() { return {}; }
@@ -89,13 +89,13 @@ struct ConsumerOptions {
 };
 
 struct ConsumerStats {
-  uint64_t scanned = 0;         // records evaluated
-  uint64_t matched = 0;         // records delivered
-  uint64_t bytes = 0;           // bytes of the records evaluated
-  uint64_t chunks = 0;          // chunks read
-  uint64_t chunks_skipped = 0;  // corrupt chunks skipped (CorruptionPolicy::kSkip)
-  uint64_t chunks_pruned = 0;   // chunks skipped unread because their summary rules out every message
-  uint64_t bytes_pruned = 0;    // stored bytes of those chunks
+  uint64_t scanned = 0;                 // records evaluated
+  uint64_t matched = 0;                 // records delivered
+  uint64_t bytes = 0;                   // bytes of the records evaluated
+  uint64_t chunks = 0;                  // chunks read
+  uint64_t chunks_skipped = 0;          // corrupt chunks skipped (CorruptionPolicy::kSkip)
+  uint64_t chunks_pruned = 0;           // chunks skipped unread because their summary rules out every message
+  uint64_t bytes_pruned = 0;            // stored bytes of those chunks
   std::chrono::nanoseconds elapsed{0};  // time spent in Poll, waits for appends excluded
 };
 

@@ -114,8 +114,7 @@ bool MapFields(std::span<const uint8_t> encoded, bool symbol_keys, Fields* field
 }
 
 // One filter into its selector; false with *error filled (all but `clause`) when it does not compile.
-bool CompileOne(const Filter& filter, const selector::Limits& limits, selector::Selector* out,
-                FilterError* error) {
+bool CompileOne(const Filter& filter, const selector::Limits& limits, selector::Selector* out, FilterError* error) {
   error->kind = filter.kind;
   if (IsExpression(filter.kind)) {
     if (filter.form != FilterForm::kText) {
@@ -189,8 +188,8 @@ Status CompileFilterSet(std::span<const Filter> filters, selector::Selector* out
     }
     std::string where = filter.origin;
     if (error.has_position) where += ", byte " + std::to_string(error.position);
-    Status status = Status::InvalidArgument(IsExpression(filter.kind) ? "bad selector" : "bad filter",
-                                            where, error.why);
+    Status status =
+        Status::InvalidArgument(IsExpression(filter.kind) ? "bad selector" : "bad filter", where, error.why);
     *out = error.selector_error.ok() ? Refused(status) : std::move(part);  // the selector's own error
     if (error_out != nullptr) *error_out = std::move(error);
     return status;

@@ -52,13 +52,13 @@ struct Filter {
 
 // Where and why a filter-set does not compile.
 struct FilterError {
-  size_t clause = 0;              // index of the failing filter
+  size_t clause = 0;  // index of the failing filter
   FilterKind kind = FilterKind::kSql;
-  bool has_position = false;      // `position` points into the filter's text
-  size_t position = 0;            // byte offset into the text where the problem starts
-  std::string why;                // one sentence, without the position; names the key of a property filter
-  selector::Error selector_error; // the selector compiler's own error when it refused the filter
-                                  // (ok() when the filter failed before reaching it)
+  bool has_position = false;       // `position` points into the filter's text
+  size_t position = 0;             // byte offset into the text where the problem starts
+  std::string why;                 // one sentence, without the position; names the key of a property filter
+  selector::Error selector_error;  // the selector compiler's own error when it refused the filter
+                                   // (ok() when the filter failed before reaching it)
 };
 
 // Compiles `filters` into *out, ANDed with Selector::AllOf so that a consumer reads each section of a
@@ -67,8 +67,8 @@ struct FilterError {
 // (property filters), where the filter's origin plus ", byte P" when there is a position, why the
 // reason; sets *out to a selector that cannot run (ok() false: a consumer refuses it, so a caller that
 // misses the status delivers nothing rather than every message) and, when `error` is not null, fills it.
-Status CompileFilterSet(std::span<const Filter> filters, selector::Selector* out,
-                        FilterError* error = nullptr, const selector::Limits& limits = {});
+Status CompileFilterSet(std::span<const Filter> filters, selector::Selector* out, FilterError* error = nullptr,
+                        const selector::Limits& limits = {});
 
 }  // namespace sift::engine
 

@@ -50,8 +50,7 @@ class FilterSpec {
   // position; why the reason), sets *out to a selector that cannot run (ok() false: a consumer refuses
   // it, so a caller that misses the status delivers nothing rather than every message) and, when
   // `error` is not null, fills it.
-  Status Compile(selector::Selector* out, FilterError* error = nullptr,
-                 const selector::Limits& limits = {}) const;
+  Status Compile(selector::Selector* out, FilterError* error = nullptr, const selector::Limits& limits = {}) const;
 
  private:
   std::vector<FilterClause> clauses_;

@@ -174,8 +174,7 @@ Value MessageFieldSource::ResolvePath(uint32_t slot) {
   s.value = Value::Missing();
   const std::span<const uint8_t> bytes = view_->bytes();
   EncodedValue v;
-  if (amqp::ReadValue(bytes.data(), s.located, bytes.data() + bytes.size(), &v, nullptr) ==
-      nullptr) {
+  if (amqp::ReadValue(bytes.data(), s.located, bytes.data() + bytes.size(), &v, nullptr) == nullptr) {
     return s.value;  // cannot happen: the section walk read this value
   }
   for (const selector::PathStep& step : slots_[slot].path) {
@@ -261,8 +260,8 @@ void MessageFieldSource::LoadList(int section) {
   // over the list would (so a malformed one makes the whole section missing, as it would there).
   const uint32_t wanted = list_wanted_[li];
   const int last = list_last_[li];
-  uint32_t found = 0;      // indexes whose value was taken
-  uint32_t wrong = 0;      // indexes present with the wrong type: missing, no default
+  uint32_t found = 0;  // indexes whose value was taken
+  uint32_t wrong = 0;  // indexes present with the wrong type: missing, no default
   bool malformed = false;
   for (int i = 0; i <= last && static_cast<uint32_t>(i) < count; ++i) {
     if (p >= end) {
@@ -434,9 +433,8 @@ bool MessageFieldSource::Confirm(const KeyProbe& k, const uint8_t* p) const {
          (k.size <= 6 || selector::BytesEqual(p + 8, slots_[k.slot].key.data() + 6, k.size - 6));
 }
 
-const uint8_t* MessageFieldSource::GeneralKeyMatch(const uint8_t* base, const uint8_t* p,
-                                                   const uint8_t* end, const KeyProbe* probe,
-                                                   size_t probe_count, uint64_t epoch,
+const uint8_t* MessageFieldSource::GeneralKeyMatch(const uint8_t* base, const uint8_t* p, const uint8_t* end,
+                                                   const KeyProbe* probe, size_t probe_count, uint64_t epoch,
                                                    size_t* first) const {
   std::string_view text;
   bool is_text = false;
@@ -444,8 +442,7 @@ const uint8_t* MessageFieldSource::GeneralKeyMatch(const uint8_t* base, const ui
   uint64_t number = 0;
   const uint8_t* key_end = nullptr;
   const size_t left = amqp::BytesLeft(p, end);
-  if (left >= 2 && (p[0] == amqp::code::kStr8 || p[0] == amqp::code::kSym8) &&
-      size_t{p[1]} <= left - 2) {
+  if (left >= 2 && (p[0] == amqp::code::kStr8 || p[0] == amqp::code::kSym8) && size_t{p[1]} <= left - 2) {
     key_end = p + 2 + p[1];
     text = {reinterpret_cast<const char*>(p + 2), p[1]};
     is_text = true;
@@ -458,8 +455,7 @@ const uint8_t* MessageFieldSource::GeneralKeyMatch(const uint8_t* base, const ui
       if (code == amqp::code::kStr32 || code == amqp::code::kSym32) {
         text = {reinterpret_cast<const char*>(key.payload().data()), key.payload().size()};
         is_text = true;
-      } else if (code == amqp::code::kULong || code == amqp::code::kSmallULong ||
-                 code == amqp::code::kULong0) {
+      } else if (code == amqp::code::kULong || code == amqp::code::kSmallULong || code == amqp::code::kULong0) {
         is_ulong = key.GetUnsigned(&number);
       }
     }
@@ -467,8 +463,7 @@ const uint8_t* MessageFieldSource::GeneralKeyMatch(const uint8_t* base, const ui
   for (size_t j = 0; j < probe_count; ++j) {
     const KeyProbe& k = probe[j];
     if (k.found_epoch == epoch) continue;
-    if ((is_text && k.size == text.size() &&
-         std::memcmp(slots_[k.slot].key.data(), text.data(), k.size) == 0) ||
+    if ((is_text && k.size == text.size() && std::memcmp(slots_[k.slot].key.data(), text.data(), k.size) == 0) ||
         (is_ulong && k.key_is_ulong && k.ulong_key == number)) {
       *first = j;
       break;
@@ -477,9 +472,8 @@ const uint8_t* MessageFieldSource::GeneralKeyMatch(const uint8_t* base, const ui
   return key_end;
 }
 
-const uint8_t* MessageFieldSource::TakeValue(const uint8_t* base, const uint8_t* at,
-                                             const uint8_t* end, KeyProbe* probe, size_t first,
-                                             size_t* wanted) {
+const uint8_t* MessageFieldSource::TakeValue(const uint8_t* base, const uint8_t* at, const uint8_t* end,
+                                             KeyProbe* probe, size_t first, size_t* wanted) {
   KeyProbe& k = probe[first];
   SlotState& s = states_[k.slot];
   const uint8_t* next;

@@ -67,17 +67,17 @@ class MessageFieldSource : public selector::FieldSource {
   // What a slot asks for; built once.
   struct Slot {
     selector::Section section = selector::Section::kApplicationProperties;
-    int field_index = -1;            // header / properties list index; -1 for an unknown name
+    int field_index = -1;  // header / properties list index; -1 for an unknown name
     std::vector<selector::PathStep> path;
-    std::string key;                 // map sections: the key
-    bool key_is_ulong = false;       // annotations / footer: `key` is decimal text of a ulong
+    std::string key;            // map sections: the key
+    bool key_is_ulong = false;  // annotations / footer: `key` is decimal text of a ulong
     uint64_t ulong_key = 0;
   };
   // A slot's answer for the current message: what every Get() reads, kept small and apart.
   struct SlotState {
-    selector::Value value;           // the answer, final when epoch == epoch_
+    selector::Value value;             // the answer, final when epoch == epoch_
     const uint8_t* located = nullptr;  // slots with a path: the field's value before the path
-    uint64_t epoch = 0;              // epoch_ when `value` is final; 0 while a path is pending
+    uint64_t epoch = 0;                // epoch_ when `value` is final; 0 while a path is pending
   };
   // A requested key of a map section, for an in-place compare against an encoded key.
   struct KeyProbe {
@@ -89,8 +89,8 @@ class MessageFieldSource : public selector::FieldSource {
     uint64_t ulong_key = 0;
     static constexpr uint32_t kNone = UINT32_MAX;
     uint32_t next_same = kNone;  // the next probe of this section with the same key
-    bool has_path = false;     // the slot descends into the value (located, decoded later)
-    uint64_t found_epoch = 0;  // per message: epoch_ once an entry matched this probe
+    bool has_path = false;       // the slot descends into the value (located, decoded later)
+    uint64_t found_epoch = 0;    // per message: epoch_ once an entry matched this probe
   };
 
   selector::Value GetSlow(uint32_t slot);
@@ -104,16 +104,15 @@ class MessageFieldSource : public selector::FieldSource {
   // (decoded, or located for a path) and for every other probe of the same key not yet found,
   // counting them off *wanted. The value's end, or nullptr when it is malformed (slots left
   // missing).
-  const uint8_t* TakeValue(const uint8_t* base, const uint8_t* at, const uint8_t* end,
-                           KeyProbe* probe, size_t first, size_t* wanted);
+  const uint8_t* TakeValue(const uint8_t* base, const uint8_t* at, const uint8_t* end, KeyProbe* probe, size_t first,
+                           size_t* wanted);
   // LoadMap, after probe `k`'s head matched the str8 / sym8 key at p: true when `k` is not found
   // yet and the key bytes after the first 6 match too.
   bool Confirm(const KeyProbe& k, const uint8_t* p) const;
   // LoadMap, for a key not compared in place: reads the key at p and sets *first to the first
   // probe not yet found that it matches (untouched if none); the key's end, nullptr if malformed.
-  const uint8_t* GeneralKeyMatch(const uint8_t* base, const uint8_t* p, const uint8_t* end,
-                                 const KeyProbe* probe, size_t probe_count, uint64_t epoch,
-                                 size_t* first) const;
+  const uint8_t* GeneralKeyMatch(const uint8_t* base, const uint8_t* p, const uint8_t* end, const KeyProbe* probe,
+                                 size_t probe_count, uint64_t epoch, size_t* first) const;
   // LoadMap: slot `to` has the same key as `from`, found at `at`.
   void CopyFound(uint32_t from, uint32_t to, const uint8_t* at);
 
@@ -130,8 +129,8 @@ class MessageFieldSource : public selector::FieldSource {
   std::bitset<256> list_types_[2][amqp::kPropertiesFieldCount];
   std::vector<uint32_t> index_slots_[2][amqp::kPropertiesFieldCount];  // header / properties: slots by list index
   uint64_t epoch_ = 1;
-  uint32_t loaded_ = 0;                              // bit s: section s read for this message
-  bool malformed_ = false;                           // see read_malformed()
+  uint32_t loaded_ = 0;     // bit s: section s read for this message
+  bool malformed_ = false;  // see read_malformed()
   amqp::MessageView own_view_;
   const amqp::MessageView* view_ = &own_view_;
 };

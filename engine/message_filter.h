@@ -102,7 +102,7 @@ class MessageFilter {
   bool plan_use_ = true;
   uint8_t plan_order_[kMaxRequirements] = {};  // the requirements tested, plan_count_ of them
   size_t plan_count_ = 0;
-  TextPrefilter::Steps plan_steps_;             // its steps (the order is set per message)
+  TextPrefilter::Steps plan_steps_;  // its steps (the order is set per message)
   // Messages left in the current probe window (> 0: probing) or stretch.
   uint32_t probe_left_ = kProbeWindow;
   uint32_t stretch_left_ = 0;

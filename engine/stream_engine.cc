@@ -18,9 +18,7 @@
 namespace sift::engine {
 namespace {
 
-std::span<const uint8_t> Bytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
+std::span<const uint8_t> Bytes(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
 }  // namespace
 
@@ -60,7 +58,8 @@ Status StreamEngine::Open(const std::string& path, const EngineOptions& options,
   return Status::OK();
 }
 
-StreamEngine::StreamEngine(std::string path, std::unique_ptr<Impl> impl) : path_(std::move(path)), impl_(std::move(impl)) {}
+StreamEngine::StreamEngine(std::string path, std::unique_ptr<Impl> impl)
+    : path_(std::move(path)), impl_(std::move(impl)) {}
 
 StreamEngine::~StreamEngine() = default;
 
@@ -81,7 +80,8 @@ Status StreamEngine::ListStreams(std::vector<std::string>* names) const {
 Status StreamEngine::GetStreamInfo(std::string_view name, StreamInfo* info) const {
   storage::StreamInfo s;
   storage::Status st = impl_->store->GetStreamInfo(name, &s);
-  if (st.IsNotFound()) return Status::NotFound("no such stream", name, "the store " + path_ + " has no stream of that name");
+  if (st.IsNotFound())
+    return Status::NotFound("no such stream", name, "the store " + path_ + " has no stream of that name");
   if (!st.ok()) return FromStorage(st, "cannot read stream", name);
   info->name = s.name;
   info->first_offset = s.first_offset;
@@ -114,7 +114,8 @@ Status ValidateBatch(std::span<const std::string_view> messages) {
 }
 
 Status AppendOutcome(const std::string& path, std::string_view stream, const storage::Status& s) {
-  if (s.IsNotFound()) return Status::NotFound("no such stream", stream, "the store " + path + " has no stream of that name");
+  if (s.IsNotFound())
+    return Status::NotFound("no such stream", stream, "the store " + path + " has no stream of that name");
   return FromStorage(s, "cannot append", stream);
 }
 
@@ -133,14 +134,15 @@ Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::s
   if (impl_->options.validate) {
     if (Status v = ValidateBatch(messages); !v.ok()) return v;
   }
-  return AppendOutcome(path_, stream,
-                       impl_->store->IngestBatch(stream, messages, first_offset,
-                                                 prepared != nullptr ? &prepared->summaries : nullptr));
+  return AppendOutcome(
+      path_, stream,
+      impl_->store->IngestBatch(stream, messages, first_offset, prepared != nullptr ? &prepared->summaries : nullptr));
 }
 
 Status StreamEngine::PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
                                    const RangeCheck& check) const {
-  if (!check) return FromStorage(impl_->store->PrepareIngest(messages, &out->summaries), "cannot prepare a bulk append", path_);
+  if (!check)
+    return FromStorage(impl_->store->PrepareIngest(messages, &out->summaries), "cannot prepare a bulk append", path_);
   // The caller's statuses pass through storage as opaque failures; the one reported is the caller's own
   // for the first failing range (storage checks every range before it).
   std::mutex mu;
@@ -156,7 +158,6 @@ Status StreamEngine::PrepareIngest(std::span<const std::string_view> messages, I
   if (!failed.empty()) return failed.begin()->second;
   return FromStorage(s, "cannot prepare a bulk append", path_);
 }
-
 
 Status StreamEngine::Flush() { return FromStorage(impl_->store->Flush(), "cannot flush", path_); }
 

@@ -63,13 +63,13 @@ struct IngestPreparation {
 // A snapshot of one stream.
 struct StreamInfo {
   std::string name;
-  uint64_t first_offset = 0;        // oldest retained message (== next_offset when empty)
-  uint64_t next_offset = 0;         // what the next append gets
+  uint64_t first_offset = 0;  // oldest retained message (== next_offset when empty)
+  uint64_t next_offset = 0;   // what the next append gets
   uint64_t message_count = 0;
   uint64_t chunk_count = 0;
-  uint64_t bytes = 0;               // stored bytes, chunk headers included
-  int64_t first_timestamp_ms = 0;   // append time of the oldest message (0 when empty)
-  int64_t last_timestamp_ms = 0;    // append time of the newest message (0 when empty)
+  uint64_t bytes = 0;              // stored bytes, chunk headers included
+  int64_t first_timestamp_ms = 0;  // append time of the oldest message (0 when empty)
+  int64_t last_timestamp_ms = 0;   // append time of the newest message (0 when empty)
 };
 
 class StreamEngine {

@@ -25,8 +25,7 @@ int SectionKindOf(selector::Section s) {
     case selector::Section::kDeliveryAnnotations: return static_cast<int>(SectionKind::kDeliveryAnnotations);
     case selector::Section::kMessageAnnotations: return static_cast<int>(SectionKind::kMessageAnnotations);
     case selector::Section::kProperties: return static_cast<int>(SectionKind::kProperties);
-    case selector::Section::kApplicationProperties:
-      return static_cast<int>(SectionKind::kApplicationProperties);
+    case selector::Section::kApplicationProperties: return static_cast<int>(SectionKind::kApplicationProperties);
     case selector::Section::kFooter: return static_cast<int>(SectionKind::kFooter);
   }
   return static_cast<int>(SectionKind::kFooter);
@@ -65,7 +64,8 @@ const uint8_t* Sse2Find(const uint8_t* h, size_t n, const uint8_t* needle, size_
     if (i + 16 > positions) i = positions - 16;
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i + m - 1));
-    uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
+    uint32_t mask =
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
     while (mask != 0) {
       const unsigned bit = static_cast<unsigned>(__builtin_ctz(mask));
       if (MiddleMatches(h + i + bit, needle, m)) return h + i + bit;
@@ -78,8 +78,8 @@ const uint8_t* Sse2Find(const uint8_t* h, size_t n, const uint8_t* needle, size_
 // Candidate start positions i..i+31: bit k set when h[i+k] and h[i+k+m-1] are the needle's first and
 // last bytes.
 __attribute__((target("avx2"), always_inline)) inline uint32_t Avx2Candidates(const uint8_t* h, size_t i, size_t m,
-                                                                               const __m256i& first,
-                                                                               const __m256i& last) {
+                                                                              const __m256i& first,
+                                                                              const __m256i& last) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i));
   const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i + m - 1));
   return static_cast<uint32_t>(
@@ -96,16 +96,15 @@ inline const uint8_t* Confirm(const uint8_t* h, size_t i, uint64_t mask, const u
 }
 
 // Two blocks per step while they fit (one branch per 64 positions), then single blocks.
-__attribute__((target("avx2"))) const uint8_t* Avx2Find(const uint8_t* h, size_t n, const uint8_t* needle,
-                                                        size_t m) {
+__attribute__((target("avx2"))) const uint8_t* Avx2Find(const uint8_t* h, size_t n, const uint8_t* needle, size_t m) {
   if (n < m + 31) return Sse2Find(h, n, needle, m);
   const __m256i first = _mm256_set1_epi8(static_cast<char>(needle[0]));
   const __m256i last = _mm256_set1_epi8(static_cast<char>(needle[m - 1]));
   const size_t positions = n - m + 1;  // >= 32
   size_t i = 0;
   for (; i + 64 <= positions; i += 64) {
-    const uint64_t mask = Avx2Candidates(h, i, m, first, last) |
-                          (static_cast<uint64_t>(Avx2Candidates(h, i + 32, m, first, last)) << 32);
+    const uint64_t mask =
+        Avx2Candidates(h, i, m, first, last) | (static_cast<uint64_t>(Avx2Candidates(h, i + 32, m, first, last)) << 32);
     if (mask != 0) {
       if (const uint8_t* found = Confirm(h, i, mask, needle, m)) return found;
     }
@@ -147,8 +146,8 @@ TextPrefilter::TextPrefilter(std::span<const selector::RequiredText> required) :
     if (r.any_of.size() > kSearchedOneByOne) {
       bool all_short_whole_values = true;
       for (const auto& a : r.any_of) {
-        all_short_whole_values = all_short_whole_values && a.exact && a.text.size() < 256 &&
-                                 a.section == r.any_of[0].section;
+        all_short_whole_values =
+            all_short_whole_values && a.exact && a.text.size() < 256 && a.section == r.any_of[0].section;
       }
       if (!all_short_whole_values) continue;
       std::string_view prefix = r.any_of[0].text;

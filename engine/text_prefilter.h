@@ -8,8 +8,8 @@
 // texts is not TRUE. When the value must equal the text, the prefilter looks for the text with its
 // length in front: str8 / sym8 write the length as one byte, str32 / sym32 as four big-endian bytes
 // whose last is the same byte for a text under 256 bytes, so `0x03 r e d` is in the bytes of every
-// encoding of the value "red" (and not in "ordered_at"). The prefilter locates the sections by their size prefixes (O(1) each) and
-// searches only their bytes for the texts with a vectorised first-and-last-byte scan ("Filter Before
+// encoding of the value "red" (and not in "ordered_at"). The prefilter locates the sections by their size prefixes
+// (O(1) each) and searches only their bytes for the texts with a vectorised first-and-last-byte scan ("Filter Before
 // You Parse", Palkar et al., VLDB 2018, applies the same idea to JSON); a hit says nothing, and the
 // message goes on to the full evaluation.
 //
@@ -84,7 +84,7 @@ class TextPrefilter {
   // Where `needle` (two bytes or more) first occurs in haystack, or nullptr. Exposed for tests.
   using FindFunction = const uint8_t* (*)(const uint8_t* haystack, size_t size, const uint8_t* needle,
                                           size_t needle_size);
-  static FindFunction BestFind();   // AVX2 when the CPU has it, else SSE2 (x86-64), else portable
+  static FindFunction BestFind();  // AVX2 when the CPU has it, else SSE2 (x86-64), else portable
   static FindFunction PortableFind();
 
  private:

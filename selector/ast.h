@@ -83,21 +83,21 @@ enum class Function : uint8_t {
   kJmsUserId,         // properties user-id (binary) as the string Qpid JMS shows (JMSXUserID)
 };
 
-std::string_view OpName(Op op);              // "AND", "=", "<>", "+", "-" (unary: "NEG")
+std::string_view OpName(Op op);  // "AND", "=", "<>", "+", "-" (unary: "NEG")
 // The comparison with its operands swapped (a < b is b > a); = and <> are their own, as is any other op.
 Op MirroredComparison(Op op);
 std::string_view FunctionName(Function fn);  // "UPPER", "JMS_MESSAGE_ID", ...
 
 struct Node {
   NodeKind kind = NodeKind::kLiteral;
-  Op op = Op::kNone;                   // kUnary, kBinary
+  Op op = Op::kNone;                    // kUnary, kBinary
   Function function = Function::kNone;  // kFunction
-  bool negated = false;                // kLike, kIn, kBetween, kIsNull
-  uint32_t field = 0;                  // kField, kExists: index into Ast::fields
-  uint32_t position = 0;               // byte offset of the node's main token in the text
-  uint32_t length = 0;                 // byte length of that token
-  Value value;                         // kLiteral (byte views into Ast-owned storage)
-  std::vector<uint32_t> children;      // indices into Ast::nodes
+  bool negated = false;                 // kLike, kIn, kBetween, kIsNull
+  uint32_t field = 0;                   // kField, kExists: index into Ast::fields
+  uint32_t position = 0;                // byte offset of the node's main token in the text
+  uint32_t length = 0;                  // byte length of that token
+  Value value;                          // kLiteral (byte views into Ast-owned storage)
+  std::vector<uint32_t> children;       // indices into Ast::nodes
 };
 
 // Move-only: literal Values view bytes the Ast owns.

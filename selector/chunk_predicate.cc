@@ -236,11 +236,11 @@ class Abstract {
           // Equal as doubles: widen the range through double, which keeps its order.
           Number n;
           if (ToNumber(ref, &n) && f.has_number_range && !f.has_nan) {
-            const double r = n.kind == Number::Kind::kDouble ? n.d
+            const double r = n.kind == Number::Kind::kDouble   ? n.d
                              : n.kind == Number::Kind::kSigned ? static_cast<double>(n.i)
                                                                : static_cast<double>(n.u);
             auto as_double = [](const Number& x) {
-              return x.kind == Number::Kind::kDouble ? x.d
+              return x.kind == Number::Kind::kDouble   ? x.d
                      : x.kind == Number::Kind::kSigned ? static_cast<double>(x.i)
                                                        : static_cast<double>(x.u);
             };
@@ -264,8 +264,7 @@ class Abstract {
     const Instr& in = instrs_[i];
     uint32_t slot = 0;
     switch (in.kind) {
-      case InstrKind::kConst:
-        return in.constant.type == ValueType::kBoolean ? (in.constant.boolean ? kT : kF) : kU;
+      case InstrKind::kConst: return in.constant.type == ValueType::kBoolean ? (in.constant.boolean ? kT : kF) : kU;
       case InstrKind::kField: {
         FieldFacts f;
         if (!facts_.Field(in.slot, &f)) return kAll;
@@ -397,7 +396,7 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
         if (!fields[slot].path.empty()) return false;
       }
       const ValueClass c = ClassOf(constant->type);
-      const char* how = c == ValueClass::kText ? (in.op == Op::kEq ? "text range, value set" : "text range")
+      const char* how = c == ValueClass::kText      ? (in.op == Op::kEq ? "text range, value set" : "text range")
                         : c == ValueClass::kNumber  ? "number range"
                         : c == ValueClass::kBoolean ? "which booleans occur"
                                                     : nullptr;
@@ -411,8 +410,8 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
                            std::string(Access::like(p, in.aux).leading_literal()) + "'");
     case InstrKind::kInSet:
       if (!field_of(in.a, &slot)) return false;
-      return add(slot, std::string(in.negated ? "NOT IN" : "IN") + " (" + std::to_string(Access::set(p, in.aux).size()) +
-                           " values): ranges, value set");
+      return add(slot, std::string(in.negated ? "NOT IN" : "IN") + " (" +
+                           std::to_string(Access::set(p, in.aux).size()) + " values): ranges, value set");
     case InstrKind::kBetween:
       if (!field_of(in.a, &slot) || instrs[in.b].kind != InstrKind::kConst || instrs[in.c].kind != InstrKind::kConst) {
         return false;
@@ -428,7 +427,7 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
     case InstrKind::kPropertyMatch: {
       const PropertyMatcher& m = Access::property(p, in.aux);
       if (m.mode == PropertyMatcher::Mode::kAny || !fields[in.slot].path.empty()) return false;
-      const char* how = m.mode == PropertyMatcher::Mode::kEquals ? "= reference: range, value set"
+      const char* how = m.mode == PropertyMatcher::Mode::kEquals   ? "= reference: range, value set"
                         : m.mode == PropertyMatcher::Mode::kPrefix ? "&p: prefix: text range"
                                                                    : "&s: suffix: texts present";
       return add(in.slot, how);
@@ -445,7 +444,8 @@ ChunkPredicate ChunkPredicate::For(const Selector& selector) {
   p.program_ = selector.program_;
   std::vector<std::string> lines;
   const Program& program = *p.program_;
-  p.useful_ = Describe(program, Access::instrs(program), Access::children(program), program.fields(), Access::root(program), &lines);
+  p.useful_ = Describe(program, Access::instrs(program), Access::children(program), program.fields(),
+                       Access::root(program), &lines);
   return p;
 }
 

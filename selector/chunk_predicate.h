@@ -35,10 +35,10 @@ struct FieldFacts {
   uint32_t messages = 0;  // messages in the chunk
   uint32_t present = 0;   // messages where the field reads as a value (null included)
   uint32_t nulls = 0;
-  uint32_t texts = 0;     // string, symbol, char
-  uint32_t numbers = 0;   // integers, floats, decimals, timestamps (a NaN included)
+  uint32_t texts = 0;    // string, symbol, char
+  uint32_t numbers = 0;  // integers, floats, decimals, timestamps (a NaN included)
   uint32_t booleans = 0;
-  uint32_t others = 0;    // binary, uuid, compounds, described values, undecodable decimals
+  uint32_t others = 0;  // binary, uuid, compounds, described values, undecodable decimals
   // Numbers: whether some is NaN, and the least and greatest of the others (valid when has_range).
   bool has_nan = false;
   bool has_number_range = false;

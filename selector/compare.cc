@@ -145,10 +145,8 @@ Truth CompareValues(Op op, const Value& a, const Value& b, CompareRules rules) {
       if (op == Op::kNe) return a.boolean != b.boolean ? Truth::kTrue : Truth::kFalse;
       return refused;
     case ValueClass::kBinary:
-    case ValueClass::kUuid:
-      return FromOrder(op, CompareBytes(a.bytes(), b.bytes()));
-    default:
-      return Truth::kUnknown;
+    case ValueClass::kUuid: return FromOrder(op, CompareBytes(a.bytes(), b.bytes()));
+    default: return Truth::kUnknown;
   }
 }
 
@@ -162,8 +160,9 @@ bool PropertyEquals(const Value& value, const Value& reference) {
     if (!ToNumber(value, &a) || !ToNumber(reference, &b)) return false;
     if (value.type == reference.type || (a.is_integer() && b.is_integer())) return CompareNumbers(a, b) == 0;
     auto as_double = [](const Number& n) {
-      return n.kind == Number::Kind::kSigned ? static_cast<double>(n.i)
-             : n.kind == Number::Kind::kUnsigned ? static_cast<double>(n.u) : n.d;
+      return n.kind == Number::Kind::kSigned     ? static_cast<double>(n.i)
+             : n.kind == Number::Kind::kUnsigned ? static_cast<double>(n.u)
+                                                 : n.d;
     };
     return as_double(a) == as_double(b);
   }

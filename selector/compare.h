@@ -35,9 +35,24 @@ struct Number {
     double d;
   };
   Number() : i(0) {}
-  static Number Signed(int64_t x) { Number n; n.kind = Kind::kSigned; n.i = x; return n; }
-  static Number Unsigned(uint64_t x) { Number n; n.kind = Kind::kUnsigned; n.u = x; return n; }
-  static Number Double(double x) { Number n; n.kind = Kind::kDouble; n.d = x; return n; }
+  static Number Signed(int64_t x) {
+    Number n;
+    n.kind = Kind::kSigned;
+    n.i = x;
+    return n;
+  }
+  static Number Unsigned(uint64_t x) {
+    Number n;
+    n.kind = Kind::kUnsigned;
+    n.u = x;
+    return n;
+  }
+  static Number Double(double x) {
+    Number n;
+    n.kind = Kind::kDouble;
+    n.d = x;
+    return n;
+  }
   bool is_integer() const { return kind != Kind::kDouble; }
 };
 
@@ -45,11 +60,11 @@ enum class ValueClass : uint8_t { kAbsent, kText, kNumber, kBoolean, kBinary, kU
 
 // The class of each ValueType, indexed by its value (kept in the order of selector/value.h).
 inline constexpr ValueClass kValueClass[] = {
-    ValueClass::kAbsent,  ValueClass::kAbsent,  ValueClass::kBoolean, ValueClass::kNumber, ValueClass::kNumber,
-    ValueClass::kNumber,  ValueClass::kNumber,  ValueClass::kNumber,  ValueClass::kNumber, ValueClass::kNumber,
-    ValueClass::kNumber,  ValueClass::kNumber,  ValueClass::kNumber,  ValueClass::kNumber, ValueClass::kNumber,
-    ValueClass::kNumber,  ValueClass::kText,    ValueClass::kNumber,  ValueClass::kUuid,   ValueClass::kBinary,
-    ValueClass::kText,    ValueClass::kText,    ValueClass::kOther,   ValueClass::kOther,  ValueClass::kOther,
+    ValueClass::kAbsent, ValueClass::kAbsent, ValueClass::kBoolean, ValueClass::kNumber, ValueClass::kNumber,
+    ValueClass::kNumber, ValueClass::kNumber, ValueClass::kNumber,  ValueClass::kNumber, ValueClass::kNumber,
+    ValueClass::kNumber, ValueClass::kNumber, ValueClass::kNumber,  ValueClass::kNumber, ValueClass::kNumber,
+    ValueClass::kNumber, ValueClass::kText,   ValueClass::kNumber,  ValueClass::kUuid,   ValueClass::kBinary,
+    ValueClass::kText,   ValueClass::kText,   ValueClass::kOther,   ValueClass::kOther,  ValueClass::kOther,
     ValueClass::kOther,
 };
 static_assert(sizeof(kValueClass) / sizeof(kValueClass[0]) == static_cast<size_t>(ValueType::kDescribed) + 1);
@@ -100,17 +115,14 @@ std::string_view TextOf(const Value& v, char* buffer);
 enum class CompareRules : uint8_t { kFilterExpressions, kJms };
 
 // op is one of kEq, kNe, kLt, kLe, kGt, kGe.
-Truth CompareValues(Op op, const Value& a, const Value& b,
-                    CompareRules rules = CompareRules::kFilterExpressions);
+Truth CompareValues(Op op, const Value& a, const Value& b, CompareRules rules = CompareRules::kFilterExpressions);
 
 // Equality as filter expressions section 4.1.1 defines it for property filters: numbers of any types
 // are equal when equal as double; text equal by bytes (string and symbol alike); other values equal
 // when of the same class with the same bytes / value.
 bool PropertyEquals(const Value& value, const Value& reference);
 
-inline Truth Not(Truth t) {
-  return t == Truth::kUnknown ? t : (t == Truth::kTrue ? Truth::kFalse : Truth::kTrue);
-}
+inline Truth Not(Truth t) { return t == Truth::kUnknown ? t : (t == Truth::kTrue ? Truth::kFalse : Truth::kTrue); }
 
 }  // namespace sift::selector
 

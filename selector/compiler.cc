@@ -139,9 +139,7 @@ class ProgramBuilder {
     in.position = n.position;
     in.rules = rules_;
     switch (n.kind) {
-      case NodeKind::kLiteral:
-        *out = EmitConst(n.value, n.position);
-        return true;
+      case NodeKind::kLiteral: *out = EmitConst(n.value, n.position); return true;
       case NodeKind::kField:
         in.kind = InstrKind::kField;
         in.slot = n.field;
@@ -356,9 +354,7 @@ class ProgramBuilder {
 
   double ComputeCosts(uint32_t i) {
     Instr& in = p_->instrs_[i];
-    auto field_cost = [&](uint32_t slot) {
-      return 1.0 + 0.5 * static_cast<double>(p_->fields_[slot].path.size());
-    };
+    auto field_cost = [&](uint32_t slot) { return 1.0 + 0.5 * static_cast<double>(p_->fields_[slot].path.size()); };
     double cost = 0;
     switch (in.kind) {
       case InstrKind::kConst: cost = 0; break;
@@ -450,8 +446,8 @@ class ProgramBuilder {
   }
 
   static bool ReadsSlot(const Instr& in) {
-    return in.kind == InstrKind::kField || in.kind == InstrKind::kExists ||
-           in.kind == InstrKind::kCompareFieldConst || in.kind == InstrKind::kPropertyMatch;
+    return in.kind == InstrKind::kField || in.kind == InstrKind::kExists || in.kind == InstrKind::kCompareFieldConst ||
+           in.kind == InstrKind::kPropertyMatch;
   }
 
   // Bit per Section of the fields instruction i reads.
@@ -570,9 +566,11 @@ std::shared_ptr<const Program> Compiler::CompileExpression(std::string_view text
 std::shared_ptr<const Program> Compiler::CompilePropertyFilter(std::span<const std::pair<std::string, Value>> fields,
                                                                bool application, Error* error) {
   static constexpr std::string_view kPropertiesFields[] = {
-      "message-id",     "user-id",       "to",           "subject",          "reply-to",
-      "correlation-id", "content-type",  "content-encoding", "absolute-expiry-time", "creation-time",
-      "group-id",       "group-sequence", "reply-to-group-id"};
+      "message-id",       "user-id",          "to",
+      "subject",          "reply-to",         "correlation-id",
+      "content-type",     "content-encoding", "absolute-expiry-time",
+      "creation-time",    "group-id",         "group-sequence",
+      "reply-to-group-id"};
   auto program = std::make_shared<Program>();
   program->origin_ = application ? Program::Origin::kApplicationPropertiesFilter : Program::Origin::kPropertiesFilter;
   ProgramBuilder builder(program.get(), error);
@@ -593,7 +591,8 @@ std::shared_ptr<const Program> Compiler::CompilePropertyFilter(std::span<const s
     ref.name = name;
     if (!application &&
         std::find(std::begin(kPropertiesFields), std::end(kPropertiesFields), name) == std::end(kPropertiesFields)) {
-      return fail("'" + name + "' is not a properties field (filter expressions 4.1: use the spec's names "
+      return fail("'" + name +
+                  "' is not a properties field (filter expressions 4.1: use the spec's names "
                   "with hyphens, e.g. message-id, subject, creation-time)");
     }
     PropertyMatcher m;
@@ -683,8 +682,8 @@ std::shared_ptr<const Program> Compiler::Merge(std::span<const std::shared_ptr<c
         case InstrKind::kPropertyMatch: in.aux += property_offset; break;
         default: break;
       }
-      if ((in.kind == InstrKind::kField || in.kind == InstrKind::kExists ||
-           in.kind == InstrKind::kCompareFieldConst || in.kind == InstrKind::kPropertyMatch) &&
+      if ((in.kind == InstrKind::kField || in.kind == InstrKind::kExists || in.kind == InstrKind::kCompareFieldConst ||
+           in.kind == InstrKind::kPropertyMatch) &&
           in.slot < slot_map.size()) {
         in.slot = slot_map[in.slot];
       }

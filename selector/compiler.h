@@ -34,8 +34,8 @@ class Compiler {
   // Property filters (filter expressions section 4.1). `application` selects the
   // application-properties filter (keys are application property names) over the properties
   // filter (keys are properties field names with hyphens).
-  static std::shared_ptr<const Program> CompilePropertyFilter(
-      std::span<const std::pair<std::string, Value>> fields, bool application, Error* error);
+  static std::shared_ptr<const Program> CompilePropertyFilter(std::span<const std::pair<std::string, Value>> fields,
+                                                              bool application, Error* error);
 
   // The conjunction of several programs, with one merged field list.
   static std::shared_ptr<const Program> Merge(std::span<const std::shared_ptr<const Program>> parts);

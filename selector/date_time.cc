@@ -37,8 +37,8 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
 
 bool ParseIsoDateTime(std::string_view s, int64_t* ms) {
   int year, month, day;
-  if (!Digits(s, 0, 4, &year) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &month) ||
-      s[7] != '-' || !Digits(s, 8, 2, &day)) {
+  if (!Digits(s, 0, 4, &year) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &month) || s[7] != '-' ||
+      !Digits(s, 8, 2, &day)) {
     return false;
   }
   if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month)) return false;
@@ -51,8 +51,7 @@ bool ParseIsoDateTime(std::string_view s, int64_t* ms) {
   if (s[pos] != 'T' && s[pos] != 't' && s[pos] != ' ') return false;
   ++pos;
   int hour, minute, second = 0, fraction_ms = 0;
-  if (!Digits(s, pos, 2, &hour) || pos + 2 >= s.size() || s[pos + 2] != ':' ||
-      !Digits(s, pos + 3, 2, &minute)) {
+  if (!Digits(s, pos, 2, &hour) || pos + 2 >= s.size() || s[pos + 2] != ':' || !Digits(s, pos + 3, 2, &minute)) {
     return false;
   }
   pos += 5;

@@ -37,8 +37,7 @@ char* EvalContext::Grow(size_t n) {
 int64_t EvalContext::Now() {
   if (fixed_now_) return *fixed_now_;
   if (!now_) {
-    now_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+    now_ = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
                .count();
   }
   return *now_;

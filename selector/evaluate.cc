@@ -15,9 +15,7 @@ namespace sift::selector {
 
 namespace {
 
-inline Value FromTruth(Truth t) {
-  return t == Truth::kUnknown ? Value::Null() : Value::Boolean(t == Truth::kTrue);
-}
+inline Value FromTruth(Truth t) { return t == Truth::kUnknown ? Value::Null() : Value::Boolean(t == Truth::kTrue); }
 
 inline Truth ToTruth(const Value& v) {
   if (v.type != ValueType::kBoolean) return Truth::kUnknown;
@@ -52,11 +50,11 @@ inline Truth Program::CompareFieldConst(const Instr& in, Frame& frame) {
     const std::string_view k = in.constant.bytes();
     if (in.op == Op::kEq) {
       return v.size == k.size() && (k.empty() || std::memcmp(v.data, k.data(), k.size()) == 0) ? Truth::kTrue
-                                                                                                : Truth::kFalse;
+                                                                                               : Truth::kFalse;
     }
     if (in.op == Op::kNe) {
       return v.size == k.size() && (k.empty() || std::memcmp(v.data, k.data(), k.size()) == 0) ? Truth::kFalse
-                                                                                                : Truth::kTrue;
+                                                                                               : Truth::kTrue;
     }
     if (in.rules == CompareRules::kJms) return Truth::kFalse;  // JMS orders numbers only
     int c = v.bytes().compare(k);
@@ -146,9 +144,9 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
         result = Truth::kFalse;
       } else {
         Truth high = CompareValues(Op::kLe, v, EvalValue(in.c, frame), in.rules);
-        result = high == Truth::kFalse ? Truth::kFalse
+        result = high == Truth::kFalse                                 ? Truth::kFalse
                  : (low == Truth::kUnknown || high == Truth::kUnknown) ? Truth::kUnknown
-                                                                      : Truth::kTrue;
+                                                                       : Truth::kTrue;
       }
       return Negate(result, in.negated);
     }
@@ -163,8 +161,7 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
       if (m.mode == PropertyMatcher::Mode::kAny) return Truth::kTrue;
       Value v = frame.source.Get(in.slot);
       switch (m.mode) {
-        case PropertyMatcher::Mode::kEquals:
-          return PropertyEquals(v, m.reference) ? Truth::kTrue : Truth::kFalse;
+        case PropertyMatcher::Mode::kEquals: return PropertyEquals(v, m.reference) ? Truth::kTrue : Truth::kFalse;
         case PropertyMatcher::Mode::kPrefix:
         case PropertyMatcher::Mode::kSuffix: {
           if (v.type != ValueType::kString && v.type != ValueType::kSymbol) return Truth::kFalse;
@@ -181,8 +178,7 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
     case InstrKind::kField:
     case InstrKind::kArith:
     case InstrKind::kUnaryArith:
-    case InstrKind::kFunction:
-      return ToTruth(EvalValue(i, frame));
+    case InstrKind::kFunction: return ToTruth(EvalValue(i, frame));
   }
   return Truth::kUnknown;
 }

@@ -61,8 +61,11 @@ std::string Program::InstrSummary(const Instr& in) const {
     case InstrKind::kArith: return sub(in.a) + " " + std::string(OpName(in.op)) + " " + sub(in.b);
     case InstrKind::kUnaryArith: return std::string(in.op == Op::kNegate ? "-" : "+") + sub(in.a);
     case InstrKind::kLike:
-      return sub(in.a) + (in.negated ? " NOT LIKE " : " LIKE ") + LiteralToString(Value::String(likes_[in.aux]->pattern()));
-    case InstrKind::kInSet: return sub(in.a) + (in.negated ? " NOT IN " : " IN ") + "(" + std::to_string(sets_[in.aux]->size()) + " constants)";
+      return sub(in.a) + (in.negated ? " NOT LIKE " : " LIKE ") +
+             LiteralToString(Value::String(likes_[in.aux]->pattern()));
+    case InstrKind::kInSet:
+      return sub(in.a) + (in.negated ? " NOT IN " : " IN ") + "(" + std::to_string(sets_[in.aux]->size()) +
+             " constants)";
     case InstrKind::kIn: {
       std::string out = sub(in.a) + (in.negated ? " NOT IN (" : " IN (");
       for (uint32_t k = 0; k < in.count; ++k) {
@@ -103,8 +106,8 @@ void Program::ExplainInstr(uint32_t i, int indent, std::string* out) const {
   std::string pad(static_cast<size_t>(indent) * 2, ' ');
   if (in.kind == InstrKind::kAnd || in.kind == InstrKind::kOr) {
     *out += pad + (in.kind == InstrKind::kAnd ? "AND" : "OR") + " of " + std::to_string(in.count) +
-            ", evaluated in this order, stopping at the first " +
-            (in.kind == InstrKind::kAnd ? "FALSE" : "TRUE") + " [cost " + FormatCost(in.cost) + "]\n";
+            ", evaluated in this order, stopping at the first " + (in.kind == InstrKind::kAnd ? "FALSE" : "TRUE") +
+            " [cost " + FormatCost(in.cost) + "]\n";
     for (uint32_t k = 0; k < in.count; ++k) {
       *out += pad + "  " + std::to_string(k + 1) + ".\n";
       ExplainInstr(children_[in.first + k], indent + 2, out);
@@ -148,8 +151,8 @@ std::string Program::Explain() const {
   for (const auto& s : sections) out += " " + s;
   out += "\nplan:\n";
   ExplainInstr(root_, 1, &out);
-  out += "estimated cost: " + FormatCost(instrs_[root_].cost) +
-         " units per message at most (1 unit ~ one field read)\n";
+  out +=
+      "estimated cost: " + FormatCost(instrs_[root_].cost) + " units per message at most (1 unit ~ one field read)\n";
   for (const auto& note : notes_) out += "note: " + note + "\n";
   if (!required_texts_.empty()) {
     // What a byte-level prefilter may test before any field is read (required_text.h).
@@ -159,9 +162,10 @@ std::string Program::Explain() const {
       for (size_t k = 0; k < r.any_of.size(); ++k) {
         out += k == 0 ? " " : " or ";
         const RequiredText::Alternative& a = r.any_of[k];
-        const std::string what = a.exact     ? "' (whole value) in "
-                                 : a.pattern ? "' (start of a value that matches '" + std::string(a.pattern->pattern()) + "') in "
-                                             : "' (part of a value) in ";
+        const std::string what =
+            a.exact     ? "' (whole value) in "
+            : a.pattern ? "' (start of a value that matches '" + std::string(a.pattern->pattern()) + "') in "
+                        : "' (part of a value) in ";
         out += "'" + a.text + what + std::string(SectionName(a.section));
       }
       out += "\n";

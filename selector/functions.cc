@@ -54,9 +54,8 @@ bool ToCount(const Value& v, int64_t* out) {
     case ValueType::kUShort:
     case ValueType::kUInt:
     case ValueType::kULong:
-      *out = v.u64 > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-                 ? std::numeric_limits<int64_t>::max()
-                 : static_cast<int64_t>(v.u64);
+      *out = v.u64 > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
+                                                                                : static_cast<int64_t>(v.u64);
       return true;
     default: return false;
   }
@@ -105,16 +104,15 @@ Value Substring(std::string_view s, int64_t start, bool has_length, int64_t leng
   }
   if (end <= first) return Value::String(s.substr(0, 0));
   size_t from = CodePointOffset(s, static_cast<size_t>(first - 1));
-  size_t to = end == std::numeric_limits<int64_t>::max() ? s.size()
-                                                         : CodePointOffset(s, static_cast<size_t>(end - 1));
+  size_t to = end == std::numeric_limits<int64_t>::max() ? s.size() : CodePointOffset(s, static_cast<size_t>(end - 1));
   return Value::String(s.substr(from, to - from));
 }
 
 // --- The AMQP JMS mapping, as Qpid JMS presents ids (AmqpMessageIdHelper). ---
 
 constexpr std::string_view kIdPrefix = "ID:";
-constexpr std::string_view kTypePrefixes[] = {"AMQP_NO_PREFIX:", "AMQP_UUID:", "AMQP_ULONG:", "AMQP_BINARY:",
-                                              "AMQP_STRING:"};
+constexpr std::string_view kTypePrefixes[] = {
+    "AMQP_NO_PREFIX:", "AMQP_UUID:", "AMQP_ULONG:", "AMQP_BINARY:", "AMQP_STRING:"};
 
 bool HasTypePrefix(std::string_view s) {
   if (s.substr(0, 3) != kIdPrefix) return false;

@@ -10,7 +10,6 @@
 namespace sift::selector {
 namespace {
 
-
 uint32_t Bit(ValueClass c) { return 1u << static_cast<uint32_t>(c); }
 
 }  // namespace
@@ -42,9 +41,7 @@ InSet::InSet(std::span<const Value> members) : member_count_(members.size()) {
         }
         break;
       }
-      case ValueClass::kBoolean:
-        (m.boolean ? has_true_ : has_false_) = true;
-        break;
+      case ValueClass::kBoolean: (m.boolean ? has_true_ : has_false_) = true; break;
       case ValueClass::kBinary: binaries_.emplace_back(m.bytes()); break;
       case ValueClass::kUuid: uuids_.emplace_back(m.bytes()); break;
       default: break;
@@ -120,9 +117,7 @@ Truth InSet::Contains(const Value& v, CompareRules rules) const {
       case ValueClass::kBinary:
         found = std::find(binaries_.begin(), binaries_.end(), v.bytes()) != binaries_.end();
         break;
-      case ValueClass::kUuid:
-        found = std::find(uuids_.begin(), uuids_.end(), v.bytes()) != uuids_.end();
-        break;
+      case ValueClass::kUuid: found = std::find(uuids_.begin(), uuids_.end(), v.bytes()) != uuids_.end(); break;
       default: break;
     }
   }

@@ -53,7 +53,7 @@ class InSet {
   bool has_unknown_ = false;
   std::vector<std::string> texts_;
   std::vector<uint64_t> text_hashes_;
-  std::vector<int32_t> table_;  // open addressing: index into texts_, -1 empty; size a power of two
+  std::vector<int32_t> table_;      // open addressing: index into texts_, -1 empty; size a power of two
   std::vector<__int128> integers_;  // sorted
   std::vector<double> doubles_;     // sorted, no NaN
   bool has_true_ = false;

@@ -172,8 +172,8 @@ bool Lexer::Next(Token* token, Error* error) {
   switch (ClassOf(s[pos_])) {
     case kSpace:  // unreachable: skipped above
     case kInvalid:
-      return Fail(ErrorCode::kInvalidCharacter, start, 1,
-                  "unexpected character '" + std::string(1, s[start]) + "'", error);
+      return Fail(ErrorCode::kInvalidCharacter, start, 1, "unexpected character '" + std::string(1, s[start]) + "'",
+                  error);
     case kHigh: {
       // A non-ASCII letter may start an identifier; anything else is an error.
       if (base::Utf8SequenceLength(text_, pos_) == 0) {
@@ -207,8 +207,7 @@ bool Lexer::Next(Token* token, Error* error) {
       token->kind = KeywordKind(text_.substr(start, token->length));
       return true;
     }
-    case kDigit:
-      return LexNumber(start, token, error);
+    case kDigit: return LexNumber(start, token, error);
     case kQuote: {
       const char quote = s[pos_];
       // JMS dialect: "..." names a property (a quoted identifier, as ActiveMQ, Artemis and Qpid
@@ -287,8 +286,7 @@ bool Lexer::Next(Token* token, Error* error) {
     case kDotChar:
       if (pos_ + 1 < size && ClassOf(s[pos_ + 1]) == kDigit) {
         if (jms) return LexNumber(start, token, error);
-        return Fail(ErrorCode::kInvalidNumber, start, 2,
-                    "a number must start with a digit (write 0.5, not .5)", error);
+        return Fail(ErrorCode::kInvalidNumber, start, 2, "a number must start with a digit (write 0.5, not .5)", error);
       }
       return single(TokenKind::kDot);
     case kEqChar: return single(TokenKind::kEq);
@@ -403,7 +401,8 @@ bool Lexer::LexNumber(uint32_t start, Token* token, Error* error) {
         n += run(base::IsHexDigit);
         point = true;
       }
-      if (n == 0) return Fail(ErrorCode::kInvalidNumber, start, pos_ - start, "'0x' must be followed by hex digits", error);
+      if (n == 0)
+        return Fail(ErrorCode::kInvalidNumber, start, pos_ - start, "'0x' must be followed by hex digits", error);
       bool has_exponent = false;
       if (!exponent('p', &has_exponent)) return false;
       if (has_exponent) {

@@ -142,15 +142,9 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
   re.reserve(pattern.size() * 2);
   for (const Piece& p : pieces) {
     switch (p.kind) {
-      case Piece::kAnyRun:
-        re += ".*";
-        break;
-      case Piece::kOne:
-        re += '.';
-        break;
-      case Piece::kLiteral:
-        re += RE2::QuoteMeta(p.text);
-        break;
+      case Piece::kAnyRun: re += ".*"; break;
+      case Piece::kOne: re += '.'; break;
+      case Piece::kLiteral: re += RE2::QuoteMeta(p.text); break;
     }
   }
   RE2::Options options;
@@ -229,7 +223,8 @@ static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, si
 bool LikeMatcher::Matches(std::string_view text) const {
   switch (kind_) {
     case Kind::kExact: return text == literal_;
-    case Kind::kPrefix: return text.size() >= literal_.size() && BytesEqual(text.data(), literal_.data(), literal_.size());
+    case Kind::kPrefix:
+      return text.size() >= literal_.size() && BytesEqual(text.data(), literal_.data(), literal_.size());
     case Kind::kSuffix:
       return text.size() >= literal_.size() &&
              text.compare(text.size() - literal_.size(), literal_.size(), literal_) == 0;

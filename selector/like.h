@@ -61,10 +61,10 @@ class LikeMatcher {
 
   Kind kind_ = Kind::kExact;
   std::string pattern_;
-  std::string literal_;                // kExact / kPrefix / kSuffix / kContains
-  std::string required_;               // see required_literal()
+  std::string literal_;   // kExact / kPrefix / kSuffix / kContains
+  std::string required_;  // see required_literal()
   size_t required_code_points_ = 0;
-  std::string leading_;                // see leading_literal()
+  std::string leading_;  // see leading_literal()
   size_t leading_code_points_ = 0;
   // kSegments: what lies between '%'s. A '_' wildcard is kept as the byte '_' in `text` and marked
   // in `one_char` (an escaped, literal '_' is not marked).
@@ -72,17 +72,17 @@ class LikeMatcher {
     std::string text;
     std::vector<uint8_t> one_char;  // per byte of `text`: 1 when this byte stands for '_'
     size_t literal_head = 0;        // bytes of `text` before its first '_' (compared at once)
-    size_t code_points = 0;      // fixed width of the segment, in code points
+    size_t code_points = 0;         // fixed width of the segment, in code points
     bool has_one = false;
   };
   std::vector<Segment> segments_;
 
   static size_t MatchSegmentAt(const Segment& seg, std::string_view text, size_t at);
   static size_t FindSegment(const Segment& seg, std::string_view text, size_t from, size_t* end);
-  bool has_one_ = false;               // kSegments: some segment holds a '_'
-  bool anchored_start_ = false;        // kSegments: the pattern does not start with '%'
-  bool anchored_end_ = false;          // kSegments: the pattern does not end with '%'
-  std::unique_ptr<Regex> regex_;       // kRegex
+  bool has_one_ = false;          // kSegments: some segment holds a '_'
+  bool anchored_start_ = false;   // kSegments: the pattern does not start with '%'
+  bool anchored_end_ = false;     // kSegments: the pattern does not end with '%'
+  std::unique_ptr<Regex> regex_;  // kRegex
 };
 
 }  // namespace sift::selector

@@ -37,10 +37,11 @@ constexpr size_t kMaxSupportedDepth = 500;
 namespace {
 
 constexpr const char* kHeaderFields[] = {"durable", "priority", "ttl", "first-acquirer", "delivery-count"};
-constexpr const char* kPropertiesFields[] = {
-    "message-id",  "user-id",        "to",       "subject",        "reply-to",
-    "correlation-id", "content-type", "content-encoding", "absolute-expiry-time", "creation-time",
-    "group-id",    "group-sequence", "reply-to-group-id"};
+constexpr const char* kPropertiesFields[] = {"message-id",       "user-id",          "to",
+                                             "subject",          "reply-to",         "correlation-id",
+                                             "content-type",     "content-encoding", "absolute-expiry-time",
+                                             "creation-time",    "group-id",         "group-sequence",
+                                             "reply-to-group-id"};
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -83,9 +84,8 @@ struct FunctionEntry {
   uint8_t max_args;
 };
 constexpr FunctionEntry kFunctions[] = {
-    {"UTC", Function::kUtc, 0, 0},          {"LOWER", Function::kLower, 1, 1},
-    {"UPPER", Function::kUpper, 1, 1},      {"LEFT", Function::kLeft, 2, 2},
-    {"RIGHT", Function::kRight, 2, 2},      {"SUBSTRING", Function::kSubstring, 2, 3},
+    {"UTC", Function::kUtc, 0, 0},   {"LOWER", Function::kLower, 1, 1}, {"UPPER", Function::kUpper, 1, 1},
+    {"LEFT", Function::kLeft, 2, 2}, {"RIGHT", Function::kRight, 2, 2}, {"SUBSTRING", Function::kSubstring, 2, 3},
     {"DATE", Function::kDate, 1, 1},
 };
 
@@ -116,8 +116,7 @@ class Parser {
     if (!ParseOr(&root)) return false;
     if (cur_.kind != TokenKind::kEnd) {
       if (cur_.kind == TokenKind::kRightParen) return FailAtToken(ErrorCode::kSyntax, "unbalanced ')'");
-      return FailAtToken(ErrorCode::kSyntax, "expected AND, OR or the end of the expression, found " +
-                                                 Describe(cur_));
+      return FailAtToken(ErrorCode::kSyntax, "expected AND, OR or the end of the expression, found " + Describe(cur_));
     }
     ast_->root = root;
     return CheckSemantics(text_, *ast_, error_);
@@ -309,8 +308,7 @@ class Parser {
       n.children = {left, right};
       if (!AddNode(std::move(n), at, out)) return false;
       if (ComparisonOp(cur_.kind, &op)) {
-        return FailAtToken(ErrorCode::kSyntax,
-                           "comparisons do not chain; use AND (found " + Describe(cur_) + ")");
+        return FailAtToken(ErrorCode::kSyntax, "comparisons do not chain; use AND (found " + Describe(cur_) + ")");
       }
       return true;
     }
@@ -339,9 +337,7 @@ class Parser {
         n.children.push_back(left);
         return AddNode(std::move(n), at, out);
       }
-      default:
-        *out = left;
-        return true;
+      default: *out = left; return true;
     }
   }
 
@@ -353,16 +349,15 @@ class Parser {
     n.children.push_back(operand);
     if (cur_.kind != TokenKind::kString) {
       if (cur_.kind == TokenKind::kEnd) return FailAtToken(ErrorCode::kUnexpectedEnd, "expected a LIKE pattern");
-      return FailAtToken(ErrorCode::kTypeMismatch,
-                         "a LIKE pattern must be a string literal, found " + Describe(cur_));
+      return FailAtToken(ErrorCode::kTypeMismatch, "a LIKE pattern must be a string literal, found " + Describe(cur_));
     }
     Token pattern_token = cur_;
     uint32_t pattern;
     if (!ParsePrimary(&pattern)) return false;
     if (ast_->nodes[pattern].value.size > options_.limits.max_like_pattern) {
       return Fail(ErrorCode::kLikePatternTooLong, pattern_token.position, pattern_token.length,
-                  "LIKE pattern is " + std::to_string(ast_->nodes[pattern].value.size) +
-                      " bytes long; the limit is " + std::to_string(options_.limits.max_like_pattern));
+                  "LIKE pattern is " + std::to_string(ast_->nodes[pattern].value.size) + " bytes long; the limit is " +
+                      std::to_string(options_.limits.max_like_pattern));
     }
     n.children.push_back(pattern);
     uint32_t escape_cp = 0;
@@ -415,7 +410,8 @@ class Parser {
     n.kind = NodeKind::kIn;
     n.negated = negated;
     n.children.push_back(operand);
-    if (cur_.kind == TokenKind::kRightParen) return FailAtToken(ErrorCode::kSyntax, "an IN list needs at least one member");
+    if (cur_.kind == TokenKind::kRightParen)
+      return FailAtToken(ErrorCode::kSyntax, "an IN list needs at least one member");
     while (true) {
       if (n.children.size() - 1 >= options_.limits.max_in_list) {
         return FailAtToken(ErrorCode::kTooManyInMembers,
@@ -508,17 +504,15 @@ class Parser {
         uint32_t inner;
         if (!ParseOr(&inner)) return false;
         if (cur_.kind != TokenKind::kRightParen) {
-          return FailAtToken(ErrorCode::kSyntax, "expected ')' to close the '(' at byte " +
-                                                     std::to_string(t.position) + ", found " + Describe(cur_));
+          return FailAtToken(ErrorCode::kSyntax, "expected ')' to close the '(' at byte " + std::to_string(t.position) +
+                                                     ", found " + Describe(cur_));
         }
         *out = inner;
         return Advance();
       }
-      case TokenKind::kInteger:
-        return ParseInteger(t, out) && Advance();
+      case TokenKind::kInteger: return ParseInteger(t, out) && Advance();
       case TokenKind::kDecimal:
-      case TokenKind::kApproximate:
-        return ParseFloating(t, out) && Advance();
+      case TokenKind::kApproximate: return ParseFloating(t, out) && Advance();
       case TokenKind::kString: {
         std::string s;
         std::string_view raw = t.text(text_);
@@ -541,8 +535,7 @@ class Parser {
         return AddLiteral(Value::Double(std::numeric_limits<double>::quiet_NaN()), t, out) && Advance();
       case TokenKind::kInf:
         return AddLiteral(Value::Double(std::numeric_limits<double>::infinity()), t, out) && Advance();
-      case TokenKind::kIdentifier:
-        return ParseIdentifier(out);
+      case TokenKind::kIdentifier: return ParseIdentifier(out);
       case TokenKind::kDelimitedIdentifier: {
         FieldRef ref;
         ref.section = Section::kApplicationProperties;
@@ -653,8 +646,8 @@ class Parser {
     }
     const char* exponent_marks = hex ? "pP" : "eE";
     double d = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), d,
-                                     hex ? std::chars_format::hex : std::chars_format::general);
+    auto [ptr, ec] =
+        std::from_chars(s.data(), s.data() + s.size(), d, hex ? std::chars_format::hex : std::chars_format::general);
     if (ec == std::errc::result_out_of_range) {
       // Underflow to zero is harmless; overflow is not a number anyone meant.
       bool tiny = false;
@@ -707,8 +700,8 @@ class Parser {
       } else if (field.kind == TokenKind::kIdentifier || IsKeyword(field.kind)) {
         ref.name = std::string(field.text(text_));
       } else {
-        return FailAtToken(ErrorCode::kSyntax, "expected a field name after '" + std::string(name) +
-                                                   ".', found " + Describe(field));
+        return FailAtToken(ErrorCode::kSyntax,
+                           "expected a field name after '" + std::string(name) + ".', found " + Describe(field));
       }
       if (ref.section == Section::kHeader || ref.section == Section::kProperties) {
         if (!ResolveSpecField(field, &ref)) return false;
@@ -740,8 +733,8 @@ class Parser {
     }
     if (!found) {
       std::string known;
-      for (const char* f : header ? std::span<const char* const>(kHeaderFields)
-                                  : std::span<const char* const>(kPropertiesFields)) {
+      for (const char* f :
+           header ? std::span<const char* const>(kHeaderFields) : std::span<const char* const>(kPropertiesFields)) {
         if (!known.empty()) known += ", ";
         for (const char* c = f; *c; ++c) known += *c == '-' ? '_' : *c;
       }
@@ -773,11 +766,11 @@ class Parser {
         std::string_view inner = cur_.text(text_).substr(1, cur_.length - 2);
         uint64_t index = 0;
         auto [ptr, ec] = std::from_chars(inner.data(), inner.data() + inner.size(), index);
-        bool digits_only = !inner.empty() && std::all_of(inner.begin(), inner.end(),
-                                                         [](char c) { return c >= '0' && c <= '9'; });
+        bool digits_only =
+            !inner.empty() && std::all_of(inner.begin(), inner.end(), [](char c) { return c >= '0' && c <= '9'; });
         if (!digits_only) {
-          return FailAtToken(ErrorCode::kSyntax, "a list index must be a non-negative integer, found " +
-                                                     Describe(cur_));
+          return FailAtToken(ErrorCode::kSyntax,
+                             "a list index must be a non-negative integer, found " + Describe(cur_));
         }
         if (ec != std::errc() || ptr != inner.data() + inner.size()) {
           return FailAtToken(ErrorCode::kInvalidNumber, "list index out of range");
@@ -804,9 +797,9 @@ class Parser {
       if (EqualsIgnoreCase(name, f.name)) entry = &f;
     }
     if (entry == nullptr) {
-      return Fail(ErrorCode::kUnknownFunction, t.position, t.length,
-                  "unknown function '" + std::string(name) +
-                      "' (functions: UTC, LOWER, UPPER, LEFT, RIGHT, SUBSTRING, DATE)");
+      return Fail(
+          ErrorCode::kUnknownFunction, t.position, t.length,
+          "unknown function '" + std::string(name) + "' (functions: UTC, LOWER, UPPER, LEFT, RIGHT, SUBSTRING, DATE)");
     }
     if (!Advance() || !Advance()) return false;  // name, '('
     Node n;
@@ -835,8 +828,8 @@ class Parser {
                                  ? std::to_string(entry->min_args)
                                  : std::to_string(entry->min_args) + " or " + std::to_string(entry->max_args);
       return Fail(ErrorCode::kArgumentCount, t.position, t.length,
-                  std::string(entry->name) + " takes " + expected + " argument" +
-                      (entry->max_args == 1 ? "" : "s") + ", found " + std::to_string(argc));
+                  std::string(entry->name) + " takes " + expected + " argument" + (entry->max_args == 1 ? "" : "s") +
+                      ", found " + std::to_string(argc));
     }
     return AddNode(std::move(n), t, out);
   }

@@ -58,7 +58,7 @@ enum class InstrKind : uint8_t {
 struct PropertyMatcher {
   enum class Mode : uint8_t { kAny, kEquals, kPrefix, kSuffix };
   Mode mode = Mode::kAny;
-  Value reference;      // kEquals (bytes owned by the Program)
+  Value reference;        // kEquals (bytes owned by the Program)
   std::string_view text;  // kPrefix / kSuffix (owned by the Program)
 };
 
@@ -68,15 +68,15 @@ struct Instr {
   Function function = Function::kNone;
   bool negated = false;
   CompareRules rules = CompareRules::kFilterExpressions;  // comparisons, IN, BETWEEN: the dialect's
-  ValueClass constant_class = ValueClass::kAbsent;  // kCompareFieldConst
-  uint32_t a = 0, b = 0, c = 0;                     // operand instructions
-  uint32_t first = 0, count = 0;                    // range in Program::children_
-  uint32_t slot = 0;                                // field slot
-  uint32_t aux = 0;                                 // index into likes_ / sets_ / properties_
-  uint32_t position = 0;                            // byte offset in the expression (for Explain)
-  double cost = 0;                                  // estimated cost of evaluating this instruction
-  Value constant;                                   // kConst, kCompareFieldConst
-  Number number;                                    // kCompareFieldConst with a numeric constant
+  ValueClass constant_class = ValueClass::kAbsent;        // kCompareFieldConst
+  uint32_t a = 0, b = 0, c = 0;                           // operand instructions
+  uint32_t first = 0, count = 0;                          // range in Program::children_
+  uint32_t slot = 0;                                      // field slot
+  uint32_t aux = 0;                                       // index into likes_ / sets_ / properties_
+  uint32_t position = 0;                                  // byte offset in the expression (for Explain)
+  double cost = 0;                                        // estimated cost of evaluating this instruction
+  Value constant;                                         // kConst, kCompareFieldConst
+  Number number;                                          // kCompareFieldConst with a numeric constant
 };
 
 class Program {
@@ -124,10 +124,10 @@ class Program {
   std::vector<std::shared_ptr<const InSet>> sets_;
   std::vector<PropertyMatcher> properties_;
   uint32_t root_ = 0;
-  std::deque<std::string> storage_;  // constant bytes; a deque never moves its elements
+  std::deque<std::string> storage_;                         // constant bytes; a deque never moves its elements
   std::vector<std::shared_ptr<const Program>> keep_alive_;  // AllOf: the parts whose bytes we view
-  std::vector<std::string> notes_;  // compile-time facts for Explain (folds, ordering)
-  std::vector<RequiredText> required_texts_;  // necessary conditions on raw bytes (required_text.h)
+  std::vector<std::string> notes_;                          // compile-time facts for Explain (folds, ordering)
+  std::vector<RequiredText> required_texts_;                // necessary conditions on raw bytes (required_text.h)
 };
 
 }  // namespace sift::selector

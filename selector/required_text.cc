@@ -45,8 +45,7 @@ void Program::CollectRequiredTexts(uint32_t i, std::vector<RequiredText>* out) c
       return;
     }
     case InstrKind::kCompareFieldConst:
-      if (in.op == Op::kEq && ClassOf(in.constant.type) == ValueClass::kText &&
-          in.constant.type != ValueType::kChar) {
+      if (in.op == Op::kEq && ClassOf(in.constant.type) == ValueClass::kText && in.constant.type != ValueType::kChar) {
         single(in.slot, in.constant.bytes(), true);
       }
       return;
@@ -54,12 +53,13 @@ void Program::CollectRequiredTexts(uint32_t i, std::vector<RequiredText>* out) c
       uint32_t slot = 0;
       if (in.negated || !field_slot(in.a, &slot)) return;
       const std::shared_ptr<const LikeMatcher>& m = likes_[in.aux];
-      const bool more_than_literal = m->kind() == LikeMatcher::Kind::kSegments || m->kind() == LikeMatcher::Kind::kRegex;
+      const bool more_than_literal =
+          m->kind() == LikeMatcher::Kind::kSegments || m->kind() == LikeMatcher::Kind::kRegex;
       if (more_than_literal && m->leading_code_points() >= 2 && slot < fields_.size()) {
         // Anchored: a source can find each candidate value and test the whole pattern on it, which
         // rejects as much as the pattern does (a value matching it contains the longest literal).
-        out->push_back(RequiredText{{RequiredText::Alternative{fields_[slot].section, std::string(m->leading_literal()),
-                                                               false, m}}});
+        out->push_back(RequiredText{
+            {RequiredText::Alternative{fields_[slot].section, std::string(m->leading_literal()), false, m}}});
       } else if (m->required_code_points() >= 2) {
         single(slot, m->required_literal(), m->kind() == LikeMatcher::Kind::kExact);
       }

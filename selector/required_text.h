@@ -31,7 +31,7 @@ namespace sift::selector {
 struct RequiredText {
   struct Alternative {
     Section section = Section::kApplicationProperties;  // where the field's value is read from
-    std::string text;  // UTF-8, at least two code points
+    std::string text;                                   // UTF-8, at least two code points
     // The value must equal `text` (=, IN, a LIKE without wildcards, a property filter's equality);
     // otherwise it must contain it. A source may then look for the text with its encoded length.
     bool exact = false;

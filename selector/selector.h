@@ -37,10 +37,10 @@ enum class Dialect : uint8_t {
 
 // Limits against hostile expressions, all enforced at compile time.
 struct Limits {
-  size_t max_length = 4096;         // bytes of expression text
-  size_t max_depth = 256;           // nesting of sub-expressions (values above 500 act as 500)
-  size_t max_in_list = 1024;        // members of one IN list
-  size_t max_like_pattern = 1024;   // bytes of one LIKE pattern
+  size_t max_length = 4096;        // bytes of expression text
+  size_t max_depth = 256;          // nesting of sub-expressions (values above 500 act as 500)
+  size_t max_in_list = 1024;       // members of one IN list
+  size_t max_like_pattern = 1024;  // bytes of one LIKE pattern
 };
 
 struct CompileOptions {
@@ -87,9 +87,7 @@ class Selector {
   // has warmed up. Returns kUnknown when !ok().
   Truth Evaluate(FieldSource& source, EvalContext& context) const;
 
-  bool Matches(FieldSource& source, EvalContext& context) const {
-    return Evaluate(source, context) == Truth::kTrue;
-  }
+  bool Matches(FieldSource& source, EvalContext& context) const { return Evaluate(source, context) == Truth::kTrue; }
 
   // The plan's estimated cost of one evaluation, at most, in units of about one field read (what
   // Explain() prints); 0 for the empty filter-set or when !ok(). For a caller deciding whether work

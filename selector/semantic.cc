@@ -48,8 +48,7 @@ std::string_view StaticTypeName(StaticType t) {
 }
 
 bool IsIntegerLiteral(const Node& n) {
-  return n.kind == NodeKind::kLiteral &&
-         (n.value.type == ValueType::kLong || n.value.type == ValueType::kULong);
+  return n.kind == NodeKind::kLiteral && (n.value.type == ValueType::kLong || n.value.type == ValueType::kULong);
 }
 
 class Checker {
@@ -95,7 +94,8 @@ class Checker {
   bool NeedInteger(uint32_t node, std::string_view fn) {
     const Node& n = ast_.nodes[node];
     StaticType t = StaticTypeOf(ast_, node);
-    bool ok = t == StaticType::kAny || t == StaticType::kNumberOrString || (t == StaticType::kNumeric && (n.kind != NodeKind::kLiteral || IsIntegerLiteral(n)));
+    bool ok = t == StaticType::kAny || t == StaticType::kNumberOrString ||
+              (t == StaticType::kNumeric && (n.kind != NodeKind::kLiteral || IsIntegerLiteral(n)));
     if (ok) return true;
     return Fail(node, ErrorCode::kTypeMismatch,
                 std::string(fn) + " needs an integer, found " + std::string(StaticTypeName(t)));
@@ -112,8 +112,7 @@ class Checker {
       case NodeKind::kExists:
       case NodeKind::kIsNull:
       case NodeKind::kIn:
-      case NodeKind::kBetween:
-        return true;
+      case NodeKind::kBetween: return true;
       case NodeKind::kLike: {
         StaticType t = StaticTypeOf(ast_, n.children[0]);
         if (t != StaticType::kString && t != StaticType::kAny && t != StaticType::kNumberOrString) {
@@ -146,8 +145,7 @@ class Checker {
           case Op::kLt:
           case Op::kLe:
           case Op::kGt:
-          case Op::kGe:
-            return true;
+          case Op::kGe: return true;
           case Op::kAdd: {
             StaticType a = StaticTypeOf(ast_, n.children[0]);
             StaticType b = StaticTypeOf(ast_, n.children[1]);
@@ -166,14 +164,12 @@ class Checker {
             }
             return true;
           }
-          default:
-            return NeedNumeric(n.children[0], OpName(n.op)) && NeedNumeric(n.children[1], OpName(n.op));
+          default: return NeedNumeric(n.children[0], OpName(n.op)) && NeedNumeric(n.children[1], OpName(n.op));
         }
       case NodeKind::kFunction:
         switch (n.function) {
           case Function::kLower:
-          case Function::kUpper:
-            return NeedString(n.children[0], FunctionName(n.function));
+          case Function::kUpper: return NeedString(n.children[0], FunctionName(n.function));
           case Function::kLeft:
           case Function::kRight:
             return NeedString(n.children[0], FunctionName(n.function)) &&
@@ -192,8 +188,7 @@ class Checker {
             }
             return true;
           }
-          default:
-            return true;
+          default: return true;
         }
     }
     return true;
@@ -217,8 +212,7 @@ StaticType StaticTypeOf(const Ast& ast, uint32_t index) {
     case NodeKind::kBetween:
     case NodeKind::kIsNull:
     case NodeKind::kExists: return StaticType::kBoolean;
-    case NodeKind::kUnary:
-      return n.op == Op::kNot ? StaticType::kBoolean : StaticType::kNumeric;
+    case NodeKind::kUnary: return n.op == Op::kNot ? StaticType::kBoolean : StaticType::kNumeric;
     case NodeKind::kBinary:
       switch (n.op) {
         case Op::kAnd:

@@ -48,8 +48,9 @@ inline uint64_t HashText(std::string_view s) {
     a = Load32(p) ^ (uint64_t{n} << 32);
     b = Load32(p + n - 4);
   } else {
-    a = n == 0 ? 0 : (uint64_t{static_cast<unsigned char>(p[0])} << 16) |
-                         (uint64_t{static_cast<unsigned char>(p[n / 2])} << 8) | static_cast<unsigned char>(p[n - 1]);
+    a = n == 0 ? 0
+               : (uint64_t{static_cast<unsigned char>(p[0])} << 16) |
+                     (uint64_t{static_cast<unsigned char>(p[n / 2])} << 8) | static_cast<unsigned char>(p[n - 1]);
     b = n;
   }
   return Mix(a, b ^ n);

@@ -13,7 +13,7 @@
 namespace sift::selector {
 
 enum class ValueType : uint8_t {
-  kMissing,     // the field is absent from the message (or the path leads nowhere)
+  kMissing,  // the field is absent from the message (or the path leads nowhere)
   kNull,
   kBoolean,
   kUByte,
@@ -63,22 +63,64 @@ struct Value {
   bool present() const { return type != ValueType::kMissing; }
 
   static Value Missing() { return Value(); }
-  static Value Null() { Value v; v.type = ValueType::kNull; return v; }
-  static Value Boolean(bool b) { Value v; v.type = ValueType::kBoolean; v.boolean = b; return v; }
-  static Value Signed(ValueType t, int64_t x) { Value v; v.type = t; v.i64 = x; return v; }
-  static Value Unsigned(ValueType t, uint64_t x) { Value v; v.type = t; v.u64 = x; return v; }
+  static Value Null() {
+    Value v;
+    v.type = ValueType::kNull;
+    return v;
+  }
+  static Value Boolean(bool b) {
+    Value v;
+    v.type = ValueType::kBoolean;
+    v.boolean = b;
+    return v;
+  }
+  static Value Signed(ValueType t, int64_t x) {
+    Value v;
+    v.type = t;
+    v.i64 = x;
+    return v;
+  }
+  static Value Unsigned(ValueType t, uint64_t x) {
+    Value v;
+    v.type = t;
+    v.u64 = x;
+    return v;
+  }
   static Value Long(int64_t x) { return Signed(ValueType::kLong, x); }
-  static Value Float(float x) { Value v; v.type = ValueType::kFloat; v.f64 = x; return v; }
-  static Value Double(double x) { Value v; v.type = ValueType::kDouble; v.f64 = x; return v; }
-  static Value Char(uint32_t cp) { Value v; v.type = ValueType::kChar; v.u32 = cp; return v; }
+  static Value Float(float x) {
+    Value v;
+    v.type = ValueType::kFloat;
+    v.f64 = x;
+    return v;
+  }
+  static Value Double(double x) {
+    Value v;
+    v.type = ValueType::kDouble;
+    v.f64 = x;
+    return v;
+  }
+  static Value Char(uint32_t cp) {
+    Value v;
+    v.type = ValueType::kChar;
+    v.u32 = cp;
+    return v;
+  }
   static Value Timestamp(int64_t ms) { return Signed(ValueType::kTimestamp, ms); }
   static Value Bytes(ValueType t, std::string_view b) {
-    Value v; v.type = t; v.data = b.data(); v.size = static_cast<uint32_t>(b.size()); return v;
+    Value v;
+    v.type = t;
+    v.data = b.data();
+    v.size = static_cast<uint32_t>(b.size());
+    return v;
   }
   static Value String(std::string_view s) { return Bytes(ValueType::kString, s); }
   static Value Symbol(std::string_view s) { return Bytes(ValueType::kSymbol, s); }
   static Value Binary(std::string_view b) { return Bytes(ValueType::kBinary, b); }
-  static Value Compound(ValueType t) { Value v; v.type = t; return v; }
+  static Value Compound(ValueType t) {
+    Value v;
+    v.type = t;
+    return v;
+  }
 };
 
 }  // namespace sift::selector

@@ -239,9 +239,7 @@ const RawFn kRaw = ChooseRaw();  // chosen once at startup, never changed
 
 }  // namespace
 
-uint32_t Extend(uint32_t crc, const void* data, size_t n) {
-  return ~kRaw(~crc, static_cast<const uint8_t*>(data), n);
-}
+uint32_t Extend(uint32_t crc, const void* data, size_t n) { return ~kRaw(~crc, static_cast<const uint8_t*>(data), n); }
 
 uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n) {
   return ~PortableRaw(~crc, static_cast<const uint8_t*>(data), n);

@@ -42,7 +42,9 @@ inline std::string OffsetKey(char prefix, uint32_t id, uint64_t first_offset) {
 }
 inline std::string ChunkKey(uint32_t id, uint64_t first_offset) { return OffsetKey(kChunkPrefix, id, first_offset); }
 inline std::string IndexKey(uint32_t id, uint64_t first_offset) { return OffsetKey(kIndexPrefix, id, first_offset); }
-inline std::string SummaryKey(uint32_t id, uint64_t first_offset) { return OffsetKey(kSummaryPrefix, id, first_offset); }
+inline std::string SummaryKey(uint32_t id, uint64_t first_offset) {
+  return OffsetKey(kSummaryPrefix, id, first_offset);
+}
 
 // The first key after every key of stream `id` under `prefix` (an exclusive upper bound).
 inline std::string StreamEnd(char prefix, uint32_t id) {

@@ -204,18 +204,14 @@ class ChunkReader final : public StreamReader {
         }
         break;
       }
-      case PendingSeek::kFirstChunkFromPosition:
-        it_->Seek(keys::ChunkKey(stream_->id, position_));
-        break;
-      case PendingSeek::kNextChunk:
-        it_->Next();
-        break;
-      case PendingSeek::kNone:
-        break;
+      case PendingSeek::kFirstChunkFromPosition: it_->Seek(keys::ChunkKey(stream_->id, position_)); break;
+      case PendingSeek::kNextChunk: it_->Next(); break;
+      case PendingSeek::kNone: break;
     }
     pending_seek_ = PendingSeek::kNone;
     if (it_->status().ok()) return true;
-    status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': seek to offset {}", stream_->name, position_));
+    status_ = StreamStore::Impl::FromRocks(it_->status(),
+                                           fmt::format("stream '{}': seek to offset {}", stream_->name, position_));
     return false;
   }
 
@@ -232,10 +228,12 @@ class ChunkReader final : public StreamReader {
       if (!SeekIfPending()) return false;
       if (at_stored_end_ || !it_->Valid()) {
         if (!at_stored_end_ && !it_->status().ok()) {
-          status_ = StreamStore::Impl::FromRocks(it_->status(), fmt::format("stream '{}': read at offset {}", stream_->name, position_));
+          status_ = StreamStore::Impl::FromRocks(
+              it_->status(), fmt::format("stream '{}': read at offset {}", stream_->name, position_));
           return false;
         }
-        if (!options_.tailing || refreshed || stream_->deleted.load() || stream_->next_offset.load() <= position_) return false;
+        if (!options_.tailing || refreshed || stream_->deleted.load() || stream_->next_offset.load() <= position_)
+          return false;
         SeekIterator();
         refreshed = true;
         continue;
@@ -244,8 +242,8 @@ class ChunkReader final : public StreamReader {
       const rocksdb::Slice value = it_->value();
       uint64_t first = 0;
       if (!keys::ParseOffsetKey(std::string_view(key.data(), key.size()), keys::kChunkPrefix, stream_->id, &first)) {
-        status_ = Status::Corruption(fmt::format("stream '{}': malformed chunk key of {} bytes after offset {}", stream_->name,
-                                                 key.size(), position_));
+        status_ = Status::Corruption(fmt::format("stream '{}': malformed chunk key of {} bytes after offset {}",
+                                                 stream_->name, key.size(), position_));
         return false;
       }
       ChunkHeader h;
@@ -262,8 +260,8 @@ class ChunkReader final : public StreamReader {
         uint64_t end = stream_->next_offset.load();
         if (it_->Valid()) {
           uint64_t next_first;
-          if (keys::ParseOffsetKey(std::string_view(it_->key().data(), it_->key().size()), keys::kChunkPrefix, stream_->id,
-                                   &next_first)) {
+          if (keys::ParseOffsetKey(std::string_view(it_->key().data(), it_->key().size()), keys::kChunkPrefix,
+                                   stream_->id, &next_first)) {
             end = next_first;
           }
         }
@@ -311,7 +309,8 @@ class ChunkReader final : public StreamReader {
       std::string_view summary;
       const rocksdb::Slice key = summary_it_->key();
       const rocksdb::Slice value = summary_it_->value();
-      if (!keys::ParseOffsetKey(std::string_view(key.data(), key.size()), keys::kSummaryPrefix, stream_->id, &first)) break;
+      if (!keys::ParseOffsetKey(std::string_view(key.data(), key.size()), keys::kSummaryPrefix, stream_->id, &first))
+        break;
       if (!DecodeSummaryEntry(std::string_view(value.data(), value.size()), &count, &bytes, &summary)) {
         // Damaged: its chunk is read as if it had no summary; once the reader is past the chunk's
         // start, the entry is passed over so the summaries after it still count.
@@ -338,8 +337,8 @@ class ChunkReader final : public StreamReader {
   // under kSkip counts it, moves the position past it and returns true. The iterator must already be
   // past the chunk (or the caller leaves the chunk through in_chunk_ = false then Next()).
   bool ChunkDamaged(uint64_t first, uint64_t end, std::string_view why) {
-    Status c = Status::Corruption(fmt::format("stream '{}': chunk at offset {} (offsets {}..{}): {}", stream_->name, first,
-                                              first, end - 1, why));
+    Status c = Status::Corruption(
+        fmt::format("stream '{}': chunk at offset {} (offsets {}..{}): {}", stream_->name, first, first, end - 1, why));
     if (in_chunk_) {
       // Found while decoding records: leave the chunk.
       in_chunk_ = false;

@@ -44,13 +44,13 @@ class StreamReader {
   virtual ~StreamReader() = default;
 
   // Positioning. Each returns ok, or NotFound if the stream was deleted. Nothing is read until Next():
-  // an error reading the position surfaces there, in status(). A seek past the end leaves the reader at the end: Next() returns false, and a tailing reader then waits
-  // for that offset to be appended.
-  virtual Status SeekToFirst() = 0;                      // oldest retained message
-  virtual Status Seek(uint64_t offset) = 0;              // first message with offset >= `offset`
+  // an error reading the position surfaces there, in status(). A seek past the end leaves the reader at the end: Next()
+  // returns false, and a tailing reader then waits for that offset to be appended.
+  virtual Status SeekToFirst() = 0;                          // oldest retained message
+  virtual Status Seek(uint64_t offset) = 0;                  // first message with offset >= `offset`
   virtual Status SeekToTimestamp(int64_t timestamp_ms) = 0;  // first message with timestamp >= T
-  virtual Status SeekToLast() = 0;                       // the newest message (end when empty)
-  virtual Status SeekToEnd() = 0;                        // after the newest ("next"): only new appends
+  virtual Status SeekToLast() = 0;                           // the newest message (end when empty)
+  virtual Status SeekToEnd() = 0;                            // after the newest ("next"): only new appends
 
   // Fills *record with the message at the reader's position and advances. Returns false when there is
   // no record: status() is then ok at the end of the stream (a tailing reader may be called again

@@ -66,7 +66,8 @@ class ChunkCutter {
     std::vector<Range> ranges;
     size_t payload = 0;
     for (size_t i = 0; i < messages.size(); ++i) {
-      if (!ranges.empty() && MustClose(options, static_cast<uint32_t>(i - ranges.back().begin), payload, messages[i].size())) {
+      if (!ranges.empty() &&
+          MustClose(options, static_cast<uint32_t>(i - ranges.back().begin), payload, messages[i].size())) {
         ranges.back().end = i;
         ranges.back().bytes = static_cast<uint32_t>(kChunkHeaderSize + payload);
       }
@@ -169,7 +170,8 @@ Status ValidateOptions(const StoreOptions& o) {
     return Status::InvalidArgument("options: max_message_bytes + max_chunk_bytes must stay below 4 GiB");
   }
   if (o.linger.count() < 0) return Status::InvalidArgument("options: linger must not be negative");
-  if (o.write_buffer_bytes < (1u << 16)) return Status::InvalidArgument("options: write_buffer_bytes must be >= 64 KiB");
+  if (o.write_buffer_bytes < (1u << 16))
+    return Status::InvalidArgument("options: write_buffer_bytes must be >= 64 KiB");
   return Status::OK();
 }
 
@@ -216,7 +218,8 @@ Status StreamStore::Impl::OpenDb() {
   // an unlucky hash spread evicts chunks long before the cache is full: keep every shard able to hold
   // at least 32 of the largest chunks.
   int shard_bits = 0;
-  while (shard_bits < 4 && (options_.block_cache_bytes >> (shard_bits + 1)) >= 32ull * options_.max_chunk_bytes) ++shard_bits;
+  while (shard_bits < 4 && (options_.block_cache_bytes >> (shard_bits + 1)) >= 32ull * options_.max_chunk_bytes)
+    ++shard_bits;
   cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes, shard_bits);
   t.block_cache = cache_;
   // A chunk value (up to max_chunk_bytes) always fills a block of its own; the block size only shapes
@@ -226,8 +229,9 @@ Status StreamStore::Impl::OpenDb() {
   t.format_version = 5;
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s = options_.read_only ? rocksdb::DB::OpenForReadOnly(o, path_, &db, /*error_if_wal_file_exists=*/false)
-                                         : rocksdb::DB::Open(o, path_, &db);
+  rocksdb::Status s = options_.read_only
+                          ? rocksdb::DB::OpenForReadOnly(o, path_, &db, /*error_if_wal_file_exists=*/false)
+                          : rocksdb::DB::Open(o, path_, &db);
   if (!s.ok()) return FromRocks(s, fmt::format("open store '{}'", path_));
   db_.reset(db);
   return Status::OK();
@@ -246,10 +250,12 @@ Status StreamStore::Impl::Recover() {
   } else if (!s.ok()) {
     return FromRocks(s, fmt::format("store '{}': read store record", path_));
   } else {
-    if (value.size() != 8) return Status::Corruption(fmt::format("store '{}': store record has {} bytes, want 8", path_, value.size()));
+    if (value.size() != 8)
+      return Status::Corruption(fmt::format("store '{}': store record has {} bytes, want 8", path_, value.size()));
     const uint32_t version = base::LoadLE32(value.data());
     if (version != kStoreFormatVersion) {
-      return Status::NotSupported(fmt::format("store '{}': format version {} (this build reads {})", path_, version, kStoreFormatVersion));
+      return Status::NotSupported(
+          fmt::format("store '{}': format version {} (this build reads {})", path_, version, kStoreFormatVersion));
     }
     next_stream_id_ = base::LoadLE32(value.data() + 4);
   }
@@ -290,16 +296,18 @@ Status StreamStore::Impl::Recover() {
     for (ii->SeekToFirst(); ii->Valid(); ii->Next()) {
       uint64_t first = 0;
       ChunkMeta m;
-      if (!keys::ParseOffsetKey(std::string_view(ii->key().data(), ii->key().size()), keys::kIndexPrefix, st->id, &first) ||
+      if (!keys::ParseOffsetKey(std::string_view(ii->key().data(), ii->key().size()), keys::kIndexPrefix, st->id,
+                                &first) ||
           !DecodeIndexEntry(std::string_view(ii->value().data(), ii->value().size()), first, &m) || first < index_end) {
-        return Status::Corruption(fmt::format("store '{}': stream '{}': damaged chunk index entry near offset {}",
-                                              path_, name, index_end));
+        return Status::Corruption(
+            fmt::format("store '{}': stream '{}': damaged chunk index entry near offset {}", path_, name, index_end));
       }
       st->chunks.push_back(m);
       st->bytes += m.bytes;
       index_end = m.first_offset + m.count;
     }
-    if (!ii->status().ok()) return FromRocks(ii->status(), fmt::format("store '{}': stream '{}': read chunk index", path_, name));
+    if (!ii->status().ok())
+      return FromRocks(ii->status(), fmt::format("store '{}': stream '{}': read chunk index", path_, name));
 
     // The recovery rule: next offset = last chunk's first offset + count (never below the floor).
     uint64_t chunk_end = 0;
@@ -319,7 +327,8 @@ Status StreamStore::Impl::Recover() {
       uint64_t first = 0;
       ChunkHeader h;
       const char* why = nullptr;
-      if (keys::ParseOffsetKey(std::string_view(ci->key().data(), ci->key().size()), keys::kChunkPrefix, st->id, &first) &&
+      if (keys::ParseOffsetKey(std::string_view(ci->key().data(), ci->key().size()), keys::kChunkPrefix, st->id,
+                               &first) &&
           DecodeChunk(std::string_view(ci->value().data(), ci->value().size()), /*verify_payload=*/true, &h, &why) &&
           h.first_offset == first) {
         chunk_end = first + h.count;
@@ -377,7 +386,8 @@ const std::string& StreamStore::path() const { return impl_->path(); }
 
 int64_t StreamStore::Impl::Now() const {
   if (options_.clock) return options_.clock();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 rocksdb::WriteOptions StreamStore::Impl::WriteOpts() const {
@@ -403,15 +413,18 @@ Status StreamStore::Impl::Writable() const {
 
 Status StreamStore::Impl::CreateStream(std::string_view name, const StreamOptions& options) {
   if (Status s = ValidateStreamName(name); !s.ok()) return s;
-  if (options.retention.max_age_ms < 0) return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
+  if (options.retention.max_age_ms < 0)
+    return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
   std::lock_guard<std::mutex> wlock(write_mu_);
   uint32_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (streams_.find(name) != streams_.end()) return Status::AlreadyExists(fmt::format("stream '{}' already exists", name));
+    if (streams_.find(name) != streams_.end())
+      return Status::AlreadyExists(fmt::format("stream '{}' already exists", name));
     id = next_stream_id_;
   }
-  if (id == std::numeric_limits<uint32_t>::max()) return Status::InvalidArgument("no stream ids left (2^32 - 1 streams created)");
+  if (id == std::numeric_limits<uint32_t>::max())
+    return Status::InvalidArgument("no stream ids left (2^32 - 1 streams created)");
   auto st = std::make_shared<StreamState>();
   st->id = id;
   st->name = std::string(name);
@@ -475,7 +488,8 @@ void StreamStore::Impl::StreamBounds(const StreamState& stream, uint64_t* first,
   *next = stream.next_offset.load();
 }
 
-bool StreamStore::Impl::ChunkForTimestamp(const StreamState& stream, int64_t timestamp_ms, uint64_t* first_offset) const {
+bool StreamStore::Impl::ChunkForTimestamp(const StreamState& stream, int64_t timestamp_ms,
+                                          uint64_t* first_offset) const {
   std::lock_guard<std::mutex> lock(mu_);
   // Last timestamps are non-decreasing along the stream: binary search.
   auto it = std::partition_point(stream.chunks.begin(), stream.chunks.end(),
@@ -495,11 +509,13 @@ bool StreamStore::Impl::ChunkHolding(const StreamState& stream, uint64_t offset,
 }
 
 Status StreamStore::Impl::SetRetention(std::string_view name, const RetentionPolicy& retention) {
-  if (retention.max_age_ms < 0) return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
+  if (retention.max_age_ms < 0)
+    return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
   std::lock_guard<std::mutex> wlock(write_mu_);
   std::shared_ptr<StreamState> st = FindStream(name);
   if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
-  rocksdb::Status s = db_->Put(WriteOpts(), keys::StreamKey(name), EncodeStreamRecordFields(st->id, retention, st->floor));
+  rocksdb::Status s =
+      db_->Put(WriteOpts(), keys::StreamKey(name), EncodeStreamRecordFields(st->id, retention, st->floor));
   if (!s.ok()) return FromRocks(s, fmt::format("stream '{}': set retention", name));
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -576,11 +592,13 @@ Status StreamStore::Impl::GetChunkSummary(std::string_view name, uint64_t first_
   if (s.IsNotFound()) {
     return Status::NotFound(fmt::format("stream '{}': no summary for a chunk at offset {}", name, first_offset));
   }
-  if (!s.ok()) return FromRocks(s, fmt::format("stream '{}': read the summary of the chunk at offset {}", name, first_offset));
+  if (!s.ok())
+    return FromRocks(s, fmt::format("stream '{}': read the summary of the chunk at offset {}", name, first_offset));
   uint32_t count, bytes;
   std::string_view body;
   if (!DecodeSummaryEntry(entry, &count, &bytes, &body)) {
-    return Status::Corruption(fmt::format("stream '{}': the summary of the chunk at offset {} is damaged", name, first_offset));
+    return Status::Corruption(
+        fmt::format("stream '{}': the summary of the chunk at offset {} is damaged", name, first_offset));
   }
   summary->assign(body);
   return Status::OK();
@@ -603,8 +621,10 @@ Status StreamStore::Impl::PutChunkSummary(std::string_view name, uint64_t first_
   }
   rocksdb::WriteOptions w;
   w.sync = true;
-  rocksdb::Status s = db_->Put(w, keys::SummaryKey(st->id, first_offset), EncodeSummaryEntry(meta.count, meta.bytes, summary));
-  if (!s.ok()) return FromRocks(s, fmt::format("stream '{}': write the summary of the chunk at offset {}", name, first_offset));
+  rocksdb::Status s =
+      db_->Put(w, keys::SummaryKey(st->id, first_offset), EncodeSummaryEntry(meta.count, meta.bytes, summary));
+  if (!s.ok())
+    return FromRocks(s, fmt::format("stream '{}': write the summary of the chunk at offset {}", name, first_offset));
   return Status::OK();
 }
 
@@ -617,14 +637,15 @@ Status StreamStore::Impl::CheckBatch(std::string_view stream, std::span<const st
   for (size_t i = 0; i < messages.size(); ++i) {
     const std::string_view m = messages[i];
     if (m.size() > options_.max_message_bytes) {
-      return Status::InvalidArgument(fmt::format("stream '{}': message {} of {}: {} bytes exceeds the maximum message size of {} bytes",
-                                                 stream, i, messages.size(), m.size(), options_.max_message_bytes));
+      return Status::InvalidArgument(
+          fmt::format("stream '{}': message {} of {}: {} bytes exceeds the maximum message size of {} bytes", stream, i,
+                      messages.size(), m.size(), options_.max_message_bytes));
     }
     if (options_.validator) {
       Status v = options_.validator(m);
       if (!v.ok()) {
-        return Status::InvalidArgument(fmt::format("stream '{}': message {} of {} refused, nothing stored: {}", stream, i,
-                                                   messages.size(), v.message()));
+        return Status::InvalidArgument(fmt::format("stream '{}': message {} of {} refused, nothing stored: {}", stream,
+                                                   i, messages.size(), v.message()));
       }
     }
     bytes += m.size();
@@ -662,7 +683,8 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
   if (options_.linger.count() > 0) {
     const auto deadline = std::chrono::steady_clock::now() + options_.linger;
     self->cv.wait_until(lock, deadline, [&] {
-      return flush_requested_ || queued_messages_ >= options_.max_chunk_messages || queued_bytes_ >= options_.max_chunk_bytes;
+      return flush_requested_ || queued_messages_ >= options_.max_chunk_messages ||
+             queued_bytes_ >= options_.max_chunk_bytes;
     });
   }
   flush_requested_ = false;
@@ -711,7 +733,8 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
     auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view summary) {
       batch.Put(keys::ChunkKey(st.id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
       batch.Put(keys::IndexKey(st.id, m.first_offset), EncodeIndexEntry(m));
-      if (!summary.empty()) batch.Put(keys::SummaryKey(st.id, m.first_offset), rocksdb::Slice(summary.data(), summary.size()));
+      if (!summary.empty())
+        batch.Put(keys::SummaryKey(st.id, m.first_offset), rocksdb::Slice(summary.data(), summary.size()));
       sg.chunks.push_back(m);
       sg.bytes += m.bytes;
     };
@@ -727,8 +750,9 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
     rocksdb::Status s = db_->Write(WriteOpts(), &batch);
     if (!s.ok()) {
       std::string what = "append to";
-      for (const StreamGroup& sg : streams) what += fmt::format(" stream '{}' (offsets {}..{})", sg.stream->name,
-                                                               sg.stream->next_offset.load(), sg.next - 1);
+      for (const StreamGroup& sg : streams)
+        what +=
+            fmt::format(" stream '{}' (offsets {}..{})", sg.stream->name, sg.stream->next_offset.load(), sg.next - 1);
       status = FromRocks(s, what);
     }
   }
@@ -774,8 +798,9 @@ void StreamStore::Impl::RetainAfterAppend(const std::shared_ptr<StreamState>& st
   }
 }
 
-Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
-                                          std::vector<std::string>* entries, const StreamStore::RangeCheck& check) const {
+Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> messages,
+                                          std::span<const ChunkRange> ranges, std::vector<std::string>* entries,
+                                          const StreamStore::RangeCheck& check) const {
   entries->assign(ranges.size(), std::string());
   const bool summarize = static_cast<bool>(options_.chunk_summarizer);
   if ((!summarize && !check) || ranges.empty()) return Status::OK();
@@ -803,7 +828,8 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
       for (size_t i = ranges[k].begin; i < ranges[k].end; ++i) summarizer->Add(messages[i]);
       summarizer->Finish(&summary);
       if (!summary.empty()) {
-        (*entries)[k] = EncodeSummaryEntry(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
+        (*entries)[k] =
+            EncodeSummaryEntry(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
       }
     }
   };
@@ -823,9 +849,8 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
 
 Status StreamStore::Impl::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries,
                                         const StreamStore::RangeCheck& check) const {
-  const std::vector<ChunkCutter::Range> ranges = options_.chunk_summarizer || check
-                                                     ? ChunkCutter::Ranges(options_, messages)
-                                                     : std::vector<ChunkCutter::Range>();
+  const std::vector<ChunkCutter::Range> ranges =
+      options_.chunk_summarizer || check ? ChunkCutter::Ranges(options_, messages) : std::vector<ChunkCutter::Range>();
   return SummarizeRanges(messages, ranges, summaries, check);
 }
 
@@ -844,8 +869,8 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
 
   // Two table files, chunks and index entries, each in key order and past every key the stream has,
   // so RocksDB places them without overlap (no compaction rewrites them) and ingests both atomically.
-  const std::string what = fmt::format("bulk append to stream '{}' (offsets {}..{})", st->name, first,
-                                       first + messages.size() - 1);
+  const std::string what =
+      fmt::format("bulk append to stream '{}' (offsets {}..{})", st->name, first, first + messages.size() - 1);
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::path(path_) / kIngestDir;
   std::filesystem::create_directories(dir, ec);
@@ -890,7 +915,8 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   if (summary_thread.joinable()) summary_thread.join();
   if (s.ok()) s = chunks.Finish();
   // The summaries ("M" keys) follow the index entries ("I" keys) in key order: same table file.
-  if (s.ok() && ranges.size() == metas.size() && summary_entries != nullptr && summary_entries->size() == metas.size()) {
+  if (s.ok() && ranges.size() == metas.size() && summary_entries != nullptr &&
+      summary_entries->size() == metas.size()) {
     for (size_t k = 0; k < metas.size() && s.ok(); ++k) {
       const std::string& entry = (*summary_entries)[k];
       uint32_t count = 0, bytes = 0;
@@ -949,7 +975,8 @@ Status StreamStore::Impl::NewReader(std::string_view stream, const ReaderOptions
   return Status::OK();
 }
 
-bool StreamStore::Impl::WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const {
+bool StreamStore::Impl::WaitForAppend(std::string_view stream, uint64_t offset,
+                                      std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(mu_);
   auto it = streams_.find(stream);
   if (it == streams_.end()) return false;
@@ -970,7 +997,9 @@ Status StreamStore::DeleteStream(std::string_view name) {
   return impl_->DeleteStream(name);
 }
 Status StreamStore::ListStreams(std::vector<std::string>* names) const { return impl_->ListStreams(names); }
-Status StreamStore::GetStreamInfo(std::string_view name, StreamInfo* info) const { return impl_->GetStreamInfo(name, info); }
+Status StreamStore::GetStreamInfo(std::string_view name, StreamInfo* info) const {
+  return impl_->GetStreamInfo(name, info);
+}
 Status StreamStore::SetRetention(std::string_view name, const RetentionPolicy& retention) {
   if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->SetRetention(name, retention);
@@ -979,12 +1008,13 @@ Status StreamStore::Append(std::string_view stream, std::string_view message, ui
   if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->AppendBatch(stream, std::span<const std::string_view>(&message, 1), offset);
 }
-Status StreamStore::AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset) {
+Status StreamStore::AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
+                                uint64_t* first_offset) {
   if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->AppendBatch(stream, messages, first_offset);
 }
-Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset,
-                                const std::vector<std::string>* prepared) {
+Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
+                                uint64_t* first_offset, const std::vector<std::string>* prepared) {
   if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->IngestBatch(stream, messages, first_offset, prepared);
 }
@@ -1010,7 +1040,8 @@ Status StreamStore::PutChunkSummary(std::string_view stream, uint64_t first_offs
   if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->PutChunkSummary(stream, first_offset, summary);
 }
-Status StreamStore::NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader) {
+Status StreamStore::NewReader(std::string_view stream, const ReaderOptions& options,
+                              std::unique_ptr<StreamReader>* reader) {
   return impl_->NewReader(stream, options, reader);
 }
 bool StreamStore::WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const {

@@ -37,13 +37,13 @@ namespace sift::storage {
 // A snapshot of one stream's state.
 struct StreamInfo {
   std::string name;
-  uint64_t first_offset = 0;  // oldest retained message; == next_offset when the stream is empty
-  uint64_t next_offset = 0;   // the offset the next append gets
-  uint64_t message_count = 0; // next_offset - first_offset
+  uint64_t first_offset = 0;   // oldest retained message; == next_offset when the stream is empty
+  uint64_t next_offset = 0;    // the offset the next append gets
+  uint64_t message_count = 0;  // next_offset - first_offset
   uint64_t chunk_count = 0;
-  uint64_t bytes = 0;             // stored bytes: chunk headers + records
-  int64_t first_timestamp_ms = 0; // append time of first_offset; 0 when empty
-  int64_t last_timestamp_ms = 0;  // append time of next_offset - 1; 0 when empty
+  uint64_t bytes = 0;              // stored bytes: chunk headers + records
+  int64_t first_timestamp_ms = 0;  // append time of first_offset; 0 when empty
+  int64_t last_timestamp_ms = 0;   // append time of next_offset - 1; 0 when empty
   RetentionPolicy retention;
 };
 

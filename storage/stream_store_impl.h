@@ -39,10 +39,10 @@ struct StreamState {
   uint32_t id = 0;
   std::string name;
   RetentionPolicy retention;
-  uint64_t floor = 0;              // persisted: no message below this offset is stored any more
-  std::deque<ChunkMeta> chunks;    // stored chunks, oldest first
-  uint64_t bytes = 0;              // sum of chunks[i].bytes
-  int64_t last_timestamp_ms = 0;   // last assigned timestamp (kept even when all chunks are deleted)
+  uint64_t floor = 0;                    // persisted: no message below this offset is stored any more
+  std::deque<ChunkMeta> chunks;          // stored chunks, oldest first
+  uint64_t bytes = 0;                    // sum of chunks[i].bytes
+  int64_t last_timestamp_ms = 0;         // last assigned timestamp (kept even when all chunks are deleted)
   std::atomic<uint64_t> next_offset{0};  // written under both locks, read lock-free by tailing readers
   std::atomic<bool> deleted{false};
 

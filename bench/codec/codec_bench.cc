@@ -4,13 +4,13 @@
 //
 // The messages are the "orders" profile of `sift gen` (tools/synthetic/synthetic_orders.h, seed 1:
 // ~450 bytes, header, message annotations, properties, 8 application properties of mixed types, a
-// 200-byte data body), encoded by Proton's own encoder and laid out back to back as in a record file. Counters: items/s (messages), bytes/s, and heap allocations per message, counted by
-// interposing malloc / calloc / realloc in this binary (so Proton's C allocations count as well as
-// operator new). BM_DecodeToProton / BM_DecodeToProtonSynthetic measure sift's full decode into
-// pn_message_t (DecodeToProton) against pn_message_decode on the same messages, into one reused
-// pn_message_t each, on this corpus and on the first 100,000 "orders" and "wide" messages.
-// BM_TypedJson: DecodeToTypedJson on the same profiles. BM_Validate: strict validation
-// (amqp::Validate) of the synthetic order profiles, bytes/s and messages/s.
+// 200-byte data body), encoded by Proton's own encoder and laid out back to back as in a record file. Counters: items/s
+// (messages), bytes/s, and heap allocations per message, counted by interposing malloc / calloc / realloc in this
+// binary (so Proton's C allocations count as well as operator new). BM_DecodeToProton / BM_DecodeToProtonSynthetic
+// measure sift's full decode into pn_message_t (DecodeToProton) against pn_message_decode on the same messages, into
+// one reused pn_message_t each, on this corpus and on the first 100,000 "orders" and "wide" messages. BM_TypedJson:
+// DecodeToTypedJson on the same profiles. BM_Validate: strict validation (amqp::Validate) of the synthetic order
+// profiles, bytes/s and messages/s.
 #include <benchmark/benchmark.h>
 #include <proton/codec.h>
 #include <proton/message.h>
@@ -62,7 +62,7 @@ constexpr int kMessages = 1000000;
 constexpr std::string_view kKey = "customer";  // the 5th of 8 application properties
 
 struct Corpus {
-  std::vector<uint8_t> records;                 // length-prefixed, as in a record file
+  std::vector<uint8_t> records;  // length-prefixed, as in a record file
   std::vector<std::span<const uint8_t>> messages;
   uint64_t bytes = 0;
 };
@@ -75,8 +75,7 @@ const Corpus& GetCorpus() {
     std::string message;
     for (int i = 0; i < kMessages; ++i) {
       if (!orders->Encode(static_cast<uint64_t>(i), &message).ok()) std::abort();
-      sift::amqp::AppendRecord({reinterpret_cast<const uint8_t*>(message.data()), message.size()},
-                               &c->records);
+      sift::amqp::AppendRecord({reinterpret_cast<const uint8_t*>(message.data()), message.size()}, &c->records);
     }
     sift::amqp::RecordFileReader reader;
     reader.OpenBytes(c->records, "corpus");
@@ -117,8 +116,7 @@ void Report(benchmark::State& state, const Corpus& corpus, uint64_t allocations)
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kMessages);
   const uint64_t bytes = Bytes(Messages(static_cast<int>(state.range(0))));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
-  state.counters["allocs_per_msg"] =
-      static_cast<double>(allocations) / (iterations * kMessages);
+  state.counters["allocs_per_msg"] = static_cast<double>(allocations) / (iterations * kMessages);
   state.counters["msg_bytes"] = static_cast<double>(bytes) / kMessages;
   state.counters["distinct"] = static_cast<double>(state.range(0));
   (void)corpus;
@@ -179,8 +177,7 @@ uint64_t FindStringProperty(pn_data_t* props) {
   pn_data_enter(props);
   while (pn_data_next(props)) {
     const bool is_key = pn_data_type(props) == PN_STRING &&
-                        std::string_view(pn_data_get_string(props).start,
-                                         pn_data_get_string(props).size) == kKey;
+                        std::string_view(pn_data_get_string(props).start, pn_data_get_string(props).size) == kKey;
     if (!pn_data_next(props)) break;
     if (is_key) {
       const pn_bytes_t v = pn_data_get_string(props);
@@ -253,9 +250,9 @@ void BM_TypedJson(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kCount);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
-  state.counters["ns_per_msg"] = benchmark::Counter(
-      static_cast<double>(kCount) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_msg"] =
+      benchmark::Counter(static_cast<double>(kCount) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["json_bytes_per_msg"] = static_cast<double>(out_bytes) / kCount;
   state.counters["amqp_bytes_per_msg"] = static_cast<double>(bytes) / kCount;
 }
@@ -341,10 +338,8 @@ void BM_ProtonDecodeSynthetic(benchmark::State& state, const std::string& profil
   pn_message_free(msg);
   ReportSynthetic(state, messages, allocations);
 }
-BENCHMARK_CAPTURE(BM_ProtonDecodeSynthetic, orders, std::string("orders"))
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ProtonDecodeSynthetic, wide, std::string("wide"))
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ProtonDecodeSynthetic, orders, std::string("orders"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ProtonDecodeSynthetic, wide, std::string("wide"))->Unit(benchmark::kMillisecond);
 
 // DecodeToProton of the same messages into one reused pn_message_t (the same reuse policy).
 void BM_DecodeToProtonSynthetic(benchmark::State& state, const std::string& profile) {
@@ -364,10 +359,8 @@ void BM_DecodeToProtonSynthetic(benchmark::State& state, const std::string& prof
   pn_message_free(msg);
   ReportSynthetic(state, messages, allocations);
 }
-BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, orders, std::string("orders"))
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, wide, std::string("wide"))
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, orders, std::string("orders"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, wide, std::string("wide"))->Unit(benchmark::kMillisecond);
 
 // The chunk summary of every message (ChunkSummaryBuilder, what `sift append` builds beside validation):
 // the messages of a profile cut into chunks of the engine's default 1 MiB, Reset / Add / Finish per chunk.
@@ -441,8 +434,7 @@ const Profile& GetProfile(int which, int distinct) {
 }
 
 void BM_Validate(benchmark::State& state) {
-  const Profile& profile =
-      GetProfile(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const Profile& profile = GetProfile(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   uint64_t bytes = 0;
   for (const auto& m : profile.messages) bytes += m.size();
   uint64_t valid = 0;

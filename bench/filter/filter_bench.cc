@@ -30,9 +30,9 @@
 // Counters: items_per_second (messages), bytes_per_second (message bytes, length prefixes
 // excluded), time/msg (seconds per message), allocs/msg (C++ operator new calls per message, the
 // project's counting allocator), mallocs/msg (every malloc/calloc/realloc, Proton's and RocksDB's
-// included), matches (per pass). Single-thread rates are per CPU second of the benchmark thread; the thread-scaling runs use
-// wall time (/real_time). Every variant's match count is checked against sift_scan's (and against the
-// planted count), so a benchmark that disagrees fails instead of reporting a figure.
+// included), matches (per pass). Single-thread rates are per CPU second of the benchmark thread; the thread-scaling
+// runs use wall time (/real_time). Every variant's match count is checked against sift_scan's (and against the planted
+// count), so a benchmark that disagrees fails instead of reporting a figure.
 //
 // Own flags (after Google Benchmark's): --quick (only the CI regression set), --explain (print the
 // selectors and their plans, run nothing), --orders=N,
@@ -239,8 +239,8 @@ class AllocationMeter {
 
 // Sets the common counters. `records` and `bytes` are this thread's share per pass; `all_records`
 // is the pass of all threads.
-void Report(benchmark::State& state, size_t records, uint64_t bytes, uint64_t matches,
-            const AllocationMeter& meter, size_t all_records) {
+void Report(benchmark::State& state, size_t records, uint64_t bytes, uint64_t matches, const AllocationMeter& meter,
+            size_t all_records) {
   const auto iterations = static_cast<int64_t>(state.iterations());
   state.SetItemsProcessed(iterations * static_cast<int64_t>(records));
   state.SetBytesProcessed(iterations * static_cast<int64_t>(bytes));
@@ -248,9 +248,8 @@ void Report(benchmark::State& state, size_t records, uint64_t bytes, uint64_t ma
   if (state.threads() == 1) {
     // Seconds per message (Google Benchmark prints it with an SI prefix, "182ns"); for threaded runs
     // bench/plot.py derives ns/msg from items_per_second instead.
-    state.counters["time/msg"] = benchmark::Counter(static_cast<double>(records),
-                                                  benchmark::Counter::kIsIterationInvariantRate |
-                                                      benchmark::Counter::kInvert);
+    state.counters["time/msg"] = benchmark::Counter(
+        static_cast<double>(records), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   }
   // The counters are process-wide, so they are exact only with one thread; threaded runs leave them out.
   if (state.threads() == 1) {
@@ -289,8 +288,8 @@ MatchBook& Matches() {
 }
 
 std::string BookKey(const CorpusKey& key, const SelectorCase& selector) {
-  return key.shape + "/" + std::string(PlacementName(key.placement)) + "/" + std::to_string(key.per_million) +
-         "/" + selector.name;
+  return key.shape + "/" + std::string(PlacementName(key.placement)) + "/" + std::to_string(key.per_million) + "/" +
+         selector.name;
 }
 
 // Per-run sum of the threads' matches (one benchmark runs at a time; `run` names it).
@@ -323,8 +322,8 @@ ThreadSum& Sums() {
 
 // Checks the total of a run's matches (once, on the last thread to finish) against sift_scan's and,
 // for a planted corpus, against the planted count.
-void CheckMatches(benchmark::State& state, std::string_view kind, const CorpusKey& key,
-                  const SelectorCase& selector, uint64_t part, bool record, size_t corpus_records) {
+void CheckMatches(benchmark::State& state, std::string_view kind, const CorpusKey& key, const SelectorCase& selector,
+                  uint64_t part, bool record, size_t corpus_records) {
   const std::string book = BookKey(key, selector);
   const uint64_t total = Sums().Add(state, std::string(kind) + "/" + book, part);
   if (total == UINT64_MAX) return;
@@ -428,8 +427,7 @@ void BM_Sift(benchmark::State& state, CorpusKey key, SelectorCase selector_case,
   }
   pn_message_free(delivered);
   Report(state, r.last - r.first, MessageBytes(buffer, r), matches, meter, buffer.count());
-  CheckMatches(state, ModeName(mode), key, selector_case, matches,
-               mode == SiftMode::kScan, buffer.count());
+  CheckMatches(state, ModeName(mode), key, selector_case, matches, mode == SiftMode::kScan, buffer.count());
 }
 
 void BM_Baseline(benchmark::State& state, CorpusKey key, SelectorCase selector_case) {
@@ -497,7 +495,7 @@ class Store {
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
     engine::EngineOptions options;
-    options.sync = false;                    // a benchmark store: nothing to lose
+    options.sync = false;                         // a benchmark store: nothing to lose
     options.block_cache_bytes = size_t{2} << 30;  // holds the whole corpus: the cache stays warm
     engine::Status s = engine::StreamEngine::Open(path, options, &engine_);
     if (s.ok()) s = engine_->CreateStream(kStream);
@@ -579,8 +577,8 @@ void BM_Store(benchmark::State& state, SelectorCase selector_case, StoreMode mod
       }
     }
     if (s.ok() && consumer->stats().scanned != r.last - r.first) {
-      s = engine::Status::Corruption("the consumer scanned " + std::to_string(consumer->stats().scanned) +
-                                         " records", "", "expected " + std::to_string(r.last - r.first));
+      s = engine::Status::Corruption("the consumer scanned " + std::to_string(consumer->stats().scanned) + " records",
+                                     "", "expected " + std::to_string(r.last - r.first));
     }
     meter.Stop();
     if (!s.ok()) {
@@ -590,8 +588,8 @@ void BM_Store(benchmark::State& state, SelectorCase selector_case, StoreMode mod
   }
   pn_message_free(message);
   Report(state, r.last - r.first, MessageBytes(buffer, r), matches, meter, count);
-  CheckMatches(state, mode == StoreMode::kSift ? "store_sift" : "store_baseline", kStoreCorpus, selector_case,
-               matches, false, count);
+  CheckMatches(state, mode == StoreMode::kSift ? "store_sift" : "store_baseline", kStoreCorpus, selector_case, matches,
+               false, count);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -601,11 +599,10 @@ struct Selectivity {
   const char* label;
   uint64_t per_million;
 };
-constexpr Selectivity kSelectivities[] = {{"0.001%", 10},     {"0.1%", 1000},    {"1%", 10000},
-                                          {"10%", 100000},   {"50%", 500000},   {"100%", 1000000}};
+constexpr Selectivity kSelectivities[] = {{"0.001%", 10},  {"0.1%", 1000},  {"1%", 10000},
+                                          {"10%", 100000}, {"50%", 500000}, {"100%", 1000000}};
 
-std::string Name(std::string_view kind, const CorpusKey& key, std::string_view selectivity,
-                 std::string_view selector) {
+std::string Name(std::string_view kind, const CorpusKey& key, std::string_view selectivity, std::string_view selector) {
   std::string name(kind);
   for (std::string_view part : {std::string_view(key.shape), PlacementName(key.placement), selectivity, selector}) {
     name += "/";
@@ -626,15 +623,14 @@ void RegisterVariant(const CorpusKey& key, const char* selectivity, bool referen
                                SiftMode::kReaderOnly)
       ->Unit(benchmark::kMillisecond);
   if (deliver) {
-    benchmark::RegisterBenchmark(Name("sift_deliver", key, selectivity, kPlanted.name).c_str(), BM_Sift, key,
-                                 kPlanted, SiftMode::kDeliver)
+    benchmark::RegisterBenchmark(Name("sift_deliver", key, selectivity, kPlanted.name).c_str(), BM_Sift, key, kPlanted,
+                                 SiftMode::kDeliver)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(Name("sift_json", key, selectivity, kPlanted.name).c_str(), BM_Sift, key,
-                                 kPlanted, SiftMode::kJson)
+    benchmark::RegisterBenchmark(Name("sift_json", key, selectivity, kPlanted.name).c_str(), BM_Sift, key, kPlanted,
+                                 SiftMode::kJson)
         ->Unit(benchmark::kMillisecond);
   }
-  benchmark::RegisterBenchmark(Name("baseline", key, selectivity, kPlanted.name).c_str(), BM_Baseline, key,
-                               kPlanted)
+  benchmark::RegisterBenchmark(Name("baseline", key, selectivity, kPlanted.name).c_str(), BM_Baseline, key, kPlanted)
       ->Unit(benchmark::kMillisecond)
       ->Iterations(1);
 }
@@ -658,44 +654,59 @@ void RegisterAll() {
   }
   // Selector shapes on the as-generated 8-property corpus.
   const CorpusKey natural = {"p8", Placement::kAsGenerated, 0};
-  benchmark::RegisterBenchmark(Name("reference", natural, "natural", "read_every_byte").c_str(), BM_Reference,
-                               natural)
+  benchmark::RegisterBenchmark(Name("reference", natural, "natural", "read_every_byte").c_str(), BM_Reference, natural)
       ->Unit(benchmark::kMillisecond);
   for (const SelectorCase& shape : Shapes()) {
     benchmark::RegisterBenchmark(Name("sift_scan", natural, "natural", shape.name).c_str(), BM_Sift, natural, shape,
                                  SiftMode::kScan)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(Name("sift_reader", natural, "natural", shape.name).c_str(), BM_Sift, natural,
-                                 shape, SiftMode::kReaderOnly)
+    benchmark::RegisterBenchmark(Name("sift_reader", natural, "natural", shape.name).c_str(), BM_Sift, natural, shape,
+                                 SiftMode::kReaderOnly)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(Name("baseline", natural, "natural", shape.name).c_str(), BM_Baseline, natural,
-                                 shape)
+    benchmark::RegisterBenchmark(Name("baseline", natural, "natural", shape.name).c_str(), BM_Baseline, natural, shape)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
   }
   // The store, one thread, CPU time (comparable with the in-memory rows on a loaded machine).
-  benchmark::RegisterBenchmark(Name("store_sift", kStoreCorpus, "0.001%", kPlanted.name).c_str(), BM_Store,
-                               kPlanted, StoreMode::kSift)
+  benchmark::RegisterBenchmark(Name("store_sift", kStoreCorpus, "0.001%", kPlanted.name).c_str(), BM_Store, kPlanted,
+                               StoreMode::kSift)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark(Name("store_baseline", kStoreCorpus, "0.001%", kPlanted.name).c_str(), BM_Store,
                                kPlanted, StoreMode::kBaseline)
-      ->Unit(benchmark::kMillisecond)->Iterations(1);
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
   // Thread scaling, in memory and from the store (wall time).
   const CorpusKey reject = kStoreCorpus;
   benchmark::RegisterBenchmark(Name("reference", reject, "0.001%", "read_every_byte").c_str(), BM_Reference, reject)
-      ->Unit(benchmark::kMillisecond)->Threads(1)->Threads(2)->UseRealTime();
-  benchmark::RegisterBenchmark(Name("sift_scan", reject, "0.001%", kPlanted.name).c_str(), BM_Sift, reject,
-                               kPlanted, SiftMode::kScan)
-      ->Unit(benchmark::kMillisecond)->Threads(1)->Threads(2)->UseRealTime();
-  benchmark::RegisterBenchmark(Name("baseline", reject, "0.001%", kPlanted.name).c_str(), BM_Baseline, reject,
-                               kPlanted)
-      ->Unit(benchmark::kMillisecond)->Iterations(1)->Threads(1)->Threads(2)->UseRealTime();
+      ->Unit(benchmark::kMillisecond)
+      ->Threads(1)
+      ->Threads(2)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark(Name("sift_scan", reject, "0.001%", kPlanted.name).c_str(), BM_Sift, reject, kPlanted,
+                               SiftMode::kScan)
+      ->Unit(benchmark::kMillisecond)
+      ->Threads(1)
+      ->Threads(2)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark(Name("baseline", reject, "0.001%", kPlanted.name).c_str(), BM_Baseline, reject, kPlanted)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1)
+      ->Threads(1)
+      ->Threads(2)
+      ->UseRealTime();
   benchmark::RegisterBenchmark(Name("store_sift", reject, "0.001%", kPlanted.name).c_str(), BM_Store, kPlanted,
                                StoreMode::kSift)
-      ->Unit(benchmark::kMillisecond)->Threads(1)->Threads(2)->UseRealTime();
-  benchmark::RegisterBenchmark(Name("store_baseline", reject, "0.001%", kPlanted.name).c_str(), BM_Store,
-                               kPlanted, StoreMode::kBaseline)
-      ->Unit(benchmark::kMillisecond)->Iterations(1)->Threads(1)->Threads(2)->UseRealTime();
+      ->Unit(benchmark::kMillisecond)
+      ->Threads(1)
+      ->Threads(2)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark(Name("store_baseline", reject, "0.001%", kPlanted.name).c_str(), BM_Store, kPlanted,
+                               StoreMode::kBaseline)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1)
+      ->Threads(1)
+      ->Threads(2)
+      ->UseRealTime();
 }
 
 // The selector shapes, their text and the plan the compiler chose (the fast paths), for RESULTS.md.
@@ -733,9 +744,8 @@ void ParseFlags(int argc, char** argv) {
       c.quick = true;
     } else if (arg == "--explain") {
       c.explain = true;
-    } else if (count("--orders", &c.orders) || count("--wide", &c.wide) ||
-               value("--orders_file", &c.orders_file) || value("--wide_file", &c.wide_file) ||
-               value("--store_dir", &c.store_dir)) {
+    } else if (count("--orders", &c.orders) || count("--wide", &c.wide) || value("--orders_file", &c.orders_file) ||
+               value("--wide_file", &c.wide_file) || value("--store_dir", &c.store_dir)) {
     } else {
       Die("unknown flag '" + std::string(arg) +
           "' (own flags: --quick --explain --orders=N --wide=N --orders_file=F --wide_file=F --store_dir=D; "

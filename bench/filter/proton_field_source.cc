@@ -24,17 +24,24 @@ ProtonFieldSource::ProtonFieldSource(std::span<const selector::FieldRef> fields)
     std::string_view name;
     Field field;
   };
-  static constexpr Named kHeader[] = {{"durable", Field::kDurable}, {"priority", Field::kPriority},
-                                      {"ttl", Field::kTtl}, {"first-acquirer", Field::kFirstAcquirer},
+  static constexpr Named kHeader[] = {{"durable", Field::kDurable},
+                                      {"priority", Field::kPriority},
+                                      {"ttl", Field::kTtl},
+                                      {"first-acquirer", Field::kFirstAcquirer},
                                       {"delivery-count", Field::kDeliveryCount}};
-  static constexpr Named kProperties[] = {
-      {"message-id", Field::kMessageId},       {"user-id", Field::kUserId},
-      {"to", Field::kTo},                      {"subject", Field::kSubject},
-      {"reply-to", Field::kReplyTo},           {"correlation-id", Field::kCorrelationId},
-      {"content-type", Field::kContentType},   {"content-encoding", Field::kContentEncoding},
-      {"absolute-expiry-time", Field::kAbsoluteExpiryTime}, {"creation-time", Field::kCreationTime},
-      {"group-id", Field::kGroupId},           {"group-sequence", Field::kGroupSequence},
-      {"reply-to-group-id", Field::kReplyToGroupId}};
+  static constexpr Named kProperties[] = {{"message-id", Field::kMessageId},
+                                          {"user-id", Field::kUserId},
+                                          {"to", Field::kTo},
+                                          {"subject", Field::kSubject},
+                                          {"reply-to", Field::kReplyTo},
+                                          {"correlation-id", Field::kCorrelationId},
+                                          {"content-type", Field::kContentType},
+                                          {"content-encoding", Field::kContentEncoding},
+                                          {"absolute-expiry-time", Field::kAbsoluteExpiryTime},
+                                          {"creation-time", Field::kCreationTime},
+                                          {"group-id", Field::kGroupId},
+                                          {"group-sequence", Field::kGroupSequence},
+                                          {"reply-to-group-id", Field::kReplyToGroupId}};
   for (size_t i = 0; i < fields.size(); ++i) {
     const selector::FieldRef& ref = fields[i];
     Slot& slot = slots_[i];
@@ -123,8 +130,7 @@ Value ProtonFieldSource::Atom(Slot& slot, const pn_atom_t& atom) {
       return Value::Bytes(is32 ? ValueType::kDecimal32 : ValueType::kDecimal64,
                           std::string_view(reinterpret_cast<const char*>(slot.decimal), n));
     }
-    case PN_DECIMAL128:
-      return Value::Bytes(ValueType::kDecimal128, std::string_view(a.u.as_decimal128.bytes, 16));
+    case PN_DECIMAL128: return Value::Bytes(ValueType::kDecimal128, std::string_view(a.u.as_decimal128.bytes, 16));
     case PN_UUID: return Value::Bytes(ValueType::kUuid, std::string_view(a.u.as_uuid.bytes, 16));
     case PN_BINARY: return Value::Binary(std::string_view(a.u.as_bytes.start, a.u.as_bytes.size));
     case PN_STRING: return Value::String(std::string_view(a.u.as_bytes.start, a.u.as_bytes.size));

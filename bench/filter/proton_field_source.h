@@ -48,10 +48,27 @@ class ProtonFieldSource final : public selector::FieldSource {
  private:
   enum class Field : uint8_t {
     kUnknown,
-    kDurable, kPriority, kTtl, kFirstAcquirer, kDeliveryCount,
-    kMessageId, kUserId, kTo, kSubject, kReplyTo, kCorrelationId, kContentType, kContentEncoding,
-    kAbsoluteExpiryTime, kCreationTime, kGroupId, kGroupSequence, kReplyToGroupId,
-    kApplicationProperty, kMessageAnnotation, kDeliveryAnnotation,
+    kDurable,
+    kPriority,
+    kTtl,
+    kFirstAcquirer,
+    kDeliveryCount,
+    kMessageId,
+    kUserId,
+    kTo,
+    kSubject,
+    kReplyTo,
+    kCorrelationId,
+    kContentType,
+    kContentEncoding,
+    kAbsoluteExpiryTime,
+    kCreationTime,
+    kGroupId,
+    kGroupSequence,
+    kReplyToGroupId,
+    kApplicationProperty,
+    kMessageAnnotation,
+    kDeliveryAnnotation,
   };
   struct Slot {
     Field field = Field::kUnknown;

@@ -16,8 +16,8 @@ namespace sift::bench {
 
 void RecordBuffer::Append(std::span<const uint8_t> message) {
   const uint32_t n = static_cast<uint32_t>(message.size());
-  const uint8_t prefix[4] = {static_cast<uint8_t>(n >> 24), static_cast<uint8_t>(n >> 16),
-                             static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n)};
+  const uint8_t prefix[4] = {static_cast<uint8_t>(n >> 24), static_cast<uint8_t>(n >> 16), static_cast<uint8_t>(n >> 8),
+                             static_cast<uint8_t>(n)};
   bytes_.insert(bytes_.end(), prefix, prefix + 4);
   bytes_.insert(bytes_.end(), message.begin(), message.end());
   starts_.push_back(bytes_.size());
@@ -111,8 +111,8 @@ uint64_t ScatterMultiplier(uint64_t n) {
 
 }  // namespace
 
-bool LoadBaseCorpus(std::string_view profile, size_t count, const std::string& record_file,
-                    RecordBuffer* out, std::string* error) {
+bool LoadBaseCorpus(std::string_view profile, size_t count, const std::string& record_file, RecordBuffer* out,
+                    std::string* error) {
   std::unique_ptr<synthetic::SyntheticOrders> generator;
   synthetic::SyntheticOrdersOptions options;
   options.profile = std::string(profile);
@@ -140,8 +140,8 @@ bool LoadBaseCorpus(std::string_view profile, size_t count, const std::string& r
       }
       bytes = AsBytes(message);
     } else if (!reader.Next(&bytes)) {
-      *error = reader.ok() ? record_file + ": holds " + std::to_string(i) + " records, " +
-                                 std::to_string(count) + " needed (regenerate it with sift gen)"
+      *error = reader.ok() ? record_file + ": holds " + std::to_string(i) + " records, " + std::to_string(count) +
+                                 " needed (regenerate it with sift gen)"
                            : reader.error();
       return false;
     }

@@ -68,8 +68,8 @@ inline const uint8_t* NextMessage(const uint8_t* p, std::span<const uint8_t>* me
 // else read that file (it must hold at least `count` records, which must be the generator's messages:
 // message 0 is compared with a freshly generated one). False with *error naming the file, the record
 // and the reason on any problem.
-bool LoadBaseCorpus(std::string_view profile, size_t count, const std::string& record_file,
-                    RecordBuffer* out, std::string* error);
+bool LoadBaseCorpus(std::string_view profile, size_t count, const std::string& record_file, RecordBuffer* out,
+                    std::string* error);
 
 enum class Placement : uint8_t { kAsGenerated, kFirst, kLast };
 std::string_view PlacementName(Placement placement);

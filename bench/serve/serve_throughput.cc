@@ -50,8 +50,7 @@ proton::message MakeMessage(uint64_t i) {
   props.put("amount", static_cast<int64_t>(((i / 4) % 2 == 0 ? 500 : 0) + (i * 7) % 500));
   props.put("price", 10.0 + static_cast<double>(i % 1000) / 100.0);
   props.put("vip", i % 10 == 0);
-  m.body(std::string("{\"id\":") + std::to_string(i) +
-         ",\"customer\":\"customer-" + std::to_string(i % 9973) +
+  m.body(std::string("{\"id\":") + std::to_string(i) + ",\"customer\":\"customer-" + std::to_string(i % 9973) +
          "\",\"items\":[\"widget\",\"gadget\"],\"note\":\"loopback throughput\"}");
   return m;
 }
@@ -183,13 +182,19 @@ int main(int argc, char** argv) {
   Run run;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--url") run.url = argv[i + 1];
-    else if (flag == "--stream") run.stream = argv[i + 1];
-    else if (flag == "--count") run.count = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (flag == "--filter") run.filter = argv[i + 1];
-    else if (flag == "--replay") run.replay = std::string(argv[i + 1]) != "0";
+    if (flag == "--url")
+      run.url = argv[i + 1];
+    else if (flag == "--stream")
+      run.stream = argv[i + 1];
+    else if (flag == "--count")
+      run.count = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (flag == "--filter")
+      run.filter = argv[i + 1];
+    else if (flag == "--replay")
+      run.replay = std::string(argv[i + 1]) != "0";
     else {
-      fprintf(stderr, "usage: serve_throughput [--url HOST:PORT] [--stream NAME] [--count N] [--filter SQL] [--replay 0|1]\n");
+      fprintf(stderr,
+              "usage: serve_throughput [--url HOST:PORT] [--stream NAME] [--count N] [--filter SQL] [--replay 0|1]\n");
       return 2;
     }
   }
@@ -207,10 +212,11 @@ int main(int argc, char** argv) {
   printf("messages published: %llu (accepted %llu, rejected %llu) in %.3f s: %.0f msgs/s\n",
          static_cast<unsigned long long>(run.sent), static_cast<unsigned long long>(run.accepted - run.rejected),
          static_cast<unsigned long long>(run.rejected), publish_s, run.count / publish_s);
-  printf("messages delivered: %llu of %llu expected (filter: %s) in %.3f s: %.0f msgs/s delivered, "
-         "%.0f msgs/s scanned\n",
-         static_cast<unsigned long long>(run.delivered), static_cast<unsigned long long>(run.expected),
-         run.filter.c_str(), deliver_s, run.delivered / deliver_s, run.count / deliver_s);
+  printf(
+      "messages delivered: %llu of %llu expected (filter: %s) in %.3f s: %.0f msgs/s delivered, "
+      "%.0f msgs/s scanned\n",
+      static_cast<unsigned long long>(run.delivered), static_cast<unsigned long long>(run.expected), run.filter.c_str(),
+      deliver_s, run.delivered / deliver_s, run.count / deliver_s);
   if (run.replay) {
     const double replay_s = std::chrono::duration<double>(run.replay_done - run.replay_start).count();
     printf("replay from first: %llu delivered in %.3f s: %.0f msgs/s delivered, %.0f msgs/s scanned\n",

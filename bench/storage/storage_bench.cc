@@ -198,7 +198,13 @@ void BM_Append(benchmark::State& state) {
     state.counters["msgs_per_chunk"] = static_cast<double>(info.message_count) / static_cast<double>(info.chunk_count);
   }
 }
-BENCHMARK(BM_Append)->ArgNames({"batch", "sync"})->Args({1, 0})->Args({100, 0})->Args({1, 1})->Args({100, 1})->UseRealTime();
+BENCHMARK(BM_Append)
+    ->ArgNames({"batch", "sync"})
+    ->Args({1, 0})
+    ->Args({100, 0})
+    ->Args({1, 1})
+    ->Args({100, 1})
+    ->UseRealTime();
 BENCHMARK(BM_Append)->ArgNames({"batch", "sync"})->Args({1, 1})->Args({1, 0})->Threads(8)->UseRealTime();
 
 // ---------------------------------------------------------------------------------------------------
@@ -351,7 +357,8 @@ rocksdb::DB* ChunkDb(uint32_t chunk_bytes, bool lz4, size_t cache_bytes, bool te
   const rocksdb::CompressionType compression = lz4 ? rocksdb::kLZ4Compression : rocksdb::kNoCompression;
   auto& entry = dbs[key];
   if (entry.second == nullptr) {
-    entry.first = Dir().Sub("tune-" + std::to_string(chunk_bytes) + (lz4 ? "-lz4" : "-none") + (text ? "-text" : "-random"));
+    entry.first =
+        Dir().Sub("tune-" + std::to_string(chunk_bytes) + (lz4 ? "-lz4" : "-none") + (text ? "-text" : "-random"));
     auto loader = OpenRaw(entry.first, 8u << 20, compression);
     ChunkBuilder builder;
     rocksdb::WriteBatch batch;

@@ -47,9 +47,7 @@ inline uint16_t LoadU16(const uint8_t* p) { return static_cast<uint16_t>((p[0] <
 inline uint32_t LoadU32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
-inline uint64_t LoadU64(const uint8_t* p) {
-  return (uint64_t{LoadU32(p)} << 32) | LoadU32(p + 4);
-}
+inline uint64_t LoadU64(const uint8_t* p) { return (uint64_t{LoadU32(p)} << 32) | LoadU32(p + 4); }
 
 // Big-endian writers for encoders (record files, tests); `out` must have room.
 inline uint8_t* StoreU32(uint8_t* out, uint32_t v) {

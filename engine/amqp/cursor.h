@@ -52,9 +52,9 @@ class Cursor {
   const uint8_t* p_ = nullptr;
   const uint8_t* limit_ = nullptr;
   const uint8_t* element_descriptor_ = nullptr;  // arrays with a described element constructor
-  uint32_t remaining_ = 0;  // elements still to read (compounds); 0 = done
-  bool counted_ = false;    // false: a top-level sequence that ends at limit
-  bool array_ = false;      // elements share the constructor below
+  uint32_t remaining_ = 0;                       // elements still to read (compounds); 0 = done
+  bool counted_ = false;                         // false: a top-level sequence that ends at limit
+  bool array_ = false;                           // elements share the constructor below
   uint8_t element_code_ = 0;
   DecodeError error_;
 };

@@ -41,11 +41,11 @@ enum class DecodeErrorCode : uint8_t {
 
 struct DecodeError {
   DecodeErrorCode code = DecodeErrorCode::kOk;
-  uint8_t format_code = 0;     // the format code the error is about, when there is one
-  uint32_t offset = 0;         // byte offset of the problem from the start of the message
-  uint64_t a = 0;              // numbers the reason names (see DecodeErrorCode)
+  uint8_t format_code = 0;  // the format code the error is about, when there is one
+  uint32_t offset = 0;      // byte offset of the problem from the start of the message
+  uint64_t a = 0;           // numbers the reason names (see DecodeErrorCode)
   uint64_t b = 0;
-  const char* what = nullptr;  // static text the reason names (a section or field name), or nullptr
+  const char* what = nullptr;      // static text the reason names (a section or field name), or nullptr
   const char* expected = nullptr;  // static text: what was expected instead, or nullptr
 
   bool ok() const { return code == DecodeErrorCode::kOk; }
@@ -55,9 +55,8 @@ struct DecodeError {
   // Just the reason ("str8 length 200 exceeds the 31 bytes left").
   std::string Reason() const;
 
-  static DecodeError Make(DecodeErrorCode code, uint32_t offset, uint8_t format_code = 0,
-                          uint64_t a = 0, uint64_t b = 0, const char* what = nullptr,
-                          const char* expected = nullptr) {
+  static DecodeError Make(DecodeErrorCode code, uint32_t offset, uint8_t format_code = 0, uint64_t a = 0,
+                          uint64_t b = 0, const char* what = nullptr, const char* expected = nullptr) {
     DecodeError e;
     e.code = code;
     e.format_code = format_code;

@@ -45,14 +45,13 @@ bool ParseDecimalKey(std::string_view text, uint64_t* out) {
 
 class ValueReader {
  public:
-  static const uint8_t* Value(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                              EncodedValue* out, DecodeError* error, int depth) {
+  static const uint8_t* Value(const uint8_t* base, const uint8_t* p, const uint8_t* limit, EncodedValue* out,
+                              DecodeError* error, int depth) {
     const uint8_t* begin = p;
     uint8_t c = 0;
     p = ReadU8(p, limit, &c);
     if (p == nullptr) {
-      return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, begin), 0, 1,
-                                           0, "constructor"));
+      return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, begin), 0, 1, 0, "constructor"));
     }
     const uint8_t* descriptor = nullptr;
     const uint8_t* ctor = begin;
@@ -61,8 +60,8 @@ class ValueReader {
     int levels = depth;
     while (c == code::kDescribed) {
       if (levels >= kMaxDescriptorDepth) {
-        return Fail(error, DecodeError::Make(DecodeErrorCode::kTooDeep, Offset(base, ctor), 0,
-                                             kMaxDescriptorDepth, 0, "descriptors"));
+        return Fail(error, DecodeError::Make(DecodeErrorCode::kTooDeep, Offset(base, ctor), 0, kMaxDescriptorDepth, 0,
+                                             "descriptors"));
       }
       ++levels;
       if (descriptor == nullptr) descriptor = p;
@@ -72,8 +71,8 @@ class ValueReader {
       ctor = p;
       p = ReadU8(p, limit, &c);
       if (p == nullptr) {
-        return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ctor), 0, 1,
-                                             0, "described value constructor"));
+        return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ctor), 0, 1, 0,
+                                             "described value constructor"));
       }
     }
     // Filled in place (no local copy): the caller's value is often read right away, and a copy
@@ -93,19 +92,17 @@ class ValueReader {
 
   // Parses the payload at p of a value whose format code `c` is already read; `ctor` is where its
   // constructor is (for error offsets). Fills data_, size_, count_ and the array element fields.
-  static const uint8_t* Payload(const uint8_t* base, uint8_t c, const uint8_t* ctor,
-                                const uint8_t* p, const uint8_t* limit, EncodedValue* v,
-                                DecodeError* error, int depth) {
+  static const uint8_t* Payload(const uint8_t* base, uint8_t c, const uint8_t* ctor, const uint8_t* p,
+                                const uint8_t* limit, EncodedValue* v, DecodeError* error, int depth) {
     const size_t left = BytesLeft(p, limit);
     if (!IsValidFormatCode(c)) {
-      return Fail(error,
-                  DecodeError::Make(DecodeErrorCode::kInvalidFormatCode, Offset(base, ctor), c));
+      return Fail(error, DecodeError::Make(DecodeErrorCode::kInvalidFormatCode, Offset(base, ctor), c));
     }
     const int width = FixedWidth(c);
     if (width >= 0) {
       if (left < static_cast<size_t>(width)) {
-        return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ctor), c,
-                                             width, left, CodeName(c)));
+        return Fail(error,
+                    DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ctor), c, width, left, CodeName(c)));
       }
       v->data_ = p;
       v->size_ = static_cast<uint32_t>(width);
@@ -116,14 +113,14 @@ class ValueReader {
     uint32_t n = 0;
     const uint8_t* q = ReadPrefix(p, limit, prefix, &n);
     if (q == nullptr) {
-      return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ctor), c,
-                                           prefix, left, CodeName(c)));
+      return Fail(error,
+                  DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ctor), c, prefix, left, CodeName(c)));
     }
     const size_t after = BytesLeft(q, limit);
     const uint8_t category = c >> 4;
     if (n > after) {
-      return Fail(error, DecodeError::Make(DecodeErrorCode::kLengthExceeds, Offset(base, ctor), c,
-                                           n, after, category <= 0xb ? "length" : "size"));
+      return Fail(error, DecodeError::Make(DecodeErrorCode::kLengthExceeds, Offset(base, ctor), c, n, after,
+                                           category <= 0xb ? "length" : "size"));
     }
     const uint8_t* end = q + n;
     if (category == 0xa || category == 0xb) {  // binary, string, symbol
@@ -136,18 +133,15 @@ class ValueReader {
     uint32_t count = 0;
     const uint8_t* e = ReadPrefix(q, end, prefix, &count);
     if (e == nullptr) {
-      return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ctor), c,
-                                           prefix, n, "count"));
+      return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ctor), c, prefix, n, "count"));
     }
     const uint32_t body = static_cast<uint32_t>(end - e);
     if (category == 0xc || category == 0xd) {  // list, map: each element is at least one byte
       if (!internal::ListOrMapCountFits((c & 0x0f) == 0x01, count, body)) {
         if (count > body) {
-          return Fail(error, DecodeError::Make(DecodeErrorCode::kCountExceedsSize,
-                                               Offset(base, ctor), c, count, n));
+          return Fail(error, DecodeError::Make(DecodeErrorCode::kCountExceedsSize, Offset(base, ctor), c, count, n));
         }
-        return Fail(error,
-                    DecodeError::Make(DecodeErrorCode::kOddMapCount, Offset(base, ctor), c, count));
+        return Fail(error, DecodeError::Make(DecodeErrorCode::kOddMapCount, Offset(base, ctor), c, count));
       }
       v->data_ = e;
       v->size_ = body;
@@ -165,8 +159,8 @@ class ValueReader {
     const uint8_t* edesc = nullptr;
     if (elem == code::kDescribed) {
       if (depth >= kMaxDescriptorDepth) {
-        return Fail(error, DecodeError::Make(DecodeErrorCode::kTooDeep, Offset(base, ec), 0,
-                                             kMaxDescriptorDepth, 0, "descriptors"));
+        return Fail(error, DecodeError::Make(DecodeErrorCode::kTooDeep, Offset(base, ec), 0, kMaxDescriptorDepth, 0,
+                                             "descriptors"));
       }
       edesc = r;
       EncodedValue d;
@@ -175,24 +169,21 @@ class ValueReader {
       ec = r;
       r = ReadU8(r, end, &elem);
       if (r == nullptr) {
-        return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ec), c, 1,
-                                             0, "array element constructor"));
+        return Fail(error, DecodeError::Make(DecodeErrorCode::kTruncated, Offset(base, ec), c, 1, 0,
+                                             "array element constructor"));
       }
       if (elem == code::kDescribed) {  // one descriptor per element constructor is all we take
-        return Fail(error, DecodeError::Make(DecodeErrorCode::kInvalidArrayElement,
-                                             Offset(base, ec), elem));
+        return Fail(error, DecodeError::Make(DecodeErrorCode::kInvalidArrayElement, Offset(base, ec), elem));
       }
     }
     if (!IsValidFormatCode(elem)) {
-      return Fail(error,
-                  DecodeError::Make(DecodeErrorCode::kInvalidFormatCode, Offset(base, ec), elem));
+      return Fail(error, DecodeError::Make(DecodeErrorCode::kInvalidFormatCode, Offset(base, ec), elem));
     }
     const uint32_t elements_size = static_cast<uint32_t>(end - r);
     // Fixed-width elements must fit (Validate() demands an exact fill); variable-width elements take
     // at least one byte each (their size prefix).
     if (internal::ArrayElementsMinBytes(elem, count) > elements_size) {
-      return Fail(error, DecodeError::Make(DecodeErrorCode::kCountExceedsSize, Offset(base, ctor),
-                                           c, count, n));
+      return Fail(error, DecodeError::Make(DecodeErrorCode::kCountExceedsSize, Offset(base, ctor), c, count, n));
     }
     v->data_ = r;
     v->size_ = elements_size;
@@ -203,9 +194,8 @@ class ValueReader {
   }
 
   // An array element: payload at p with the array's element constructor.
-  static const uint8_t* Element(const uint8_t* base, uint8_t c, const uint8_t* element_descriptor,
-                                const uint8_t* p, const uint8_t* limit, EncodedValue* out,
-                                DecodeError* error) {
+  static const uint8_t* Element(const uint8_t* base, uint8_t c, const uint8_t* element_descriptor, const uint8_t* p,
+                                const uint8_t* limit, EncodedValue* out, DecodeError* error) {
     EncodedValue v;
     v.base_ = base;
     v.begin_ = p;
@@ -234,9 +224,7 @@ class ValueReader {
 
   // The end of the value at p when it is a plain (not described), well-bounded encoding; nullptr
   // otherwise, and the caller falls back to Value() for the error.
-  static const uint8_t* QuickSkip(const uint8_t* p, const uint8_t* limit) {
-    return SkipPlainValue(p, limit);
-  }
+  static const uint8_t* QuickSkip(const uint8_t* p, const uint8_t* limit) { return SkipPlainValue(p, limit); }
 
   static bool KeyIsText(const EncodedValue& k, std::string_view key) {
     const uint8_t c = k.code_;
@@ -250,15 +238,13 @@ class ValueReader {
   // Map lookup by text key (string or symbol), or by ulong key given as decimal text. The common
   // case — str8 / sym8 keys, plain values — is compared and skipped in place, without building an
   // EncodedValue per entry.
-  static bool FindText(const EncodedValue& map, std::string_view key, EncodedValue* out,
-                       DecodeError* error) {
+  static bool FindText(const EncodedValue& map, std::string_view key, EncodedValue* out, DecodeError* error) {
     if (map.begin_ == nullptr || !map.is_map()) return false;
     return FindTextIn(map.base_, map.data_, map.data_ + map.size_, map.count_, key, out, error);
   }
 
-  static bool FindTextIn(const uint8_t* base, const uint8_t* p, const uint8_t* end,
-                         uint32_t count, std::string_view key, EncodedValue* out,
-                         DecodeError* error) {
+  static bool FindTextIn(const uint8_t* base, const uint8_t* p, const uint8_t* end, uint32_t count,
+                         std::string_view key, EncodedValue* out, DecodeError* error) {
     uint64_t number = 0;
     int numeric = -1;  // parsed lazily: most maps have no ulong keys
     DecodeError e;
@@ -278,8 +264,7 @@ class ValueReader {
         if (KeyIsText(k, key)) {
           match = true;
         } else if (k.descriptor_ == nullptr &&
-                   (k.code_ == code::kULong || k.code_ == code::kSmallULong ||
-                    k.code_ == code::kULong0) &&
+                   (k.code_ == code::kULong || k.code_ == code::kSmallULong || k.code_ == code::kULong0) &&
                    k.GetUnsigned(&u)) {
           if (numeric < 0) numeric = ParseDecimalKey(key, &number) ? 1 : 0;
           match = numeric == 1 && u == number;
@@ -314,30 +299,28 @@ class ValueReader {
   }
 };
 
-const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                         EncodedValue* out, DecodeError* error) {
+const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit, EncodedValue* out,
+                         DecodeError* error) {
   return ValueReader::Value(base, p, limit, out, error, 0);
 }
 
-const uint8_t* internal::ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p,
-                                               const uint8_t* limit, selector::Value* out,
-                                               DecodeError* error) {
+const uint8_t* internal::ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
+                                               selector::Value* out, DecodeError* error) {
   EncodedValue v;
   const uint8_t* end = ValueReader::Value(base, p, limit, &v, error, 0);
   if (end != nullptr) *out = v.ToValue();
   return end;
 }
 
-const uint8_t* SkipValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                         DecodeError* error) {
+const uint8_t* SkipValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit, DecodeError* error) {
   const uint8_t* end = ValueReader::QuickSkip(p, limit);
   if (end != nullptr) return end;
   EncodedValue v;
   return ValueReader::Value(base, p, limit, &v, error, 0);
 }
 
-const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p,
-                           const uint8_t* limit, EncodedValue* out, DecodeError* error) {
+const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p, const uint8_t* limit,
+                           EncodedValue* out, DecodeError* error) {
   return ValueReader::Element(base, format_code, nullptr, p, limit, out, error);
 }
 
@@ -346,8 +329,7 @@ const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8
 Cursor::Cursor(std::span<const uint8_t> bytes)
     : base_(bytes.data()), p_(bytes.data()), limit_(bytes.data() + bytes.size()) {}
 
-Cursor::Cursor(const uint8_t* base, const uint8_t* p, const uint8_t* limit)
-    : base_(base), p_(p), limit_(limit) {}
+Cursor::Cursor(const uint8_t* base, const uint8_t* p, const uint8_t* limit) : base_(base), p_(p), limit_(limit) {}
 
 Cursor Cursor::Elements(const EncodedValue& compound) {
   Cursor c;
@@ -368,10 +350,9 @@ Cursor Cursor::Elements(const EncodedValue& compound) {
 bool Cursor::Next(EncodedValue* out) {
   if (!error_.ok()) return false;
   if (counted_ ? remaining_ == 0 : p_ >= limit_) return false;
-  const uint8_t* next =
-      array_ ? ValueReader::Element(base_, element_code_, element_descriptor_, p_, limit_, out,
-                                    &error_)
-             : ValueReader::Value(base_, p_, limit_, out, &error_, 0);
+  const uint8_t* next = array_
+                            ? ValueReader::Element(base_, element_code_, element_descriptor_, p_, limit_, out, &error_)
+                            : ValueReader::Value(base_, p_, limit_, out, &error_, 0);
   if (next == nullptr) return false;
   p_ = next;
   if (counted_) --remaining_;
@@ -536,11 +517,11 @@ bool FindEntry(const EncodedValue& map, Match match, EncodedValue* out, DecodeEr
 
 }  // namespace
 
-bool FindKeyInMap(const uint8_t* base, const uint8_t* map, const uint8_t* limit,
-                  std::string_view key, EncodedValue* out, DecodeError* error) {
+bool FindKeyInMap(const uint8_t* base, const uint8_t* map, const uint8_t* limit, std::string_view key,
+                  EncodedValue* out, DecodeError* error) {
   const size_t left = BytesLeft(map, limit);
-  if (left >= 3 && map[0] == code::kMap8 && size_t{map[1]} <= left - 2 && map[1] >= 1 &&
-      map[2] <= map[1] - 1 && (map[2] & 1) == 0) {
+  if (left >= 3 && map[0] == code::kMap8 && size_t{map[1]} <= left - 2 && map[1] >= 1 && map[2] <= map[1] - 1 &&
+      (map[2] & 1) == 0) {
     // map8 whose size, count and parity are sound: scan in place.
     const uint8_t* data = map + 3;
     return ValueReader::FindTextIn(base, data, map + 2 + map[1], map[2], key, out, error);
@@ -564,15 +545,13 @@ bool EncodedValue::FindULongKey(uint64_t key, EncodedValue* out, DecodeError* er
       [&](const EncodedValue& k) {
         const uint8_t c = k.format_code();
         uint64_t u = 0;
-        return !k.is_described() &&
-               (c == code::kULong || c == code::kSmallULong || c == code::kULong0) &&
+        return !k.is_described() && (c == code::kULong || c == code::kSmallULong || c == code::kULong0) &&
                k.GetUnsigned(&u) && u == key;
       },
       out, error);
 }
 
-bool EncodedValue::Step(const selector::PathStep& step, EncodedValue* out,
-                        DecodeError* error) const {
+bool EncodedValue::Step(const selector::PathStep& step, EncodedValue* out, DecodeError* error) const {
   // A described value is looked into through its descriptor (e.g. a described list).
   const EncodedValue& self = *this;
   if (step.kind == selector::PathStep::Kind::kIndex) return self.ElementAt(step.index, out, error);

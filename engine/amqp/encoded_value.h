@@ -40,9 +40,7 @@ class EncodedValue {
   uint8_t format_code() const { return code_; }
   bool is_described() const { return descriptor_ != nullptr; }
   bool is_null() const { return code_ == code::kNull; }
-  bool is_list() const {
-    return code_ == code::kList0 || code_ == code::kList8 || code_ == code::kList32;
-  }
+  bool is_list() const { return code_ == code::kList0 || code_ == code::kList8 || code_ == code::kList32; }
   bool is_map() const { return code_ == code::kMap8 || code_ == code::kMap32; }
   bool is_array() const { return code_ == code::kArray8 || code_ == code::kArray32; }
   bool is_compound() const { return is_list() || is_map() || is_array(); }
@@ -52,9 +50,7 @@ class EncodedValue {
 
   // The whole encoding: constructor (with any descriptor), size/count prefixes and payload. For an
   // element of an array, which shares the array's constructor, just the element's own bytes.
-  std::span<const uint8_t> raw() const {
-    return {begin_, static_cast<size_t>(end_ - begin_)};
-  }
+  std::span<const uint8_t> raw() const { return {begin_, static_cast<size_t>(end_ - begin_)}; }
   // The payload: the value bytes of a fixed-width type, the content of binary / string / symbol, the
   // elements of a compound (for an array, the bytes after its element constructor).
   std::span<const uint8_t> payload() const { return {data_, size_}; }
@@ -81,14 +77,14 @@ class EncodedValue {
   selector::Value ToValue() const;
 
   // Typed getters: true and *out set when the value (not described) has one of the named types.
-  bool GetBoolean(bool* out) const;              // boolean (0x41, 0x42, 0x56)
-  bool GetUnsigned(uint64_t* out) const;         // ubyte, ushort, uint*, ulong*
-  bool GetSigned(int64_t* out) const;            // byte, short, int*, long*
-  bool GetDouble(double* out) const;             // float (widened), double
-  bool GetTimestamp(int64_t* out) const;         // ms since the Unix epoch
-  bool GetChar(uint32_t* out) const;             // UTF-32 code point
-  bool GetString(std::string_view* out) const;   // str8 / str32 (UTF-8, not checked here)
-  bool GetSymbol(std::string_view* out) const;   // sym8 / sym32
+  bool GetBoolean(bool* out) const;                     // boolean (0x41, 0x42, 0x56)
+  bool GetUnsigned(uint64_t* out) const;                // ubyte, ushort, uint*, ulong*
+  bool GetSigned(int64_t* out) const;                   // byte, short, int*, long*
+  bool GetDouble(double* out) const;                    // float (widened), double
+  bool GetTimestamp(int64_t* out) const;                // ms since the Unix epoch
+  bool GetChar(uint32_t* out) const;                    // UTF-32 code point
+  bool GetString(std::string_view* out) const;          // str8 / str32 (UTF-8, not checked here)
+  bool GetSymbol(std::string_view* out) const;          // sym8 / sym32
   bool GetBinary(std::span<const uint8_t>* out) const;  // vbin8 / vbin32
   bool GetUuid(std::span<const uint8_t>* out) const;    // 16 raw bytes
 
@@ -112,16 +108,16 @@ class EncodedValue {
   friend class Cursor;
   friend class ValueReader;  // encoded_value.cc: fills values in
 
-  const uint8_t* base_ = nullptr;        // start of the buffer (offsets in errors)
-  const uint8_t* begin_ = nullptr;       // first byte of raw()
-  const uint8_t* end_ = nullptr;         // one past the last byte of raw()
-  const uint8_t* data_ = nullptr;        // payload
-  const uint8_t* descriptor_ = nullptr;  // first byte of the descriptor's encoding, if described
+  const uint8_t* base_ = nullptr;                // start of the buffer (offsets in errors)
+  const uint8_t* begin_ = nullptr;               // first byte of raw()
+  const uint8_t* end_ = nullptr;                 // one past the last byte of raw()
+  const uint8_t* data_ = nullptr;                // payload
+  const uint8_t* descriptor_ = nullptr;          // first byte of the descriptor's encoding, if described
   const uint8_t* element_descriptor_ = nullptr;  // arrays: first byte of the element descriptor
-  uint32_t size_ = 0;                    // payload bytes
-  uint32_t count_ = 0;                   // compound elements
+  uint32_t size_ = 0;                            // payload bytes
+  uint32_t count_ = 0;                           // compound elements
   uint8_t code_ = 0;
-  uint8_t element_code_ = 0;             // arrays: element format code
+  uint8_t element_code_ = 0;  // arrays: element format code
 };
 
 // Parses a map key given as text that may name a ulong key: canonical decimal ("12345", no sign, no
@@ -133,12 +129,12 @@ bool ParseDecimalKey(std::string_view text, uint64_t* out);
 // without looking inside compounds. Returns the first byte after the value, or nullptr with *error
 // set (offsets relative to base; *out is then unspecified). Nested descriptors deeper than
 // kMaxDescriptorDepth are an error.
-const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                         EncodedValue* out, DecodeError* error);
+const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit, EncodedValue* out,
+                         DecodeError* error);
 // Like ReadValue, for a value whose constructor was already read (array elements): `format_code` is
 // the element constructor's code; p is the first payload byte.
-const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p,
-                           const uint8_t* limit, EncodedValue* out, DecodeError* error);
+const uint8_t* ReadPayload(const uint8_t* base, uint8_t format_code, const uint8_t* p, const uint8_t* limit,
+                           EncodedValue* out, DecodeError* error);
 
 namespace internal {
 // How SkipPlainValue moves past a value by its first byte: a fixed payload width (0..16), a 1-byte or
@@ -175,17 +171,16 @@ struct SkipTable {
       } else {
         how[c] = (code & 0x10) ? kSize4 : kSize1;
       }
-      kind[c] = !IsValidFormatCode(code)   ? ValueKind::kInvalid
-                : code == code::kBoolean   ? ValueKind::kBoolean
-                : code == code::kChar      ? ValueKind::kChar
-                : code == code::kList0     ? ValueKind::kList0
-                : FixedWidth(code) >= 0    ? ValueKind::kFixed
-                : (code >> 4) >= 0xe       ? ValueKind::kArray
-                : (code >> 4) >= 0xc       ? ((code & 0x0f) == 0x01 ? ValueKind::kMap
-                                                                    : ValueKind::kList)
-                : (code & 0x0f) == 0x01    ? ValueKind::kString
-                : (code & 0x0f) == 0x03    ? ValueKind::kSymbol
-                                           : ValueKind::kBinary;
+      kind[c] = !IsValidFormatCode(code) ? ValueKind::kInvalid
+                : code == code::kBoolean ? ValueKind::kBoolean
+                : code == code::kChar    ? ValueKind::kChar
+                : code == code::kList0   ? ValueKind::kList0
+                : FixedWidth(code) >= 0  ? ValueKind::kFixed
+                : (code >> 4) >= 0xe     ? ValueKind::kArray
+                : (code >> 4) >= 0xc     ? ((code & 0x0f) == 0x01 ? ValueKind::kMap : ValueKind::kList)
+                : (code & 0x0f) == 0x01  ? ValueKind::kString
+                : (code & 0x0f) == 0x03  ? ValueKind::kSymbol
+                                         : ValueKind::kBinary;
     }
     kind[code::kDescribed] = ValueKind::kDescribed;
   }
@@ -194,8 +189,7 @@ inline constexpr SkipTable kSkip;
 
 // Reads the 1-byte or 4-byte (how: kSize1 / kSize4) big-endian size or count prefix at p into *n:
 // the first byte after it, or nullptr when it does not fit before limit.
-inline const uint8_t* ReadSizePrefix(uint8_t how, const uint8_t* p, const uint8_t* limit,
-                                     uint32_t* n) {
+inline const uint8_t* ReadSizePrefix(uint8_t how, const uint8_t* p, const uint8_t* limit, uint32_t* n) {
   const size_t left = p < limit ? static_cast<size_t>(limit - p) : 0;
   if (how == kSize1) {
     if (left < 1) return nullptr;
@@ -210,8 +204,7 @@ inline const uint8_t* ReadSizePrefix(uint8_t how, const uint8_t* p, const uint8_
 // The extent of a sized value (binary, string, symbol or compound) whose constructor has skip class
 // `how` and whose size prefix is at p: its end, with *data set to the first byte after the prefix;
 // nullptr when the prefix does not fit or the size exceeds the bytes left before limit.
-inline const uint8_t* SizedExtent(uint8_t how, const uint8_t* p, const uint8_t* limit,
-                                  const uint8_t** data) {
+inline const uint8_t* SizedExtent(uint8_t how, const uint8_t* p, const uint8_t* limit, const uint8_t** data) {
   uint32_t n = 0;
   const uint8_t* q = ReadSizePrefix(how, p, limit, &n);
   if (q == nullptr || n > static_cast<size_t>(limit - q)) return nullptr;
@@ -248,9 +241,8 @@ inline const uint8_t* SkipPlainValue(const uint8_t* p, const uint8_t* limit) {
 // The compound at `at` (a section's value, bounded by limit) when it is a plain list (list0 /
 // list8 / list32) or map (map8 / map32) whose size, count (and, for a map, count parity) are
 // sound — the checks ReadValue makes — as its elements [*p, *end) and count; false otherwise.
-[[gnu::always_inline]] inline bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map,
-                                                 const uint8_t** p, const uint8_t** end,
-                                                 uint32_t* count) {
+[[gnu::always_inline]] inline bool PlainCompound(const uint8_t* at, const uint8_t* limit, bool map, const uint8_t** p,
+                                                 const uint8_t** end, uint32_t* count) {
   if (at >= limit) return false;
   const uint8_t c = at[0];
   if (!map && c == code::kList0) {
@@ -289,13 +281,10 @@ inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, selector::Val
     return true;
   };
   auto load16 = [d] { return static_cast<uint16_t>((d[0] << 8) | d[1]); };
-  auto load32 = [d] {
-    return (uint32_t{d[0]} << 24) | (uint32_t{d[1]} << 16) | (uint32_t{d[2]} << 8) | d[3];
-  };
+  auto load32 = [d] { return (uint32_t{d[0]} << 24) | (uint32_t{d[1]} << 16) | (uint32_t{d[2]} << 8) | d[3]; };
   auto load64 = [d, load32] {
     const uint32_t hi = load32();
-    const uint32_t lo =
-        (uint32_t{d[4]} << 24) | (uint32_t{d[5]} << 16) | (uint32_t{d[6]} << 8) | d[7];
+    const uint32_t lo = (uint32_t{d[4]} << 24) | (uint32_t{d[5]} << 16) | (uint32_t{d[6]} << 8) | d[7];
     return (uint64_t{hi} << 32) | lo;
   };
   switch (c) {
@@ -318,21 +307,11 @@ inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, selector::Val
     case code::kSmallULong: *out = Value::Unsigned(ValueType::kULong, d[0]); return true;
     case code::kULong: *out = Value::Unsigned(ValueType::kULong, load64()); return true;
     case code::kByte: *out = Value::Signed(ValueType::kByte, static_cast<int8_t>(d[0])); return true;
-    case code::kShort:
-      *out = Value::Signed(ValueType::kShort, static_cast<int16_t>(load16()));
-      return true;
-    case code::kSmallInt:
-      *out = Value::Signed(ValueType::kInt, static_cast<int8_t>(d[0]));
-      return true;
-    case code::kInt:
-      *out = Value::Signed(ValueType::kInt, static_cast<int32_t>(load32()));
-      return true;
-    case code::kSmallLong:
-      *out = Value::Signed(ValueType::kLong, static_cast<int8_t>(d[0]));
-      return true;
-    case code::kLong:
-      *out = Value::Signed(ValueType::kLong, static_cast<int64_t>(load64()));
-      return true;
+    case code::kShort: *out = Value::Signed(ValueType::kShort, static_cast<int16_t>(load16())); return true;
+    case code::kSmallInt: *out = Value::Signed(ValueType::kInt, static_cast<int8_t>(d[0])); return true;
+    case code::kInt: *out = Value::Signed(ValueType::kInt, static_cast<int32_t>(load32())); return true;
+    case code::kSmallLong: *out = Value::Signed(ValueType::kLong, static_cast<int8_t>(d[0])); return true;
+    case code::kLong: *out = Value::Signed(ValueType::kLong, static_cast<int64_t>(load64())); return true;
     case code::kFloat: *out = Value::Float(std::bit_cast<float>(load32())); return true;
     case code::kDouble: *out = Value::Double(std::bit_cast<double>(load64())); return true;
     case code::kDecimal32: return bytes(ValueType::kDecimal32);
@@ -345,8 +324,8 @@ inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, selector::Val
   }
 }
 
-const uint8_t* ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                                     selector::Value* out, DecodeError* error);
+const uint8_t* ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, const uint8_t* limit, selector::Value* out,
+                                     DecodeError* error);
 }  // namespace internal
 
 // ReadValue(base, p, limit, &v, error) followed by *out = v.ToValue(), in one step: the same end
@@ -354,9 +333,8 @@ const uint8_t* ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, cons
 // fixed-width values and str8 / sym8 / vbin8 are decoded inline without an EncodedValue in between;
 // *out is written only on success (a failed read leaves it as it was);
 // anything else takes ReadValue. Views in *out point into the buffer.
-inline const uint8_t* ReadSelectorValue(const uint8_t* base, const uint8_t* p,
-                                        const uint8_t* limit, selector::Value* out,
-                                        DecodeError* error) {
+inline const uint8_t* ReadSelectorValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
+                                        selector::Value* out, DecodeError* error) {
   if (p < limit) {
     const uint8_t c = *p;
     const uint8_t how = internal::kSkip.how[c];
@@ -378,14 +356,13 @@ inline const uint8_t* ReadSelectorValue(const uint8_t* base, const uint8_t* p,
 // Looks up text key `key` in the map whose encoding starts at `map` (its constructor; map8 or
 // map32), bounded by limit: as EncodedValue::FindKey, without materialising the map first. False
 // when `map` is not a map (error untouched), the key is absent, or the map is malformed (*error set).
-bool FindKeyInMap(const uint8_t* base, const uint8_t* map, const uint8_t* limit,
-                  std::string_view key, EncodedValue* out, DecodeError* error);
+bool FindKeyInMap(const uint8_t* base, const uint8_t* map, const uint8_t* limit, std::string_view key,
+                  EncodedValue* out, DecodeError* error);
 
 // Skips the value at p: returns the first byte after it, or nullptr with *error set when it is
 // malformed. O(1): a compound is skipped through its size prefix without looking at its count or
 // elements (so a bad count inside a skipped compound is not an error here; Validate() finds it).
-const uint8_t* SkipValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                         DecodeError* error);
+const uint8_t* SkipValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit, DecodeError* error);
 
 inline constexpr int kMaxDescriptorDepth = 8;
 

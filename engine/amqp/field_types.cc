@@ -4,25 +4,22 @@
 namespace sift::amqp {
 namespace {
 
-constexpr const char* kHeaderLabels[] = {"header field durable", "header field priority",
-                                         "header field ttl", "header field first-acquirer",
-                                         "header field delivery-count"};
+constexpr const char* kHeaderLabels[] = {"header field durable", "header field priority", "header field ttl",
+                                         "header field first-acquirer", "header field delivery-count"};
 constexpr const char* kHeaderExpected[] = {"a boolean", "a ubyte", "a uint", "a boolean", "a uint"};
 constexpr const char* kPropertiesLabels[] = {
-    "properties field message-id",     "properties field user-id",
-    "properties field to",             "properties field subject",
-    "properties field reply-to",       "properties field correlation-id",
-    "properties field content-type",   "properties field content-encoding",
-    "properties field absolute-expiry-time", "properties field creation-time",
-    "properties field group-id",       "properties field group-sequence",
+    "properties field message-id",       "properties field user-id",          "properties field to",
+    "properties field subject",          "properties field reply-to",         "properties field correlation-id",
+    "properties field content-type",     "properties field content-encoding", "properties field absolute-expiry-time",
+    "properties field creation-time",    "properties field group-id",         "properties field group-sequence",
     "properties field reply-to-group-id"};
 constexpr const char* kMessageIdExpected = "a ulong, uuid, binary or string";
-constexpr const char* kPropertiesExpected[] = {
-    kMessageIdExpected, "a binary", "a string", "a string", "a string", kMessageIdExpected,
-    "a symbol", "a symbol", "a timestamp", "a timestamp", "a string", "a uint", "a string"};
+constexpr const char* kPropertiesExpected[] = {kMessageIdExpected, "a binary", "a string", "a string",    "a string",
+                                               kMessageIdExpected, "a symbol", "a symbol", "a timestamp", "a timestamp",
+                                               "a string",         "a uint",   "a string"};
 constexpr const char* kSectionLabels[] = {
-    "header", "delivery-annotations", "message-annotations", "properties",
-    "application-properties", "data", "amqp-sequence", "amqp-value", "footer"};
+    "header", "delivery-annotations", "message-annotations", "properties", "application-properties",
+    "data",   "amqp-sequence",        "amqp-value",          "footer"};
 
 }  // namespace
 

@@ -10,21 +10,13 @@
 namespace sift::amqp {
 
 namespace internal {
-constexpr bool IsBooleanCode(uint8_t c) {
-  return c == code::kTrue || c == code::kFalse || c == code::kBoolean;
-}
-constexpr bool IsUIntCode(uint8_t c) {
-  return c == code::kUInt || c == code::kSmallUInt || c == code::kUInt0;
-}
-constexpr bool IsULongCode(uint8_t c) {
-  return c == code::kULong || c == code::kSmallULong || c == code::kULong0;
-}
+constexpr bool IsBooleanCode(uint8_t c) { return c == code::kTrue || c == code::kFalse || c == code::kBoolean; }
+constexpr bool IsUIntCode(uint8_t c) { return c == code::kUInt || c == code::kSmallUInt || c == code::kUInt0; }
+constexpr bool IsULongCode(uint8_t c) { return c == code::kULong || c == code::kSmallULong || c == code::kULong0; }
 constexpr bool IsStringCode(uint8_t c) { return c == code::kStr8 || c == code::kStr32; }
 constexpr bool IsSymbolCode(uint8_t c) { return c == code::kSym8 || c == code::kSym32; }
 constexpr bool IsBinaryCode(uint8_t c) { return c == code::kVbin8 || c == code::kVbin32; }
-constexpr bool IsListCode(uint8_t c) {
-  return c == code::kList0 || c == code::kList8 || c == code::kList32;
-}
+constexpr bool IsListCode(uint8_t c) { return c == code::kList0 || c == code::kList8 || c == code::kList32; }
 constexpr bool IsMapCode(uint8_t c) { return c == code::kMap8 || c == code::kMap32; }
 // message-id and correlation-id (core part 3, section 3.2.11 - 3.2.15).
 constexpr bool IsMessageIdCode(uint8_t c) {

@@ -23,14 +23,30 @@ struct TypeName {
 };
 
 constexpr TypeName kTypeNames[] = {
-    {PN_NULL, "null"},         {PN_BOOL, "boolean"},      {PN_UBYTE, "ubyte"},
-    {PN_USHORT, "ushort"},     {PN_UINT, "uint"},         {PN_ULONG, "ulong"},
-    {PN_BYTE, "byte"},         {PN_SHORT, "short"},       {PN_INT, "int"},
-    {PN_LONG, "long"},         {PN_FLOAT, "float"},       {PN_DOUBLE, "double"},
-    {PN_DECIMAL32, "decimal32"}, {PN_DECIMAL64, "decimal64"}, {PN_DECIMAL128, "decimal128"},
-    {PN_CHAR, "char"},         {PN_TIMESTAMP, "timestamp"}, {PN_UUID, "uuid"},
-    {PN_SYMBOL, "symbol"},     {PN_BINARY, "binary"},     {PN_STRING, "string"},
-    {PN_LIST, "list"},         {PN_MAP, "map"},           {PN_ARRAY, "array"},
+    {PN_NULL, "null"},
+    {PN_BOOL, "boolean"},
+    {PN_UBYTE, "ubyte"},
+    {PN_USHORT, "ushort"},
+    {PN_UINT, "uint"},
+    {PN_ULONG, "ulong"},
+    {PN_BYTE, "byte"},
+    {PN_SHORT, "short"},
+    {PN_INT, "int"},
+    {PN_LONG, "long"},
+    {PN_FLOAT, "float"},
+    {PN_DOUBLE, "double"},
+    {PN_DECIMAL32, "decimal32"},
+    {PN_DECIMAL64, "decimal64"},
+    {PN_DECIMAL128, "decimal128"},
+    {PN_CHAR, "char"},
+    {PN_TIMESTAMP, "timestamp"},
+    {PN_UUID, "uuid"},
+    {PN_SYMBOL, "symbol"},
+    {PN_BINARY, "binary"},
+    {PN_STRING, "string"},
+    {PN_LIST, "list"},
+    {PN_MAP, "map"},
+    {PN_ARRAY, "array"},
     {PN_DESCRIBED, "described"},
 };
 
@@ -48,16 +64,26 @@ enum class PlainKind { kNone, kInteger, kNumber, kString };
 
 PlainKind PlainKindOf(pn_type_t type) {
   switch (type) {
-    case PN_UBYTE: case PN_USHORT: case PN_UINT: case PN_ULONG:
-    case PN_BYTE: case PN_SHORT: case PN_INT: case PN_LONG: case PN_TIMESTAMP:
-      return PlainKind::kInteger;
-    case PN_FLOAT: case PN_DOUBLE:
-      return PlainKind::kNumber;
-    case PN_CHAR: case PN_DECIMAL32: case PN_DECIMAL64: case PN_DECIMAL128:
-    case PN_UUID: case PN_BINARY: case PN_STRING: case PN_SYMBOL:
-      return PlainKind::kString;
-    default:
-      return PlainKind::kNone;
+    case PN_UBYTE:
+    case PN_USHORT:
+    case PN_UINT:
+    case PN_ULONG:
+    case PN_BYTE:
+    case PN_SHORT:
+    case PN_INT:
+    case PN_LONG:
+    case PN_TIMESTAMP: return PlainKind::kInteger;
+    case PN_FLOAT:
+    case PN_DOUBLE: return PlainKind::kNumber;
+    case PN_CHAR:
+    case PN_DECIMAL32:
+    case PN_DECIMAL64:
+    case PN_DECIMAL128:
+    case PN_UUID:
+    case PN_BINARY:
+    case PN_STRING:
+    case PN_SYMBOL: return PlainKind::kString;
+    default: return PlainKind::kNone;
   }
 }
 
@@ -69,9 +95,7 @@ bool Fail(const std::string& path, std::string_view why, std::string* error) {
 // Restores a path string to its old length when a nested step is done.
 class PathStep {
  public:
-  PathStep(std::string& path, std::string_view step) : path_(path), size_(path.size()) {
-    path_.append(step);
-  }
+  PathStep(std::string& path, std::string_view step) : path_(path), size_(path.size()) { path_.append(step); }
   ~PathStep() { path_.resize(size_); }
   PathStep(const PathStep&) = delete;
   PathStep& operator=(const PathStep&) = delete;
@@ -138,42 +162,50 @@ bool GetInteger(const Json& v, bool* negative, uint64_t* magnitude) {
 }
 
 // Checks `v` is an integer in [min, max] and returns it as int64 (signed) or uint64 bits.
-bool IntegerInRange(const Json& v, int64_t min, uint64_t max, std::string_view type_name,
-                    const std::string& path, uint64_t* bits, std::string* error) {
+bool IntegerInRange(const Json& v, int64_t min, uint64_t max, std::string_view type_name, const std::string& path,
+                    uint64_t* bits, std::string* error) {
   bool negative;
   uint64_t magnitude;
   if (!GetInteger(v, &negative, &magnitude)) {
-    return Fail(path, fmt::format("{} value must be an integer, found {}", type_name, KindOf(v)),
-                error);
+    return Fail(path, fmt::format("{} value must be an integer, found {}", type_name, KindOf(v)), error);
   }
   bool ok = negative ? (min < 0 && magnitude <= static_cast<uint64_t>(-(min + 1)) + 1) : magnitude <= max;
   if (!ok) {
-    return Fail(path, fmt::format("{} is out of range for {} ({}..{})", v.dump(), type_name, min, max),
-                error);
+    return Fail(path, fmt::format("{} is out of range for {} ({}..{})", v.dump(), type_name, min, max), error);
   }
   *bits = negative ? static_cast<uint64_t>(-static_cast<int64_t>(magnitude - 1) - 1) : magnitude;
   return true;
 }
 
-bool GetFloating(const Json& v, std::string_view type_name, const std::string& path, double* out,
-                 std::string* error) {
+bool GetFloating(const Json& v, std::string_view type_name, const std::string& path, double* out, std::string* error) {
   if (v.is_number()) {
     *out = v.get<double>();
     return true;
   }
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
-    if (s == "NaN") { *out = std::numeric_limits<double>::quiet_NaN(); return true; }
-    if (s == "Infinity") { *out = std::numeric_limits<double>::infinity(); return true; }
-    if (s == "-Infinity") { *out = -std::numeric_limits<double>::infinity(); return true; }
+    if (s == "NaN") {
+      *out = std::numeric_limits<double>::quiet_NaN();
+      return true;
+    }
+    if (s == "Infinity") {
+      *out = std::numeric_limits<double>::infinity();
+      return true;
+    }
+    if (s == "-Infinity") {
+      *out = -std::numeric_limits<double>::infinity();
+      return true;
+    }
   }
-  return Fail(path, fmt::format("{} value must be a number or \"NaN\", \"Infinity\", \"-Infinity\", "
-                                "found {}", type_name, v.is_string() ? v.dump() : std::string(KindOf(v))),
+  return Fail(path,
+              fmt::format("{} value must be a number or \"NaN\", \"Infinity\", \"-Infinity\", "
+                          "found {}",
+                          type_name, v.is_string() ? v.dump() : std::string(KindOf(v))),
               error);
 }
 
-bool GetText(const Json& v, std::string_view type_name, const std::string& path,
-             const std::string** out, std::string* error) {
+bool GetText(const Json& v, std::string_view type_name, const std::string& path, const std::string** out,
+             std::string* error) {
   if (!v.is_string()) {
     return Fail(path, fmt::format("{} value must be a string, found {}", type_name, KindOf(v)), error);
   }
@@ -184,8 +216,7 @@ bool GetText(const Json& v, std::string_view type_name, const std::string& path,
 pn_bytes_t Bytes(const std::string& s) { return pn_bytes(s.size(), s.data()); }
 
 // Puts the scalar T whose wrapper value is `v`.
-bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path, pn_data_t* data,
-               std::string* error) {
+bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path, pn_data_t* data, std::string* error) {
   std::string_view name = JsonTypeName(type);
   uint64_t bits = 0;
   const std::string* text = nullptr;
@@ -258,8 +289,9 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
         if (!IntegerInRange(v, 0, UINT32_MAX, name, path, &bits, error)) return false;
         cp = static_cast<uint32_t>(bits);
       } else if (!v.is_string() || !base::DecodeSingleCodePoint(v.get_ref<const std::string&>(), &cp)) {
-        return Fail(path, fmt::format("char value must be a one-character string, found {}",
-                                      v.is_string() ? v.dump() : std::string(KindOf(v))),
+        return Fail(path,
+                    fmt::format("char value must be a one-character string, found {}",
+                                v.is_string() ? v.dump() : std::string(KindOf(v))),
                     error);
       }
       pn_data_put_char(data, cp);
@@ -272,8 +304,10 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       std::string raw;
       if (!GetText(v, name, path, &text, error)) return false;
       if (text->size() != width * 2 || !base::DecodeHex(*text, &raw)) {
-        return Fail(path, fmt::format("{} value must be {} hex digits (the raw IEEE 754 encoding, "
-                                      "big-endian), found {}", name, width * 2, v.dump()),
+        return Fail(path,
+                    fmt::format("{} value must be {} hex digits (the raw IEEE 754 encoding, "
+                                "big-endian), found {}",
+                                name, width * 2, v.dump()),
                     error);
       }
       uint64_t be = 0;
@@ -293,8 +327,7 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       pn_uuid_t uuid;
       if (!GetText(v, name, path, &text, error)) return false;
       if (!ParseUuid(*text, &uuid)) {
-        return Fail(path, fmt::format("uuid value must be 8-4-4-4-12 hex digits, found {}", v.dump()),
-                    error);
+        return Fail(path, fmt::format("uuid value must be 8-4-4-4-12 hex digits, found {}", v.dump()), error);
       }
       pn_data_put_uuid(data, uuid);
       return true;
@@ -319,8 +352,7 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       }
       pn_data_put_symbol(data, Bytes(*text));
       return true;
-    default:
-      return Fail(path, fmt::format("{} is not a scalar type", name), error);
+    default: return Fail(path, fmt::format("{} is not a scalar type", name), error);
   }
 }
 
@@ -342,8 +374,7 @@ bool HasWrapperShape(const Json& json, std::string_view* name) {
   if (t == json.end() || !t->is_string() || !json.contains("value")) return false;
   for (auto it = json.begin(); it != json.end(); ++it) {
     const std::string& key = it.key();
-    if (key != "type" && key != "value" && key != "encoding" && key != "element" &&
-        key != "descriptor") {
+    if (key != "type" && key != "value" && key != "encoding" && key != "element" && key != "descriptor") {
       return false;
     }
   }
@@ -371,9 +402,7 @@ bool PutList(const Json& items, std::string& path, pn_data_t* data, std::string*
 
 bool PutPairs(const Json& pairs, std::string& path, pn_data_t* data, std::string* error) {
   if (!pairs.is_array()) {
-    return Fail(path, fmt::format("map value must be an array of [key, value] pairs, found {}",
-                                  KindOf(pairs)),
-                error);
+    return Fail(path, fmt::format("map value must be an array of [key, value] pairs, found {}", KindOf(pairs)), error);
   }
   pn_data_put_map(data);
   pn_data_enter(data);
@@ -397,8 +426,7 @@ bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string*
   }
   pn_type_t element = PN_INVALID;
   if (auto e = json.find("element"); e != json.end()) {
-    if (!e->is_string() || !TypeFromName(e->get_ref<const std::string&>(), &element) ||
-        element == PN_DESCRIBED) {
+    if (!e->is_string() || !TypeFromName(e->get_ref<const std::string&>(), &element) || element == PN_DESCRIBED) {
       return Fail(path, fmt::format("array element must be a type name, found {}", e->dump()), error);
     }
   } else if (items.empty()) {
@@ -415,8 +443,7 @@ bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string*
     pn_data_free(scratch);
     if (!ok) return false;
     if (element == PN_DESCRIBED) {
-      return Fail(path, "array elements cannot be described values; give the array a \"descriptor\"",
-                  error);
+      return Fail(path, "array elements cannot be described values; give the array a \"descriptor\"", error);
     }
   }
   auto descriptor = json.find("descriptor");
@@ -432,8 +459,9 @@ bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string*
     PathStep step(path, IndexStep(i));
     if (!PutJson(items[i], hint, path, data, error)) return false;
     if (pn_data_type(data) != element) {
-      return Fail(path, fmt::format("array element is a {}, but the array holds {} elements",
-                                    JsonTypeName(pn_data_type(data)), JsonTypeName(element)),
+      return Fail(path,
+                  fmt::format("array element is a {}, but the array holds {} elements",
+                              JsonTypeName(pn_data_type(data)), JsonTypeName(element)),
                   error);
     }
   }
@@ -441,8 +469,7 @@ bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string*
   return true;
 }
 
-bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* data,
-                std::string* error) {
+bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* data, std::string* error) {
   for (auto it = json.begin(); it != json.end(); ++it) {
     const std::string& key = it.key();
     if (!AllowedWrapperKey(type, key)) {
@@ -456,10 +483,8 @@ bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* 
         return Fail(path, fmt::format("list value must be an array, found {}", KindOf(value)), error);
       }
       return PutList(value, path, data, error);
-    case PN_MAP:
-      return PutPairs(value, path, data, error);
-    case PN_ARRAY:
-      return PutArray(json, path, data, error);
+    case PN_MAP: return PutPairs(value, path, data, error);
+    case PN_ARRAY: return PutArray(json, path, data, error);
     case PN_DESCRIBED: {
       auto descriptor = json.find("descriptor");
       if (descriptor == json.end()) return Fail(path, "described value needs a \"descriptor\"", error);
@@ -482,9 +507,7 @@ bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* 
         if (*e == "hex") {
           hex = true;
         } else if (*e != "base64") {
-          return Fail(path, fmt::format("binary encoding must be \"base64\" or \"hex\", found {}",
-                                        e->dump()),
-                      error);
+          return Fail(path, fmt::format("binary encoding must be \"base64\" or \"hex\", found {}", e->dump()), error);
         }
       }
       return PutScalar(type, value, hex, path, data, error);
@@ -506,7 +529,10 @@ JsonHint HintFor(pn_type_t type) {
   JsonHint hint;
   switch (PlainKindOf(type)) {
     case PlainKind::kInteger: hint.integer = type; break;
-    case PlainKind::kNumber: hint.integer = type; hint.number = type; break;
+    case PlainKind::kNumber:
+      hint.integer = type;
+      hint.number = type;
+      break;
     case PlainKind::kString: hint.string = type; break;
     case PlainKind::kNone: break;
   }
@@ -520,24 +546,15 @@ std::string_view JsonTypeName(pn_type_t type) {
   return "invalid";
 }
 
-bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data,
-             std::string* error) {
+bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data, std::string* error) {
   switch (json.type()) {
-    case Json::value_t::null:
-      pn_data_put_null(data);
-      return true;
-    case Json::value_t::boolean:
-      pn_data_put_bool(data, json.get<bool>());
-      return true;
+    case Json::value_t::null: pn_data_put_null(data); return true;
+    case Json::value_t::boolean: pn_data_put_bool(data, json.get<bool>()); return true;
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-      return PutScalar(hint.integer, json, false, path, data, error);
-    case Json::value_t::number_float:
-      return PutScalar(hint.number, json, false, path, data, error);
-    case Json::value_t::string:
-      return PutScalar(hint.string, json, false, path, data, error);
-    case Json::value_t::array:
-      return PutList(json, path, data, error);
+    case Json::value_t::number_unsigned: return PutScalar(hint.integer, json, false, path, data, error);
+    case Json::value_t::number_float: return PutScalar(hint.number, json, false, path, data, error);
+    case Json::value_t::string: return PutScalar(hint.string, json, false, path, data, error);
+    case Json::value_t::array: return PutList(json, path, data, error);
     case Json::value_t::object: {
       std::string_view name;
       if (HasWrapperShape(json, &name)) {
@@ -559,8 +576,7 @@ bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_
       pn_data_exit(data);
       return true;
     }
-    default:
-      return Fail(path, fmt::format("{} has no AMQP form", KindOf(json)), error);
+    default: return Fail(path, fmt::format("{} has no AMQP form", KindOf(json)), error);
   }
 }
 
@@ -570,15 +586,13 @@ bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std
   hint.string = PN_SYMBOL;
   std::string_view name;
   if (!json.is_string() && !json.is_number_integer() && !HasWrapperShape(json, &name)) {
-    return Fail(path, fmt::format("descriptor must be a symbol text, a ulong or a typed value, found {}",
-                                  KindOf(json)),
+    return Fail(path, fmt::format("descriptor must be a symbol text, a ulong or a typed value, found {}", KindOf(json)),
                 error);
   }
   return PutJson(json, hint, path, data, error);
 }
 
-bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data,
-                   std::string* error) {
+bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data, std::string* error) {
   if (!json.is_object()) {
     return Fail(path, fmt::format("expected an object, found {}", KindOf(json)), error);
   }
@@ -596,8 +610,7 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
       for (char c : key) {
         uint64_t digit = static_cast<uint64_t>(c - '0');
         if (bits > (UINT64_MAX - digit) / 10) {
-          return Fail(path, "an all-digit annotation key is a ulong, and this one is out of range",
-                      error);
+          return Fail(path, "an all-digit annotation key is a ulong, and this one is out of range", error);
         }
         bits = bits * 10 + digit;
       }
@@ -635,19 +648,19 @@ bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::st
   return false;
 }
 
-bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::string& path,
-                   pn_data_t* data, std::string* error) {
+bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::string& path, pn_data_t* data,
+                   std::string* error) {
   if (json.is_array()) return Fail(path, "expected a single value, found an array", error);
   if (json.is_object()) {
     std::string_view name;
     if (!HasWrapperShape(json, &name)) {
-      return Fail(path, "expected a single value, found an object that is not a typed value "
-                        "{\"type\": T, \"value\": V}",
+      return Fail(path,
+                  "expected a single value, found an object that is not a typed value "
+                  "{\"type\": T, \"value\": V}",
                   error);
     }
     pn_type_t type;
-    if (TypeFromName(name, &type) &&
-        (type == PN_LIST || type == PN_MAP || type == PN_ARRAY || type == PN_DESCRIBED)) {
+    if (TypeFromName(name, &type) && (type == PN_LIST || type == PN_MAP || type == PN_ARRAY || type == PN_DESCRIBED)) {
       return Fail(path, fmt::format("expected a single value, found a {} wrapper", name), error);
     }
   }

@@ -50,8 +50,7 @@ std::string_view JsonTypeName(pn_type_t type);
 // Appends `json` at data's current position. `path` names the place for errors ("properties.to",
 // "body.value[2]"); it is used as scratch and restored. On error returns false with
 // *error = "<path>: <reason>".
-bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data,
-             std::string* error);
+bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data, std::string* error);
 
 // As PutJson, for a descriptor: a plain string is a symbol, a plain integer a ulong.
 bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std::string* error);
@@ -62,8 +61,7 @@ bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std
 // (other key types, duplicates, an all-digit symbol key, a shape that reads as a wrapper) is written
 // and read in the {"type": "map", "value": [[k, v], ...]} form instead.
 enum class MapKeys { kAnnotations, kStrings };
-bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data,
-                   std::string* error);
+bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data, std::string* error);
 
 // Decodes base64 by base/base64.h's reading rule (either alphabet, padding optional, no whitespace)
 // or, when `hex`, pairs of hex digits.
@@ -81,8 +79,8 @@ struct JsonScalarOptions {
 // required: an array, a list / map / array / described wrapper, and any object that is not a wrapper
 // (there are no plain maps here) are errors. On error returns false with *error = "<path>: <reason>"
 // ("<reason>" alone when `path` is empty).
-bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::string& path,
-                   pn_data_t* data, std::string* error);
+bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::string& path, pn_data_t* data,
+                   std::string* error);
 
 }  // namespace sift::amqp
 

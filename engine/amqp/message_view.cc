@@ -14,28 +14,23 @@
 namespace sift::amqp {
 namespace {
 
-constexpr std::string_view kHeaderNames[kHeaderFieldCount] = {
-    "durable", "priority", "ttl", "first-acquirer", "delivery-count"};
+constexpr std::string_view kHeaderNames[kHeaderFieldCount] = {"durable", "priority", "ttl", "first-acquirer",
+                                                              "delivery-count"};
 constexpr std::string_view kPropertiesNames[kPropertiesFieldCount] = {
-    "message-id",     "user-id",          "to",
-    "subject",        "reply-to",         "correlation-id",
-    "content-type",   "content-encoding", "absolute-expiry-time",
-    "creation-time",  "group-id",         "group-sequence",
+    "message-id",       "user-id",          "to",
+    "subject",          "reply-to",         "correlation-id",
+    "content-type",     "content-encoding", "absolute-expiry-time",
+    "creation-time",    "group-id",         "group-sequence",
     "reply-to-group-id"};
 
 bool IsBody(SectionKind k) {
-  return k == SectionKind::kData || k == SectionKind::kAmqpSequence ||
-         k == SectionKind::kAmqpValue;
+  return k == SectionKind::kData || k == SectionKind::kAmqpSequence || k == SectionKind::kAmqpValue;
 }
 
 }  // namespace
 
-std::string_view HeaderFieldName(HeaderField field) {
-  return kHeaderNames[static_cast<int>(field)];
-}
-std::string_view PropertiesFieldName(PropertiesField field) {
-  return kPropertiesNames[static_cast<int>(field)];
-}
+std::string_view HeaderFieldName(HeaderField field) { return kHeaderNames[static_cast<int>(field)]; }
+std::string_view PropertiesFieldName(PropertiesField field) { return kPropertiesNames[static_cast<int>(field)]; }
 bool HeaderFieldFromName(std::string_view name, HeaderField* out) {
   for (int i = 0; i < kHeaderFieldCount; ++i) {
     if (kHeaderNames[i] == name) {
@@ -120,8 +115,7 @@ bool MessageView::ScanOne() const {
   if (scan_done_) return false;
   const uint8_t* s = scan_;
   // The encoding every client uses (0x00 0x53 0x7N) with a plain value: skip it by its size.
-  if (s != nullptr && BytesLeft(s, end_) >= 4 && s[0] == code::kDescribed &&
-      s[1] == code::kSmallULong) {
+  if (s != nullptr && BytesLeft(s, end_) >= 4 && s[0] == code::kDescribed && s[1] == code::kSmallULong) {
     SectionKind kind = SectionKind::kHeader;
     if (SectionFromDescriptorCode(s[2], &kind)) {
       const uint8_t* next = SkipPlainValue(s + 3, end_);
@@ -144,8 +138,8 @@ bool MessageView::ScanOneSlow() const {
   SectionKind kind = SectionKind::kHeader;
   const uint8_t* next = nullptr;
   const uint8_t* value = nullptr;
-  if (BytesLeft(scan_, end_) >= 4 && scan_[0] == code::kDescribed &&
-      scan_[1] == code::kSmallULong && SectionFromDescriptorCode(scan_[2], &kind)) {
+  if (BytesLeft(scan_, end_) >= 4 && scan_[0] == code::kDescribed && scan_[1] == code::kSmallULong &&
+      SectionFromDescriptorCode(scan_[2], &kind)) {
     // 0x00 0x53 0x7N with a described, malformed or truncated value: SkipValue says which.
     value = scan_ + 3;
     next = SkipValue(begin_, value, end_, &e);
@@ -159,9 +153,9 @@ bool MessageView::ScanOneSlow() const {
     next = ReadValue(begin_, scan_, end_, &v, &e);
     if (next == nullptr || !SectionOfDescriptor(v, &kind)) {
       if (next != nullptr) {
-        e = DecodeError::Make(DecodeErrorCode::kNotASection, v.offset(), v.format_code(), 0, 0,
-                              v.is_described() ? "described value with an unknown descriptor"
-                                               : FormatCodeName(v.format_code()).data());
+        e = DecodeError::Make(
+            DecodeErrorCode::kNotASection, v.offset(), v.format_code(), 0, 0,
+            v.is_described() ? "described value with an unknown descriptor" : FormatCodeName(v.format_code()).data());
       }
       Fail(e);
       scan_done_ = true;
@@ -231,9 +225,8 @@ bool MessageView::TypedSection(SectionKind kind, EncodedValue* value) const {
   EncodedValue v;
   if (!FindSection(kind, &v)) return false;
   if (!SectionValueTypeOk(kind, v)) {
-    Fail(DecodeError::Make(DecodeErrorCode::kSectionType, v.offset(), v.format_code(),
-                           static_cast<uint64_t>(kind), 0, SectionLabel(kind),
-                           SectionValueExpected(kind)));
+    Fail(DecodeError::Make(DecodeErrorCode::kSectionType, v.offset(), v.format_code(), static_cast<uint64_t>(kind), 0,
+                           SectionLabel(kind), SectionValueExpected(kind)));
     return false;
   }
   *value = v;
@@ -259,8 +252,8 @@ selector::Value MessageView::Header(HeaderField field) const {
       }
     } else if (!v.is_null()) {
       if (!HeaderFieldTypeOk(index, v)) {
-        Fail(DecodeError::Make(DecodeErrorCode::kFieldType, v.offset(), v.format_code(), 0, 0,
-                               HeaderFieldLabel(index), HeaderFieldExpected(index)));
+        Fail(DecodeError::Make(DecodeErrorCode::kFieldType, v.offset(), v.format_code(), 0, 0, HeaderFieldLabel(index),
+                               HeaderFieldExpected(index)));
         return selector::Value::Missing();
       }
       return v.ToValue();
@@ -304,15 +297,14 @@ selector::Value MessageView::Property(PropertiesField field) const {
   }
   if (v.is_null()) return selector::Value::Missing();
   if (!PropertiesFieldTypeOk(index, v)) {
-    Fail(DecodeError::Make(DecodeErrorCode::kFieldType, v.offset(), v.format_code(), 0, 0,
-                           PropertiesFieldLabel(index), PropertiesFieldExpected(index)));
+    Fail(DecodeError::Make(DecodeErrorCode::kFieldType, v.offset(), v.format_code(), 0, 0, PropertiesFieldLabel(index),
+                           PropertiesFieldExpected(index)));
     return selector::Value::Missing();
   }
   return v.ToValue();
 }
 
-bool MessageView::FindMapEntry(SectionKind map_section, std::string_view key,
-                               EncodedValue* value) const {
+bool MessageView::FindMapEntry(SectionKind map_section, std::string_view key, EncodedValue* value) const {
   if (!Locate(map_section)) return false;
   const uint8_t* at = sections_[static_cast<int>(map_section)];
   if (*at == code::kMap8 || *at == code::kMap32) {  // the section has its type: look in place
@@ -360,18 +352,14 @@ selector::Value MessageView::MessageAnnotation(std::string_view key) const {
 selector::Value MessageView::DeliveryAnnotation(std::string_view key) const {
   return MapValue(SectionKind::kDeliveryAnnotations, key);
 }
-selector::Value MessageView::FooterEntry(std::string_view key) const {
-  return MapValue(SectionKind::kFooter, key);
-}
+selector::Value MessageView::FooterEntry(std::string_view key) const { return MapValue(SectionKind::kFooter, key); }
 selector::Value MessageView::MessageAnnotation(uint64_t key) const {
   return MapValue(SectionKind::kMessageAnnotations, key);
 }
 selector::Value MessageView::DeliveryAnnotation(uint64_t key) const {
   return MapValue(SectionKind::kDeliveryAnnotations, key);
 }
-selector::Value MessageView::FooterEntry(uint64_t key) const {
-  return MapValue(SectionKind::kFooter, key);
-}
+selector::Value MessageView::FooterEntry(uint64_t key) const { return MapValue(SectionKind::kFooter, key); }
 
 BodyKind MessageView::body_kind() const {
   while (body_count_ == 0 && ScanOne()) {

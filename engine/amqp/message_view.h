@@ -165,13 +165,13 @@ class MessageView {
   // only when a field of it is read). Meaningful only where located_ has the bit, so Reset() need not
   // clear them. For data and amqp-sequence, the first one.
   mutable const uint8_t* sections_[kSectionKindCount] = {};
-  mutable uint32_t located_ = 0;            // bit k: sections_[k] is section k of this message
-  mutable const uint8_t* scan_ = nullptr;   // next top-level byte not yet looked at
-  mutable bool scan_done_ = false;          // every section located, or the scan met an error
-  mutable bool scan_failed_ = false;        // the scan stopped at a malformed section
-  mutable bool failed_ = false;             // error_ holds a problem (so Reset() must clear it)
-  mutable uint32_t sections_seen_ = 0;      // top-level sections located so far
-  mutable uint32_t body_count_ = 0;         // body sections of body_kind_ in a row
+  mutable uint32_t located_ = 0;           // bit k: sections_[k] is section k of this message
+  mutable const uint8_t* scan_ = nullptr;  // next top-level byte not yet looked at
+  mutable bool scan_done_ = false;         // every section located, or the scan met an error
+  mutable bool scan_failed_ = false;       // the scan stopped at a malformed section
+  mutable bool failed_ = false;            // error_ holds a problem (so Reset() must clear it)
+  mutable uint32_t sections_seen_ = 0;     // top-level sections located so far
+  mutable uint32_t body_count_ = 0;        // body sections of body_kind_ in a row
   // Meaningful only while body_count_ > 0, so Reset() need not clear them.
   mutable SectionKind body_kind_ = SectionKind::kData;
   mutable const uint8_t* body_begin_ = nullptr;

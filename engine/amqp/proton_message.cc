@@ -92,8 +92,8 @@ pn_type_t ProtonType(uint8_t c) {
 }
 
 bool IsSizedCompound(uint8_t c) {
-  return c == code::kList8 || c == code::kList32 || c == code::kMap8 || c == code::kMap32 ||
-         c == code::kArray8 || c == code::kArray32;
+  return c == code::kList8 || c == code::kList32 || c == code::kMap8 || c == code::kMap32 || c == code::kArray8 ||
+         c == code::kArray32;
 }
 
 // The structure checks of the file comment, over one section at a time.
@@ -119,8 +119,9 @@ class StructureWalk {
     }
     if (end == nullptr) return nullptr;
     if (nested_ != nullptr && nested_end_ != end) {
-      return Fail(nested_, "a described value inside a described value, followed by more values: "
-                           "Proton 0.37 decodes this wrongly, so it cannot be fully decoded");
+      return Fail(nested_,
+                  "a described value inside a described value, followed by more values: "
+                  "Proton 0.37 decodes this wrongly, so it cannot be fully decoded");
     }
     return end;
   }
@@ -163,9 +164,7 @@ class StructureWalk {
       for (uint32_t i = 0; i < v.count(); ++i) {
         // Scalars (the common element) inline; compounds, described values and anything the
         // quick skip does not take go through Value().
-        const uint8_t* next = q < end && *q != code::kDescribed && *q < code::kList8
-                                  ? SkipPlainValue(q, end)
-                                  : nullptr;
+        const uint8_t* next = q < end && *q != code::kDescribed && *q < code::kList8 ? SkipPlainValue(q, end) : nullptr;
         q = next != nullptr ? next : Value(q, end, depth + 1);
         if (q == nullptr) return false;
       }
@@ -174,16 +173,13 @@ class StructureWalk {
     // The size prefix counts from the count prefix, which ends where the element constructor
     // (with its descriptor, if any) begins.
     const size_t width = v.format_code() == code::kArray8 ? 1 : 4;
-    const uint8_t* const count_prefix =
-        (v.element_described() ? v.element_descriptor_data() - 1 : q - 1) - width;
+    const uint8_t* const count_prefix = (v.element_described() ? v.element_descriptor_data() - 1 : q - 1) - width;
     const size_t size = static_cast<size_t>(end - count_prefix);
     if (v.count() > size) {
-      Fail(count_prefix - width - 1,
-           fmt::format("compound count {} exceeds its size {}", v.count(), size));
+      Fail(count_prefix - width - 1, fmt::format("compound count {} exceeds its size {}", v.count(), size));
       return false;
     }
-    if (v.element_described() &&
-        Value(v.element_descriptor_data(), q - 1, depth + 2) == nullptr) {
+    if (v.element_described() && Value(v.element_descriptor_data(), q - 1, depth + 2) == nullptr) {
       return false;
     }
     const uint8_t ec = v.element_format_code();
@@ -204,12 +200,12 @@ class StructureWalk {
     if (!exact_ || q == end) return true;
     if (depth == 1 && v.raw().data() + v.raw().size() == end && Below(section_, v.raw().data())) {
       // The section's own value: what Proton's decoder would have said about the section.
-      error_ = fmt::format("byte {}: Proton decoded {} bytes of a section {} bytes long",
-                           section_ - base_, q - section_, end - section_);
+      error_ = fmt::format("byte {}: Proton decoded {} bytes of a section {} bytes long", section_ - base_,
+                           q - section_, end - section_);
       return false;
     }
-    Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
-                           static_cast<uint64_t>(end - q), 0));
+    Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(), static_cast<uint64_t>(end - q),
+                           0));
     return false;
   }
 
@@ -237,9 +233,7 @@ class StructureWalk {
     const uint8_t* at = base_ + e.offset;
     const uint8_t c = e.format_code;
     const size_t prefix = (c & 0x10) ? 4 : 1;
-    const auto what = [&e](const char* name) {
-      return e.what != nullptr && std::strcmp(e.what, name) == 0;
-    };
+    const auto what = [&e](const char* name) { return e.what != nullptr && std::strcmp(e.what, name) == 0; };
     switch (e.code) {
       case DecodeErrorCode::kTruncated:
         if (what("constructor") || what("described value constructor")) {
@@ -251,9 +245,7 @@ class StructureWalk {
       case DecodeErrorCode::kLengthExceeds:
         if ((c >> 4) <= 0xb) return Fail(at + 1 + prefix, "value runs past the end");
         return Fail(at + 1 + prefix, "compound size runs past the end");
-      default:
-        error_ = e.Message();
-        return nullptr;
+      default: error_ = e.Message(); return nullptr;
     }
   }
 
@@ -268,8 +260,7 @@ class StructureWalk {
 // Rank in spec order: the three body kinds share one.
 int Rank(SectionKind kind) {
   const int k = static_cast<int>(kind);
-  if (kind == SectionKind::kData || kind == SectionKind::kAmqpSequence ||
-      kind == SectionKind::kAmqpValue) {
+  if (kind == SectionKind::kData || kind == SectionKind::kAmqpSequence || kind == SectionKind::kAmqpValue) {
     return 5;
   }
   return k < 5 ? k : 6;
@@ -336,7 +327,7 @@ struct Field {
   uint8_t code = 0;
   const uint8_t* begin = nullptr;  // the whole encoding
   const uint8_t* end = nullptr;
-  const uint8_t* data = nullptr;   // payload: fixed-width bytes, or the content of binary/string/symbol
+  const uint8_t* data = nullptr;  // payload: fixed-width bytes, or the content of binary/string/symbol
   size_t size = 0;
 };
 
@@ -382,8 +373,7 @@ const uint8_t* ReadField(const uint8_t* base, const uint8_t* p, const uint8_t* l
 class Decoder {
  public:
   Decoder(std::span<const uint8_t> bytes, pn_message_t* msg, pn_data_t* footer, std::string* error)
-      : base_(bytes.data()), limit_(bytes.data() + bytes.size()), msg_(msg), footer_(footer),
-        error_(error) {}
+      : base_(bytes.data()), limit_(bytes.data() + bytes.size()), msg_(msg), footer_(footer), error_(error) {}
 
   bool Run() {
     pn_message_clear(msg_);
@@ -421,8 +411,8 @@ class Decoder {
         return false;
       }
       if (*p != code::kDescribed) {
-        *error_ = fmt::format("byte {}: expected a described section, found a {}", offset,
-                              JsonTypeName(ProtonType(*p)));
+        *error_ =
+            fmt::format("byte {}: expected a described section, found a {}", offset, JsonTypeName(ProtonType(*p)));
         return false;
       }
       if (!ResolveDescriptor(base_, p + 1, s.end, &s.kind, &s.value, &why)) {
@@ -432,27 +422,28 @@ class Decoder {
       const pn_type_t expected = SectionType(s.kind);
       const pn_type_t type = ProtonType(*s.value);
       if (expected != PN_INVALID && type != expected) {
-        *error_ = fmt::format("byte {}: {} section holds a {}, expected a {}", offset,
-                              SectionName(s.kind), JsonTypeName(type), JsonTypeName(expected));
+        *error_ = fmt::format("byte {}: {} section holds a {}, expected a {}", offset, SectionName(s.kind),
+                              JsonTypeName(type), JsonTypeName(expected));
         return false;
       }
       const int rank = Rank(s.kind);
       if (rank < last_rank) {
-        *error_ = fmt::format("byte {}: {} section after a later section (core 3.2: sections come "
-                              "in spec order)",
-                              offset, SectionName(s.kind));
+        *error_ = fmt::format(
+            "byte {}: {} section after a later section (core 3.2: sections come "
+            "in spec order)",
+            offset, SectionName(s.kind));
         return false;
       }
       bool repeat = false;
       if (rank == last_rank) {
-        repeat = s.kind == previous &&
-                 (s.kind == SectionKind::kData || s.kind == SectionKind::kAmqpSequence);
+        repeat = s.kind == previous && (s.kind == SectionKind::kData || s.kind == SectionKind::kAmqpSequence);
         if (!repeat) {
           if (rank == 5) {
-            *error_ = fmt::format("byte {}: {} section after {} section (core 3.2: the body is one "
-                                  "or more data, one or more amqp-sequence, or one amqp-value "
-                                  "section)",
-                                  offset, SectionName(s.kind), SectionName(previous));
+            *error_ = fmt::format(
+                "byte {}: {} section after {} section (core 3.2: the body is one "
+                "or more data, one or more amqp-sequence, or one amqp-value "
+                "section)",
+                offset, SectionName(s.kind), SectionName(previous));
           } else {
             *error_ = fmt::format("byte {}: second {} section", offset, SectionName(s.kind));
           }
@@ -515,28 +506,24 @@ class Decoder {
     if (ProtonDecode(s.value, s.end, dst, &used)) return true;
     if (used <= 0) {
       const char* text = pn_error_text(pn_data_error(dst));
-      *error_ = fmt::format("byte {}: section {}: not a well-formed AMQP value ({}{}{})",
-                            Offset(s.begin), index,
+      *error_ = fmt::format("byte {}: section {}: not a well-formed AMQP value ({}{}{})", Offset(s.begin), index,
                             used == 0 ? "no progress" : pn_code(static_cast<int>(used)),
-                            text != nullptr && *text != '\0' ? ": " : "",
-                            text != nullptr ? text : "");
+                            text != nullptr && *text != '\0' ? ": " : "", text != nullptr ? text : "");
     } else {
-      *error_ = fmt::format("byte {}: Proton decoded {} bytes of a section {} bytes long",
-                            Offset(s.begin), (s.value - s.begin) + used, s.end - s.begin);
+      *error_ = fmt::format("byte {}: Proton decoded {} bytes of a section {} bytes long", Offset(s.begin),
+                            (s.value - s.begin) + used, s.end - s.begin);
     }
     return false;
   }
 
   bool Fail(const Section& s, std::string_view field, std::string_view why) {
-    *error_ = fmt::format("byte {}: {}{}{}: {}", Offset(s.begin), SectionName(s.kind),
-                          field.empty() ? "" : " ", field, why);
+    *error_ =
+        fmt::format("byte {}: {}{}{}: {}", Offset(s.begin), SectionName(s.kind), field.empty() ? "" : " ", field, why);
     return false;
   }
 
-  bool WrongType(const Section& s, std::string_view field, const Field& f,
-                 std::string_view expected) {
-    return Fail(s, field,
-                fmt::format("has type {}, expected {}", JsonTypeName(ProtonType(f.code)), expected));
+  bool WrongType(const Section& s, std::string_view field, const Field& f, std::string_view expected) {
+    return Fail(s, field, fmt::format("has type {}, expected {}", JsonTypeName(ProtonType(f.code)), expected));
   }
 
   // The elements of a header or properties list: *count and where they start.
@@ -554,18 +541,12 @@ class Decoder {
     return s.value + 9;
   }
 
-  static bool IsUInt(uint8_t c) {
-    return c == code::kUInt || c == code::kSmallUInt || c == code::kUInt0;
-  }
+  static bool IsUInt(uint8_t c) { return c == code::kUInt || c == code::kSmallUInt || c == code::kUInt0; }
   static uint32_t UInt(const Field& f) {
     return f.code == code::kUInt ? LoadU32(f.data) : f.code == code::kSmallUInt ? f.data[0] : 0;
   }
-  static bool IsBool(uint8_t c) {
-    return c == code::kTrue || c == code::kFalse || c == code::kBoolean;
-  }
-  static bool Bool(const Field& f) {
-    return f.code == code::kTrue || (f.code == code::kBoolean && f.data[0] != 0);
-  }
+  static bool IsBool(uint8_t c) { return c == code::kTrue || c == code::kFalse || c == code::kBoolean; }
+  static bool Bool(const Field& f) { return f.code == code::kTrue || (f.code == code::kBoolean && f.data[0] != 0); }
 
   // core part 3, section 3.2.1.
   bool Header() {
@@ -573,8 +554,7 @@ class Decoder {
     uint32_t count = 0;
     const uint8_t* q = ListElements(s, &count);
     if (count > 5) return Fail(s, "", fmt::format("list has {} fields, the spec defines 5", count));
-    static constexpr std::string_view kNames[] = {"durable", "priority", "ttl", "first-acquirer",
-                                                  "delivery-count"};
+    static constexpr std::string_view kNames[] = {"durable", "priority", "ttl", "first-acquirer", "delivery-count"};
     Field f;
     for (uint32_t i = 0; i < count; ++i) {
       q = ReadField(base_, q, s.end, &f);
@@ -607,10 +587,8 @@ class Decoder {
   }
 
   // A string or symbol field through a setter taking NUL-terminated text.
-  bool Text(const Section& s, std::string_view field, const Field& f,
-            int (*set)(pn_message_t*, const char*)) {
-    if (f.code != code::kStr8 && f.code != code::kStr32 && f.code != code::kSym8 &&
-        f.code != code::kSym32) {
+  bool Text(const Section& s, std::string_view field, const Field& f, int (*set)(pn_message_t*, const char*)) {
+    if (f.code != code::kStr8 && f.code != code::kStr32 && f.code != code::kSym8 && f.code != code::kSym32) {
       return WrongType(s, field, f, "a string");
     }
     if (std::memchr(f.data, '\0', f.size) != nullptr) {
@@ -633,8 +611,8 @@ class Decoder {
     ssize_t used = 0;
     if (ProtonDecode(f.begin, f.end, dst, &used)) return true;
     const char* text = pn_error_text(pn_data_error(dst));
-    return Fail(s, "", fmt::format("cannot decode the field at byte {} ({})", Offset(f.begin),
-                                   text != nullptr ? text : ""));
+    return Fail(s, "",
+                fmt::format("cannot decode the field at byte {} ({})", Offset(f.begin), text != nullptr ? text : ""));
   }
 
   static bool IsText(uint8_t c) {

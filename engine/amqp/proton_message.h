@@ -61,8 +61,7 @@ class [[nodiscard]] ConversionStatus {
 // or repeated, a section or field of the wrong type, and what pn_message_t cannot represent: several
 // data or amqp-sequence sections, a string field holding a NUL byte, a header or properties list with
 // more fields than the spec defines.
-ConversionStatus DecodeToProton(std::span<const uint8_t> bytes, pn_message_t* out,
-                                pn_data_t* footer = nullptr);
+ConversionStatus DecodeToProton(std::span<const uint8_t> bytes, pn_message_t* out, pn_data_t* footer = nullptr);
 
 }  // namespace sift::amqp
 

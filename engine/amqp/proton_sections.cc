@@ -21,22 +21,17 @@ struct SectionInfo {
 
 constexpr SectionInfo kSections[] = {
     {ProtonSectionKind::kHeader, "header", "amqp:header:list", PN_LIST},
-    {ProtonSectionKind::kDeliveryAnnotations, "delivery-annotations", "amqp:delivery-annotations:map",
-     PN_MAP},
-    {ProtonSectionKind::kMessageAnnotations, "message-annotations", "amqp:message-annotations:map",
-     PN_MAP},
+    {ProtonSectionKind::kDeliveryAnnotations, "delivery-annotations", "amqp:delivery-annotations:map", PN_MAP},
+    {ProtonSectionKind::kMessageAnnotations, "message-annotations", "amqp:message-annotations:map", PN_MAP},
     {ProtonSectionKind::kProperties, "properties", "amqp:properties:list", PN_LIST},
-    {ProtonSectionKind::kApplicationProperties, "application-properties",
-     "amqp:application-properties:map", PN_MAP},
+    {ProtonSectionKind::kApplicationProperties, "application-properties", "amqp:application-properties:map", PN_MAP},
     {ProtonSectionKind::kData, "data", "amqp:data:binary", PN_BINARY},
     {ProtonSectionKind::kAmqpSequence, "amqp-sequence", "amqp:amqp-sequence:list", PN_LIST},
     {ProtonSectionKind::kAmqpValue, "amqp-value", "amqp:amqp-value:*", PN_INVALID},
     {ProtonSectionKind::kFooter, "footer", "amqp:footer:map", PN_MAP},
 };
 
-const SectionInfo& Info(ProtonSectionKind kind) {
-  return kSections[static_cast<uint8_t>(kind) - 0x70];
-}
+const SectionInfo& Info(ProtonSectionKind kind) { return kSections[static_cast<uint8_t>(kind) - 0x70]; }
 
 bool IsBody(ProtonSectionKind kind) {
   return kind == ProtonSectionKind::kData || kind == ProtonSectionKind::kAmqpSequence ||
@@ -73,24 +68,20 @@ bool ResolveDescriptor(pn_data_t* data, ProtonSectionKind* kind, bool* symbolic)
       }
       return false;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
 std::string DescribeDescriptor(pn_data_t* data) {
   switch (pn_data_type(data)) {
-    case PN_ULONG:
-      return fmt::format("ulong 0x{:016x}", pn_data_get_ulong(data));
+    case PN_ULONG: return fmt::format("ulong 0x{:016x}", pn_data_get_ulong(data));
     case PN_SYMBOL: {
       pn_bytes_t s = pn_data_get_symbol(data);
       return fmt::format("symbol \"{}\"", std::string_view(s.start, s.size));
     }
-    default:
-      return fmt::format("a {}", JsonTypeName(pn_data_type(data)));
+    default: return fmt::format("a {}", JsonTypeName(pn_data_type(data)));
   }
 }
-
 
 // A bounded walk over one encoded value (core part 1, section 1.2), run before Proton's decoder sees
 // the bytes, for two things Proton 0.37 gets wrong: its decoder recurses without a limit (so deep
@@ -106,8 +97,7 @@ class EncodingWalk {
 
   // Walks the value at *p, advancing *p past it.
   bool Value(const uint8_t** p, int depth) {
-    if (depth > kMaxWalkDepth) return Fail(*p, fmt::format("values nested deeper than {} levels",
-                                                           kMaxWalkDepth));
+    if (depth > kMaxWalkDepth) return Fail(*p, fmt::format("values nested deeper than {} levels", kMaxWalkDepth));
     if (*p >= end_) return Fail(*p, "value runs past the end");
     uint8_t code = *(*p)++;
     if (code == 0x00) {
@@ -125,8 +115,9 @@ class EncodingWalk {
   bool TopLevel(const uint8_t** p) {
     if (!Value(p, 0)) return false;
     if (nested_ != nullptr && nested_end_ != *p) {
-      return Fail(nested_, "a described value inside a described value, followed by more values: "
-                           "Proton 0.37 decodes this wrongly, so it cannot be fully decoded");
+      return Fail(nested_,
+                  "a described value inside a described value, followed by more values: "
+                  "Proton 0.37 decodes this wrongly, so it cannot be fully decoded");
     }
     return true;
   }
@@ -208,8 +199,7 @@ class EncodingWalk {
         *p = limit;
         return true;
       }
-      default:
-        return true;  // not a format code: Proton reports it
+      default: return true;  // not a format code: Proton reports it
     }
   }
 
@@ -249,10 +239,10 @@ std::string_view ProtonSectionSymbol(ProtonSectionKind kind) { return Info(kind)
 
 pn_data_t* ProtonSection::Value() const {
   pn_data_rewind(data);
-  pn_data_next(data);   // the described node
+  pn_data_next(data);  // the described node
   pn_data_enter(data);
-  pn_data_next(data);   // the descriptor
-  pn_data_next(data);   // the value
+  pn_data_next(data);  // the descriptor
+  pn_data_next(data);  // the value
   return data;
 }
 
@@ -286,15 +276,13 @@ bool ProtonSections::Split(std::span<const uint8_t> bytes, std::string* error) {
     ssize_t used = pn_data_decode(data, base + offset, bytes.size() - offset);
     if (used <= 0) {
       const char* text = pn_error_text(pn_data_error(data));
-      *error = fmt::format("byte {}: section {}: not a well-formed AMQP value ({}{}{})", offset,
-                           sections_.size(), used == 0 ? "no progress" : pn_code(static_cast<int>(used)),
-                           text != nullptr && *text != '\0' ? ": " : "",
-                           text != nullptr ? text : "");
+      *error = fmt::format("byte {}: section {}: not a well-formed AMQP value ({}{}{})", offset, sections_.size(),
+                           used == 0 ? "no progress" : pn_code(static_cast<int>(used)),
+                           text != nullptr && *text != '\0' ? ": " : "", text != nullptr ? text : "");
       pn_data_free(data);
       return false;
     }
-    sections_.push_back(ProtonSection{ProtonSectionKind::kHeader, offset, static_cast<size_t>(used),
-                                      false, data});
+    sections_.push_back(ProtonSection{ProtonSectionKind::kHeader, offset, static_cast<size_t>(used), false, data});
     if (static_cast<size_t>(at - bytes.data()) != offset + static_cast<size_t>(used)) {
       *error = fmt::format("byte {}: Proton decoded {} bytes of a section {} bytes long", offset, used,
                            at - bytes.data() - offset);
@@ -304,8 +292,8 @@ bool ProtonSections::Split(std::span<const uint8_t> bytes, std::string* error) {
     pn_data_rewind(data);
     pn_data_next(data);
     if (pn_data_type(data) != PN_DESCRIBED) {
-      *error = fmt::format("byte {}: expected a described section, found a {}", offset,
-                           JsonTypeName(pn_data_type(data)));
+      *error =
+          fmt::format("byte {}: expected a described section, found a {}", offset, JsonTypeName(pn_data_type(data)));
       return false;
     }
     pn_data_enter(data);
@@ -318,26 +306,28 @@ bool ProtonSections::Split(std::span<const uint8_t> bytes, std::string* error) {
     pn_data_next(data);
     pn_type_t type = pn_data_type(data);
     if (info.type != PN_INVALID && type != info.type) {
-      *error = fmt::format("byte {}: {} section holds a {}, expected a {}", offset, info.name,
-                           JsonTypeName(type), JsonTypeName(info.type));
+      *error = fmt::format("byte {}: {} section holds a {}, expected a {}", offset, info.name, JsonTypeName(type),
+                           JsonTypeName(info.type));
       return false;
     }
     int rank = Rank(section.kind);
     if (rank < last_rank) {
-      *error = fmt::format("byte {}: {} section after a later section (core 3.2: sections come in "
-                           "spec order)",
-                           offset, info.name);
+      *error = fmt::format(
+          "byte {}: {} section after a later section (core 3.2: sections come in "
+          "spec order)",
+          offset, info.name);
       return false;
     }
     if (rank == last_rank) {
       const ProtonSection& previous = sections_[sections_.size() - 2];
-      bool repeatable = section.kind == previous.kind && (section.kind == ProtonSectionKind::kData ||
-                                                          section.kind == ProtonSectionKind::kAmqpSequence);
+      bool repeatable = section.kind == previous.kind &&
+                        (section.kind == ProtonSectionKind::kData || section.kind == ProtonSectionKind::kAmqpSequence);
       if (!repeatable) {
         if (IsBody(section.kind)) {
-          *error = fmt::format("byte {}: {} section after {} section (core 3.2: the body is one or "
-                               "more data, one or more amqp-sequence, or one amqp-value section)",
-                               offset, info.name, ProtonSectionName(previous.kind));
+          *error = fmt::format(
+              "byte {}: {} section after {} section (core 3.2: the body is one or "
+              "more data, one or more amqp-sequence, or one amqp-value section)",
+              offset, info.name, ProtonSectionName(previous.kind));
         } else {
           *error = fmt::format("byte {}: second {} section", offset, info.name);
         }

@@ -44,10 +44,10 @@ std::string_view ProtonSectionSymbol(ProtonSectionKind kind);
 
 struct ProtonSection {
   ProtonSectionKind kind;
-  size_t offset = 0;           // byte offset of the section's first byte in the message
-  size_t size = 0;             // encoded size of the section, descriptor included
-  bool symbolic = false;       // the descriptor was the symbol rather than the ulong
-  pn_data_t* data = nullptr;   // owned by ProtonSections; holds the whole described section
+  size_t offset = 0;          // byte offset of the section's first byte in the message
+  size_t size = 0;            // encoded size of the section, descriptor included
+  bool symbolic = false;      // the descriptor was the symbol rather than the ulong
+  pn_data_t* data = nullptr;  // owned by ProtonSections; holds the whole described section
 
   // Positions `data` on the section's value (inside the described node, after the descriptor) and
   // returns it. Calling it again rewinds; pn_data_next at that level then finds nothing more.

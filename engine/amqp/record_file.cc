@@ -93,19 +93,19 @@ bool RecordFileReader::Next(std::span<const uint8_t>* message) {
   uint32_t length = 0;
   const uint8_t* q = ReadU32(p, limit, &length);
   if (q == nullptr) {
-    error_ = fmt::format("{}: record {} at byte {}: truncated length prefix ({} of 4 bytes)",
-                         name_, index_, position_, size_ - position_);
+    error_ = fmt::format("{}: record {} at byte {}: truncated length prefix ({} of 4 bytes)", name_, index_, position_,
+                         size_ - position_);
     return false;
   }
   if (length > options_.max_record_size) {
-    error_ = fmt::format("{}: record {} at byte {}: length {} exceeds the maximum record size {}",
-                         name_, index_, position_, length, options_.max_record_size);
+    error_ = fmt::format("{}: record {} at byte {}: length {} exceeds the maximum record size {}", name_, index_,
+                         position_, length, options_.max_record_size);
     return false;
   }
   const size_t left = BytesLeft(q, limit);
   if (length > left) {
-    error_ = fmt::format("{}: record {} at byte {}: truncated: length {} but only {} bytes left",
-                         name_, index_, position_, length, left);
+    error_ = fmt::format("{}: record {} at byte {}: truncated: length {} but only {} bytes left", name_, index_,
+                         position_, length, left);
     return false;
   }
   *message = {q, length};
@@ -149,8 +149,7 @@ bool RecordFileWriter::Append(std::span<const uint8_t> message) {
     return false;
   }
   if (message.size() > UINT32_MAX) {
-    error_ = fmt::format("{}: record {}: {} bytes do not fit a 4-byte length", name_, records_,
-                         message.size());
+    error_ = fmt::format("{}: record {}: {} bytes do not fit a 4-byte length", name_, records_, message.size());
     return false;
   }
   AppendRecord(message, &buffer_);

@@ -41,8 +41,7 @@ class RecordFileReader {
   // in error messages.
   bool OpenFd(int fd, const std::string& name, const RecordFileOptions& options = {});
   // Reads records from bytes the caller owns (which must outlive the reader).
-  void OpenBytes(std::span<const uint8_t> bytes, const std::string& name,
-                 const RecordFileOptions& options = {});
+  void OpenBytes(std::span<const uint8_t> bytes, const std::string& name, const RecordFileOptions& options = {});
 
   // The next record: true and *message set (a view valid while the reader lives); false at the clean
   // end of the file (ok() stays true) or on a bad record (ok() false, error() says which and where).

@@ -51,12 +51,17 @@ std::string_view FormatCodeName(uint8_t format_code) {
 
 namespace {
 constexpr std::string_view kSectionNames[kSectionKindCount] = {
-    "header", "delivery-annotations", "message-annotations", "properties",
-    "application-properties", "data", "amqp-sequence", "amqp-value", "footer"};
-constexpr std::string_view kSectionSymbols[kSectionKindCount] = {
-    "amqp:header:list", "amqp:delivery-annotations:map", "amqp:message-annotations:map",
-    "amqp:properties:list", "amqp:application-properties:map", "amqp:data:binary",
-    "amqp:amqp-sequence:list", "amqp:amqp-value:*", "amqp:footer:map"};
+    "header", "delivery-annotations", "message-annotations", "properties", "application-properties",
+    "data",   "amqp-sequence",        "amqp-value",          "footer"};
+constexpr std::string_view kSectionSymbols[kSectionKindCount] = {"amqp:header:list",
+                                                                 "amqp:delivery-annotations:map",
+                                                                 "amqp:message-annotations:map",
+                                                                 "amqp:properties:list",
+                                                                 "amqp:application-properties:map",
+                                                                 "amqp:data:binary",
+                                                                 "amqp:amqp-sequence:list",
+                                                                 "amqp:amqp-value:*",
+                                                                 "amqp:footer:map"};
 }  // namespace
 
 bool SectionFromDescriptorSymbol(std::string_view descriptor, SectionKind* out) {
@@ -69,12 +74,8 @@ bool SectionFromDescriptorSymbol(std::string_view descriptor, SectionKind* out) 
   return false;
 }
 
-std::string_view SectionName(SectionKind kind) {
-  return kSectionNames[static_cast<int>(kind)];
-}
+std::string_view SectionName(SectionKind kind) { return kSectionNames[static_cast<int>(kind)]; }
 
-std::string_view SectionSymbol(SectionKind kind) {
-  return kSectionSymbols[static_cast<int>(kind)];
-}
+std::string_view SectionSymbol(SectionKind kind) { return kSectionSymbols[static_cast<int>(kind)]; }
 
 }  // namespace sift::amqp

@@ -70,28 +70,25 @@ constexpr std::array<ListField, 13> kPropertiesFields = {{
 }};
 
 constexpr std::string_view kMessageKeys[] = {
-    "offset", "header", "delivery_annotations", "message_annotations", "properties",
-    "application_properties", "body", "footer"};
+    "offset", "header", "delivery_annotations", "message_annotations", "properties", "application_properties",
+    "body",   "footer"};
 
 bool Fail(std::string_view where, std::string_view why, std::string* error) {
   *error = where.empty() ? std::string(why) : fmt::format("{}: {}", where, why);
   return false;
 }
 
-bool AppendEncoded(pn_data_t* data, std::string_view where, std::vector<uint8_t>* out,
-                   std::string* error) {
+bool AppendEncoded(pn_data_t* data, std::string_view where, std::vector<uint8_t>* out, std::string* error) {
   ssize_t size = pn_data_encoded_size(data);
   size_t at = out->size();
   if (size >= 0) {
     out->resize(at + static_cast<size_t>(size));
-    ssize_t written =
-        pn_data_encode(data, reinterpret_cast<char*>(out->data() + at), static_cast<size_t>(size));
+    ssize_t written = pn_data_encode(data, reinterpret_cast<char*>(out->data() + at), static_cast<size_t>(size));
     if (written == size) return true;
     size = written;
   }
   out->resize(at);
-  return Fail(where, fmt::format("Proton cannot encode the value ({})", pn_code(static_cast<int>(size))),
-              error);
+  return Fail(where, fmt::format("Proton cannot encode the value ({})", pn_code(static_cast<int>(size))), error);
 }
 
 void AppendDescriptor(ProtonSectionKind kind, std::vector<uint8_t>* out) {
@@ -140,9 +137,8 @@ bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, s
     uint32_t size = static_cast<uint32_t>(body.size() + 4);
     uint32_t n = static_cast<uint32_t>(count);
     out->insert(out->end(), {0xd0, static_cast<uint8_t>(size >> 24), static_cast<uint8_t>(size >> 16),
-                             static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size),
-                             static_cast<uint8_t>(n >> 24), static_cast<uint8_t>(n >> 16),
-                             static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n)});
+                             static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size), static_cast<uint8_t>(n >> 24),
+                             static_cast<uint8_t>(n >> 16), static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n)});
   }
   out->insert(out->end(), body.begin(), body.end());
   return true;
@@ -163,13 +159,11 @@ bool EncodeSection(ProtonSectionKind kind, Put put, std::vector<uint8_t>* out, s
 bool EncodeMapSection(const Json& json, ProtonSectionKind kind, MapKeys keys, std::string_view name,
                       std::vector<uint8_t>* out, std::string* error) {
   std::string path(name);
-  return EncodeSection(kind, [&](pn_data_t* data) {
-    return PutSectionMap(json, keys, path, data, error);
-  }, out, error);
+  return EncodeSection(
+      kind, [&](pn_data_t* data) { return PutSectionMap(json, keys, path, data, error); }, out, error);
 }
 
-bool EncodeBinarySection(const Json& text, std::string& path, std::vector<uint8_t>* out,
-                         std::string* error) {
+bool EncodeBinarySection(const Json& text, std::string& path, std::vector<uint8_t>* out, std::string* error) {
   if (!text.is_string()) {
     return Fail(path, fmt::format("data must be base64 text, found {}", text.type_name()), error);
   }
@@ -177,20 +171,22 @@ bool EncodeBinarySection(const Json& text, std::string& path, std::vector<uint8_
   if (!DecodeBinaryText(text.get_ref<const std::string&>(), false, &raw, &why)) {
     return Fail(path, why, error);
   }
-  return EncodeSection(ProtonSectionKind::kData, [&](pn_data_t* data) {
-    pn_data_put_binary(data, pn_bytes(raw.size(), raw.data()));
-    return true;
-  }, out, error);
+  return EncodeSection(
+      ProtonSectionKind::kData,
+      [&](pn_data_t* data) {
+        pn_data_put_binary(data, pn_bytes(raw.size(), raw.data()));
+        return true;
+      },
+      out, error);
 }
 
-bool EncodeSequenceSection(const Json& items, std::string& path, std::vector<uint8_t>* out,
-                           std::string* error) {
+bool EncodeSequenceSection(const Json& items, std::string& path, std::vector<uint8_t>* out, std::string* error) {
   if (!items.is_array()) {
     return Fail(path, fmt::format("sequence must be an array, found {}", items.type_name()), error);
   }
-  return EncodeSection(ProtonSectionKind::kAmqpSequence, [&](pn_data_t* data) {
-    return PutJson(items, kNaturalHint, path, data, error);
-  }, out, error);
+  return EncodeSection(
+      ProtonSectionKind::kAmqpSequence,
+      [&](pn_data_t* data) { return PutJson(items, kNaturalHint, path, data, error); }, out, error);
 }
 
 // body: one of {"data": base64 | [base64, ...]}, {"value": typed}, {"sequence": [...]},
@@ -200,8 +196,9 @@ bool EncodeBody(const Json& body, std::vector<uint8_t>* out, std::string* error)
     return Fail("body", fmt::format("expected an object, found {}", body.type_name()), error);
   }
   if (body.size() != 1) {
-    return Fail("body", "expected exactly one of \"data\", \"value\", \"sequence\", \"sequences\", "
-                        "\"text\"",
+    return Fail("body",
+                "expected exactly one of \"data\", \"value\", \"sequence\", \"sequences\", "
+                "\"text\"",
                 error);
   }
   const std::string& key = body.begin().key();
@@ -231,13 +228,14 @@ bool EncodeBody(const Json& body, std::vector<uint8_t>* out, std::string* error)
     if (key == "text" && !value.is_string()) {
       return Fail(path, fmt::format("text must be a string, found {}", value.type_name()), error);
     }
-    return EncodeSection(ProtonSectionKind::kAmqpValue, [&](pn_data_t* data) {
-      return PutJson(value, kNaturalHint, path, data, error);
-    }, out, error);
+    return EncodeSection(
+        ProtonSectionKind::kAmqpValue, [&](pn_data_t* data) { return PutJson(value, kNaturalHint, path, data, error); },
+        out, error);
   }
-  return Fail("body", fmt::format("unknown key \"{}\" (expected \"data\", \"value\", \"sequence\", "
-                                  "\"sequences\" or \"text\")",
-                                  key),
+  return Fail("body",
+              fmt::format("unknown key \"{}\" (expected \"data\", \"value\", \"sequence\", "
+                          "\"sequences\" or \"text\")",
+                          key),
               error);
 }
 
@@ -262,26 +260,25 @@ bool EncodeMessage(const Json& message, std::vector<uint8_t>* out, std::string* 
     if (!EncodeFieldList(*j, kHeaderFields, "header", ProtonSectionKind::kHeader, out, error)) return false;
   }
   if (const Json* j = section("delivery_annotations")) {
-    if (!EncodeMapSection(*j, ProtonSectionKind::kDeliveryAnnotations, MapKeys::kAnnotations,
-                          "delivery_annotations", out, error)) {
+    if (!EncodeMapSection(*j, ProtonSectionKind::kDeliveryAnnotations, MapKeys::kAnnotations, "delivery_annotations",
+                          out, error)) {
       return false;
     }
   }
   if (const Json* j = section("message_annotations")) {
-    if (!EncodeMapSection(*j, ProtonSectionKind::kMessageAnnotations, MapKeys::kAnnotations,
-                          "message_annotations", out, error)) {
+    if (!EncodeMapSection(*j, ProtonSectionKind::kMessageAnnotations, MapKeys::kAnnotations, "message_annotations", out,
+                          error)) {
       return false;
     }
   }
   if (const Json* j = section("properties")) {
-    if (!EncodeFieldList(*j, kPropertiesFields, "properties", ProtonSectionKind::kProperties, out,
-                         error)) {
+    if (!EncodeFieldList(*j, kPropertiesFields, "properties", ProtonSectionKind::kProperties, out, error)) {
       return false;
     }
   }
   if (const Json* j = section("application_properties")) {
-    if (!EncodeMapSection(*j, ProtonSectionKind::kApplicationProperties, MapKeys::kStrings,
-                          "application_properties", out, error)) {
+    if (!EncodeMapSection(*j, ProtonSectionKind::kApplicationProperties, MapKeys::kStrings, "application_properties",
+                          out, error)) {
       return false;
     }
   }
@@ -320,8 +317,7 @@ ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vect
     };
     Json message = Json::parse(json.begin(), json.end(), check);
     if (too_deep) {
-      return ConversionStatus::Error(
-          fmt::format("{}JSON nested deeper than {} levels", where, kMaxJsonDepth));
+      return ConversionStatus::Error(fmt::format("{}JSON nested deeper than {} levels", where, kMaxJsonDepth));
     }
     if (!duplicate.empty()) {
       return ConversionStatus::Error(

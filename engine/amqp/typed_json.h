@@ -47,11 +47,9 @@ ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vect
 // Errors ("byte N: reason"): malformed bytes, a message structure that breaks core part 3, section 3.2
 // (see DecodeToProton), a header or properties list longer than the spec defines, nesting deeper than
 // 200 levels.
-ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
-                                   std::string* out);
+ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out);
 // The same line appended to *out (left as it was on error): for writers that gather many lines.
-ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
-                                 std::string* out);
+ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out);
 
 }  // namespace sift::amqp
 

@@ -55,8 +55,7 @@ constexpr Hint kDescriptorHint{ValueType::kULong, ValueType::kDouble, ValueType:
 // A data section's binary is written as plain base64.
 constexpr Hint kDataHint{ValueType::kLong, ValueType::kDouble, ValueType::kBinary, true};
 
-constexpr Hint FieldHint(ValueType integer, ValueType string = ValueType::kString,
-                         bool plain_output = true) {
+constexpr Hint FieldHint(ValueType integer, ValueType string = ValueType::kString, bool plain_output = true) {
   return Hint{integer, ValueType::kDouble, string, plain_output};
 }
 
@@ -97,17 +96,19 @@ constexpr uint32_t kMaxSectionNodes = 65535;
 constexpr int kMaxWalkDepth = 200;
 
 // The typed JSON name of a type: the AMQP type's name ("ubyte", "symbol", ...; "invalid" for none).
-std::string_view TypeName(ValueType t) {
-  return t == ValueType::kMissing ? "invalid" : selector::ValueTypeName(t);
-}
+std::string_view TypeName(ValueType t) { return t == ValueType::kMissing ? "invalid" : selector::ValueTypeName(t); }
 
 // The type a format code decodes to (Proton's pn_code2type); kMissing for invalid codes.
 ValueType TypeOfCodeSlow(uint8_t c) {
   switch (c) {
     case code::kDescribed: return ValueType::kDescribed;
-    case code::kList0: case code::kList8: case code::kList32: return ValueType::kList;
-    case code::kMap8: case code::kMap32: return ValueType::kMap;
-    case code::kArray8: case code::kArray32: return ValueType::kArray;
+    case code::kList0:
+    case code::kList8:
+    case code::kList32: return ValueType::kList;
+    case code::kMap8:
+    case code::kMap32: return ValueType::kMap;
+    case code::kArray8:
+    case code::kArray32: return ValueType::kArray;
     default: break;
   }
   Value v;
@@ -127,40 +128,44 @@ ValueType TypeOfCode(uint8_t c) {
 
 // Compound codes other than list0: Proton refuses them (and 0x00) as descriptors.
 bool ProtonDescriptorCodeOk(uint8_t c) {
-  return c != code::kDescribed && c != code::kList8 && c != code::kList32 && c != code::kMap8 &&
-         c != code::kMap32 && c != code::kArray8 && c != code::kArray32;
+  return c != code::kDescribed && c != code::kList8 && c != code::kList32 && c != code::kMap8 && c != code::kMap32 &&
+         c != code::kArray8 && c != code::kArray32;
 }
 
 enum class Kind { kNone, kInteger, kNumber, kString };
 
 Kind KindOf(ValueType t) {
   switch (t) {
-    case ValueType::kUByte: case ValueType::kUShort: case ValueType::kUInt: case ValueType::kULong:
-    case ValueType::kByte: case ValueType::kShort: case ValueType::kInt: case ValueType::kLong:
-    case ValueType::kTimestamp:
-      return Kind::kInteger;
-    case ValueType::kFloat: case ValueType::kDouble:
-      return Kind::kNumber;
-    case ValueType::kChar: case ValueType::kDecimal32: case ValueType::kDecimal64:
-    case ValueType::kDecimal128: case ValueType::kUuid: case ValueType::kBinary:
-    case ValueType::kString: case ValueType::kSymbol:
-      return Kind::kString;
-    default:
-      return Kind::kNone;
+    case ValueType::kUByte:
+    case ValueType::kUShort:
+    case ValueType::kUInt:
+    case ValueType::kULong:
+    case ValueType::kByte:
+    case ValueType::kShort:
+    case ValueType::kInt:
+    case ValueType::kLong:
+    case ValueType::kTimestamp: return Kind::kInteger;
+    case ValueType::kFloat:
+    case ValueType::kDouble: return Kind::kNumber;
+    case ValueType::kChar:
+    case ValueType::kDecimal32:
+    case ValueType::kDecimal64:
+    case ValueType::kDecimal128:
+    case ValueType::kUuid:
+    case ValueType::kBinary:
+    case ValueType::kString:
+    case ValueType::kSymbol: return Kind::kString;
+    default: return Kind::kNone;
   }
 }
 
 // json_value.cc's WritesPlain: reading the plain form back under `hint` gives the same type.
 bool WritesPlain(ValueType t, const Hint& hint) {
   switch (KindOf(t)) {
-    case Kind::kInteger:
-      return hint.integer == t && (hint.plain_output || t == ValueType::kLong);
-    case Kind::kNumber:
-      return hint.number == t && (hint.plain_output || t == ValueType::kDouble);
-    case Kind::kString:
-      return hint.string == t && (hint.plain_output || t == ValueType::kString);
-    default:
-      return true;
+    case Kind::kInteger: return hint.integer == t && (hint.plain_output || t == ValueType::kLong);
+    case Kind::kNumber: return hint.number == t && (hint.plain_output || t == ValueType::kDouble);
+    case Kind::kString: return hint.string == t && (hint.plain_output || t == ValueType::kString);
+    default: return true;
   }
 }
 
@@ -390,16 +395,14 @@ class Writer {
   // The error of a value whose read failed, as proton_sections.cc's EncodingWalk words it for the
   // extent errors it finds (its texts are part of the contract tests pin down); otherwise `e`.
   // `code` is the constructor at `ctor`, `q` the first byte after it (array elements: ctor == q).
-  bool FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const uint8_t* limit,
-                const DecodeError& e);
+  bool FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const uint8_t* limit, const DecodeError& e);
 
   // A conversion error (the earlier writer's second phase): kept, and reported unless the bytes
   // turn out to be malformed further on.
   void Convert(std::string_view why) {
     if (!deferred_.empty()) return;
-    deferred_ = context_label_.empty()
-                    ? std::string(why)
-                    : fmt::format("byte {}: {}: {}", context_offset_, context_label_, why);
+    deferred_ = context_label_.empty() ? std::string(why)
+                                       : fmt::format("byte {}: {}: {}", context_offset_, context_label_, why);
   }
 
   // Writes the value at p (before limit) under `hint`; returns the first byte after it or nullptr.
@@ -423,16 +426,15 @@ class Writer {
   // Counts one Proton node of the current section.
   bool Node(const uint8_t* at) {
     if (++nodes_ > kMaxSectionNodes) {
-      return Fail(at, fmt::format("more than {} values in one section (Proton's limit)",
-                                  kMaxSectionNodes));
+      return Fail(at, fmt::format("more than {} values in one section (Proton's limit)", kMaxSectionNodes));
     }
     return true;
   }
 
   bool Section(const uint8_t* p, const uint8_t** next);
   template <size_t N>
-  bool WriteFields(const EncodedValue& list, const std::array<Field, N>& fields,
-                   std::string_view name, const uint8_t* section);
+  bool WriteFields(const EncodedValue& list, const std::array<Field, N>& fields, std::string_view name,
+                   const uint8_t* section);
 
   const uint8_t* base_;
   const uint8_t* end_;
@@ -456,8 +458,7 @@ class Writer {
   SectionKind body_kind_ = SectionKind::kAmqpValue;
 };
 
-bool Writer::FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const uint8_t* limit,
-                      const DecodeError& e) {
+bool Writer::FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const uint8_t* limit, const DecodeError& e) {
   const char* kPast = "value runs past the end";
   const size_t left = BytesLeft(q, limit);
   const int width = FixedWidth(code);
@@ -487,13 +488,15 @@ void Writer::WriteScalar(const Value& v, const Hint& hint) {
   switch (v.type) {
     case ValueType::kNull: out_.append("null"); return;
     case ValueType::kBoolean: out_.append(v.boolean ? "true" : "false"); return;
-    case ValueType::kUByte: case ValueType::kUShort: case ValueType::kUInt: case ValueType::kULong:
-      AppendUnsigned(v.u64, &out_);
-      break;
-    case ValueType::kByte: case ValueType::kShort: case ValueType::kInt: case ValueType::kLong:
-    case ValueType::kTimestamp:
-      AppendSigned(v.i64, &out_);
-      break;
+    case ValueType::kUByte:
+    case ValueType::kUShort:
+    case ValueType::kUInt:
+    case ValueType::kULong: AppendUnsigned(v.u64, &out_); break;
+    case ValueType::kByte:
+    case ValueType::kShort:
+    case ValueType::kInt:
+    case ValueType::kLong:
+    case ValueType::kTimestamp: AppendSigned(v.i64, &out_); break;
     case ValueType::kFloat:
     case ValueType::kDouble:
       if (std::isnan(v.f64)) {
@@ -516,7 +519,9 @@ void Writer::WriteScalar(const Value& v, const Hint& hint) {
       }
       break;
     }
-    case ValueType::kDecimal32: case ValueType::kDecimal64: case ValueType::kDecimal128: {
+    case ValueType::kDecimal32:
+    case ValueType::kDecimal64:
+    case ValueType::kDecimal128: {
       out_.push_back('"');
       AppendHex(reinterpret_cast<const uint8_t*>(v.bytes().data()), v.bytes().size(), &out_);
       out_.push_back('"');
@@ -542,22 +547,18 @@ void Writer::WriteScalar(const Value& v, const Hint& hint) {
       AppendBase64(reinterpret_cast<const uint8_t*>(v.bytes().data()), v.bytes().size(), &out_);
       out_.push_back('"');
       break;
-    case ValueType::kString:
-      AppendJsonString(v.bytes(), &out_);
-      break;
+    case ValueType::kString: AppendJsonString(v.bytes(), &out_); break;
     case ValueType::kSymbol:
       AppendJsonString(v.bytes(), &out_);
       for (char c : v.bytes()) {
         if (static_cast<uint8_t>(c) >= 0x80) {
           // Typed JSON input refuses such a symbol, so writing it would break the round trip.
-          Convert(fmt::format("symbol {} is not ASCII (core 1.6.21)",
-                              std::string_view(out_).substr(start)));
+          Convert(fmt::format("symbol {} is not ASCII (core 1.6.21)", std::string_view(out_).substr(start)));
           break;
         }
       }
       break;
-    default:
-      return;
+    default: return;
   }
   if (plain_ok && WritesPlain(v.type, hint)) return;
   // {"type": T, "value": V}
@@ -577,8 +578,7 @@ void Writer::WriteScalar(const Value& v, const Hint& hint) {
 
 const uint8_t* Writer::WriteDescriptor(const uint8_t* p, const uint8_t* limit, int w, int g) {
   if (p < limit && !ProtonDescriptorCodeOk(*p)) {
-    Fail(p, fmt::format("a descriptor must be a scalar, found {} (Proton refuses it)",
-                        FormatCodeName(*p)));
+    Fail(p, fmt::format("a descriptor must be a scalar, found {} (Proton refuses it)", FormatCodeName(*p)));
     return nullptr;
   }
   return WriteValue(p, limit, kDescriptorHint, w, g);
@@ -594,16 +594,17 @@ const uint8_t* Writer::WriteDescribed(const uint8_t* p, const uint8_t* limit, in
   const uint8_t* r = WriteValue(q, limit, kNatural, w + 1, g + 1);
   if (r == nullptr) return nullptr;
   if (nested && r != section_end_) {
-    Fail(q, "a described value inside a described value, followed by more values: Proton 0.37 "
-            "decodes this wrongly, so it cannot be fully decoded");
+    Fail(q,
+         "a described value inside a described value, followed by more values: Proton 0.37 "
+         "decodes this wrongly, so it cannot be fully decoded");
     return nullptr;
   }
   out_.push_back('}');
   return r;
 }
 
-const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w,
-                                  int g, bool check_walk) {
+const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w, int g,
+                                  bool check_walk) {
   if (check_walk && w > kMaxWalkDepth) {
     Fail(p, fmt::format("values nested deeper than {} levels", kMaxWalkDepth));
     return nullptr;
@@ -629,12 +630,8 @@ const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const 
         return p + 2 + p[1];
       }
       break;
-    case code::kTrue:
-      out_.append("true");
-      return p + 1;
-    case code::kFalse:
-      out_.append("false");
-      return p + 1;
+    case code::kTrue: out_.append("true"); return p + 1;
+    case code::kFalse: out_.append("false"); return p + 1;
     case code::kSmallLong:
       if (hint.integer == ValueType::kLong && left >= 2) {
         AppendSigned(static_cast<int8_t>(p[1]), &out_);
@@ -656,8 +653,7 @@ const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const 
         }
       }
       break;
-    default:
-      break;
+    default: break;
   }
   // Scalars: located by their constructor and size prefix alone.
   if (const uint8_t* q = SkipPlainValue(p, limit); q != nullptr) {
@@ -691,8 +687,7 @@ bool Writer::WriteEncoded(const EncodedValue& v, const Hint& hint, int w, int g)
   if (v.is_array()) return WriteArray(v, w, g);
   Value value;
   const auto payload = v.payload();
-  if (!internal::PlainValue(v.format_code(), payload.data(), static_cast<uint32_t>(payload.size()),
-                            &value)) {
+  if (!internal::PlainValue(v.format_code(), payload.data(), static_cast<uint32_t>(payload.size()), &value)) {
     return Fail(DecodeError::Make(DecodeErrorCode::kInvalidFormatCode, v.offset(), v.format_code()));
   }
   WriteScalar(value, hint);
@@ -709,8 +704,7 @@ bool Writer::WriteList(const EncodedValue& v, int w, int g) {
     if (p == nullptr) return false;
   }
   if (p != end) {
-    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
-                                  end - p, 0));
+    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(), end - p, 0));
   }
   out_.push_back(']');
   return true;
@@ -774,8 +768,7 @@ bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
     p = q;
   }
   if (p != end) {
-    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
-                                  end - p, 0));
+    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(), end - p, 0));
   }
   out_.append("]}");
   return true;
@@ -807,8 +800,7 @@ bool Writer::ObjectForm(const EncodedValue& v, MapKind kind) {
       key.text = payload;
       key.size_or_value = static_cast<uint64_t>(q - payload);
       if (AllDigits({reinterpret_cast<const char*>(key.text), key.size_or_value})) return false;
-    } else if (kind == MapKind::kAnnotations &&
-               (c == code::kULong0 || c == code::kSmallULong || c == code::kULong)) {
+    } else if (kind == MapKind::kAnnotations && (c == code::kULong0 || c == code::kSmallULong || c == code::kULong)) {
       Value u;
       internal::PlainValue(c, p + 1, static_cast<uint32_t>(q - p - 1), &u);
       key.is_ulong = true;
@@ -861,8 +853,7 @@ bool Writer::WriteMap(const EncodedValue& v, MapKind kind, int w, int g) {
     if (i > 0) out_.push_back(',');
     if (!object) out_.push_back('[');
     const size_t key_at = out_.size();
-    const bool ulong_key = object && *p != code::kSym8 && *p != code::kSym32 &&
-                           kind == MapKind::kAnnotations;
+    const bool ulong_key = object && *p != code::kSym8 && *p != code::kSym32 && kind == MapKind::kAnnotations;
     p = WriteValue(p, end, key_hint, w + 1, g + 1);
     if (p == nullptr) return false;
     if (ulong_key) {
@@ -875,20 +866,18 @@ bool Writer::WriteMap(const EncodedValue& v, MapKind kind, int w, int g) {
     if (!object) out_.push_back(']');
   }
   if (p != end) {
-    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(),
-                                  end - p, 0));
+    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(), end - p, 0));
   }
   out_.append(object ? "}" : "]}");
   return true;
 }
 
 template <size_t N>
-bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& fields,
-                         std::string_view name, const uint8_t* section) {
+bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& fields, std::string_view name,
+                         const uint8_t* section) {
   if (list.count() > N) {
     context_label_ = {};
-    Convert(fmt::format("byte {}: {} list has {} fields, the spec defines {}", Offset(section),
-                        name, list.count(), N));
+    Convert(fmt::format("byte {}: {} list has {} fields, the spec defines {}", Offset(section), name, list.count(), N));
   }
   const uint8_t* p = list.payload().data();
   const uint8_t* end = p + list.payload().size();
@@ -912,16 +901,14 @@ bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& f
     if (p == nullptr) return false;
   }
   if (p != end) {
-    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, list.offset(), list.format_code(),
-                                  end - p, 0));
+    return Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, list.offset(), list.format_code(), end - p, 0));
   }
   out_.push_back('}');
   return true;
 }
 
 bool IsBody(SectionKind kind) {
-  return kind == SectionKind::kData || kind == SectionKind::kAmqpSequence ||
-         kind == SectionKind::kAmqpValue;
+  return kind == SectionKind::kData || kind == SectionKind::kAmqpSequence || kind == SectionKind::kAmqpValue;
 }
 
 int Rank(SectionKind kind) {
@@ -946,8 +933,9 @@ std::string_view SectionKey(SectionKind kind) {
 // The type a section's value must have (proton_sections.cc); kMissing for amqp-value (any).
 ValueType SectionValueType(SectionKind kind) {
   switch (kind) {
-    case SectionKind::kHeader: case SectionKind::kProperties: case SectionKind::kAmqpSequence:
-      return ValueType::kList;
+    case SectionKind::kHeader:
+    case SectionKind::kProperties:
+    case SectionKind::kAmqpSequence: return ValueType::kList;
     case SectionKind::kData: return ValueType::kBinary;
     case SectionKind::kAmqpValue: return ValueType::kMissing;
     default: return ValueType::kMap;
@@ -962,8 +950,7 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
   SectionKind kind = SectionKind::kHeader;
   const uint8_t* value = nullptr;
   if (*p != code::kDescribed) {
-    problem = fmt::format("byte {}: expected a described section, found a {}", Offset(p),
-                          TypeName(TypeOfCode(*p)));
+    problem = fmt::format("byte {}: expected a described section, found a {}", Offset(p), TypeName(TypeOfCode(*p)));
   } else {
     // Descriptor: a ulong code or the symbol (core part 3, section 3.2).
     const uint8_t* d = p + 1;
@@ -988,12 +975,11 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
       // named above
     } else if (dv.type == ValueType::kULong) {
       known = SectionFromDescriptorCode(dv.u64, &kind);
-      if (!known) problem = fmt::format("byte {}: unknown section descriptor ulong 0x{:016x}",
-                                        Offset(section), dv.u64);
+      if (!known) problem = fmt::format("byte {}: unknown section descriptor ulong 0x{:016x}", Offset(section), dv.u64);
     } else if (dv.type == ValueType::kSymbol) {
       known = SectionFromDescriptorSymbol(dv.bytes(), &kind);
-      if (!known) problem = fmt::format("byte {}: unknown section descriptor symbol \"{}\"",
-                                        Offset(section), dv.bytes());
+      if (!known)
+        problem = fmt::format("byte {}: unknown section descriptor symbol \"{}\"", Offset(section), dv.bytes());
     } else {
       problem = fmt::format("byte {}: unknown section descriptor a {}", Offset(section),
                             TypeName(dv.type == ValueType::kMissing ? TypeOfCode(dc) : dv.type));
@@ -1006,19 +992,20 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
       if (value >= end_) {
         // malformed: reported when the value is read
       } else if (want != ValueType::kMissing && have != want && have != ValueType::kMissing) {
-        problem = fmt::format("byte {}: {} section holds a {}, expected a {}", Offset(section), name,
-                              TypeName(have), TypeName(want));
+        problem = fmt::format("byte {}: {} section holds a {}, expected a {}", Offset(section), name, TypeName(have),
+                              TypeName(want));
       } else if (rank < last_rank_) {
-        problem = fmt::format("byte {}: {} section after a later section (core 3.2: sections come "
-                              "in spec order)",
-                              Offset(section), name);
+        problem = fmt::format(
+            "byte {}: {} section after a later section (core 3.2: sections come "
+            "in spec order)",
+            Offset(section), name);
       } else if (rank == last_rank_ &&
-                 !(kind == last_kind_ &&
-                   (kind == SectionKind::kData || kind == SectionKind::kAmqpSequence))) {
+                 !(kind == last_kind_ && (kind == SectionKind::kData || kind == SectionKind::kAmqpSequence))) {
         if (IsBody(kind)) {
-          problem = fmt::format("byte {}: {} section after {} section (core 3.2: the body is one or "
-                                "more data, one or more amqp-sequence, or one amqp-value section)",
-                                Offset(section), name, SectionName(last_kind_));
+          problem = fmt::format(
+              "byte {}: {} section after {} section (core 3.2: the body is one or "
+              "more data, one or more amqp-sequence, or one amqp-value section)",
+              Offset(section), name, SectionName(last_kind_));
         } else {
           problem = fmt::format("byte {}: second {} section", Offset(section), name);
         }
@@ -1030,8 +1017,7 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
     // is reported first.
     JsonText scratch;
     std::swap(scratch, out_);
-    const uint8_t* q = value == nullptr ? WriteValue(p, end_, kNatural, 0, 0)
-                                        : WriteValue(value, end_, kNatural, 1, 0);
+    const uint8_t* q = value == nullptr ? WriteValue(p, end_, kNatural, 0, 0) : WriteValue(value, end_, kNatural, 1, 0);
     std::swap(scratch, out_);
     if (q == nullptr && !error_.empty()) return false;
     error_ = std::move(problem);
@@ -1085,9 +1071,8 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
       DecodeError e;
       q = ReadValue(base_, value, end_, &list, &e);
       if (q == nullptr) return FailRead(*value, value, value + 1, end_, e);
-      const bool ok = kind == SectionKind::kHeader
-                          ? WriteFields(list, kHeaderFields, name, section)
-                          : WriteFields(list, kPropertiesFields, name, section);
+      const bool ok = kind == SectionKind::kHeader ? WriteFields(list, kHeaderFields, name, section)
+                                                   : WriteFields(list, kPropertiesFields, name, section);
       if (!ok) return false;
       break;
     }
@@ -1107,8 +1092,7 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
         }
         return FailRead(*value, value, value + 1, end_, e);
       }
-      const MapKind mk = kind == SectionKind::kApplicationProperties ? MapKind::kStrings
-                                                                     : MapKind::kAnnotations;
+      const MapKind mk = kind == SectionKind::kApplicationProperties ? MapKind::kStrings : MapKind::kAnnotations;
       if (!WriteMap(map, mk, 1, 0)) return false;
       break;
     }
@@ -1145,8 +1129,7 @@ bool Writer::Sections() {
 
 }  // namespace
 
-ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
-                                 std::string* out) {
+ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out) {
   // Built in a per-thread buffer (its capacity reused), copied out on success: *out is left alone on
   // error.
   thread_local JsonText text;
@@ -1164,8 +1147,7 @@ ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<u
   return ConversionStatus::Ok();
 }
 
-ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
-                                   std::string* out) {
+ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out) {
   thread_local std::string line;
   line.clear();
   ConversionStatus s = AppendTypedJson(bytes, offset, &line);

@@ -37,14 +37,11 @@ namespace {
 
 // Annotation and footer keys are symbols or ulongs (core part 3, section 3.2.10); application
 // property keys are strings (section 3.2.5). On the format code of a plain key.
-constexpr bool IsAnnotationKeyCode(uint8_t c) {
-  return internal::IsSymbolCode(c) || internal::IsULongCode(c);
-}
+constexpr bool IsAnnotationKeyCode(uint8_t c) { return internal::IsSymbolCode(c) || internal::IsULongCode(c); }
 constexpr bool IsPropertyKeyCode(uint8_t c) { return internal::IsStringCode(c); }
 
 bool IsBody(SectionKind k) {
-  return k == SectionKind::kData || k == SectionKind::kAmqpSequence ||
-         k == SectionKind::kAmqpValue;
+  return k == SectionKind::kData || k == SectionKind::kAmqpSequence || k == SectionKind::kAmqpValue;
 }
 
 // True when `kind` may follow `previous` (core part 3, section 3.2: spec order, each section at
@@ -136,8 +133,7 @@ const uint8_t* Value(const uint8_t* p, const uint8_t* limit, int depth, int leve
 // `count` elements from p, each a whole value, at nesting `depth`; `check(i, p, end)` may reject
 // element i at p by its constructor. The end of the last element, or nullptr.
 template <class Check>
-inline const uint8_t* Elements(const uint8_t* p, const uint8_t* end, uint32_t count, int depth,
-                               Check check) {
+inline const uint8_t* Elements(const uint8_t* p, const uint8_t* end, uint32_t count, int depth, Check check) {
   for (uint32_t i = 0; i < count; ++i) {
     if (p >= end) return nullptr;
     const uint8_t c = *p;
@@ -168,8 +164,7 @@ inline const uint8_t* Elements(const uint8_t* p, const uint8_t* end, uint32_t co
 
 // A list's or map's size and count at p (after its constructor c); the elements go through check.
 template <class Check>
-inline const uint8_t* ListOrMap(uint8_t c, const uint8_t* p, const uint8_t* limit, int depth,
-                                Check check) {
+inline const uint8_t* ListOrMap(uint8_t c, const uint8_t* p, const uint8_t* limit, int depth, Check check) {
   const uint8_t how = kSkip.how[c];
   const uint8_t* q = nullptr;
   const uint8_t* end = internal::SizedExtent(how, p, limit, &q);
@@ -177,8 +172,7 @@ inline const uint8_t* ListOrMap(uint8_t c, const uint8_t* p, const uint8_t* limi
   uint32_t count = 0;
   q = internal::ReadSizePrefix(how, q, end, &count);
   if (q == nullptr ||
-      !internal::ListOrMapCountFits(kSkip.kind[c] == ValueKind::kMap, count,
-                                    static_cast<size_t>(end - q)) ||
+      !internal::ListOrMapCountFits(kSkip.kind[c] == ValueKind::kMap, count, static_cast<size_t>(end - q)) ||
       depth >= kMaxNestingDepth) {
     return nullptr;
   }
@@ -228,14 +222,10 @@ const uint8_t* Array(uint8_t c, const uint8_t* p, const uint8_t* limit, int dept
 const uint8_t* Payload(uint8_t c, const uint8_t* p, const uint8_t* limit, int depth, int levels) {
   const size_t left = static_cast<size_t>(limit - p);
   switch (kSkip.kind[c]) {
-    case ValueKind::kFixed:
-      return left >= kSkip.how[c] ? p + kSkip.how[c] : nullptr;
-    case ValueKind::kBoolean:
-      return left >= 1 && p[0] <= 1 ? p + 1 : nullptr;
-    case ValueKind::kChar:
-      return left >= 4 && base::IsUnicodeScalar(LoadU32(p)) ? p + 4 : nullptr;
-    case ValueKind::kList0:
-      return depth < kMaxNestingDepth ? p : nullptr;
+    case ValueKind::kFixed: return left >= kSkip.how[c] ? p + kSkip.how[c] : nullptr;
+    case ValueKind::kBoolean: return left >= 1 && p[0] <= 1 ? p + 1 : nullptr;
+    case ValueKind::kChar: return left >= 4 && base::IsUnicodeScalar(LoadU32(p)) ? p + 4 : nullptr;
+    case ValueKind::kList0: return depth < kMaxNestingDepth ? p : nullptr;
     case ValueKind::kBinary: {
       const uint8_t* q = nullptr;
       return internal::SizedExtent(kSkip.how[c], p, limit, &q);
@@ -251,13 +241,10 @@ const uint8_t* Payload(uint8_t c, const uint8_t* p, const uint8_t* limit, int de
       return end != nullptr && AsciiOk(q, static_cast<size_t>(end - q), limit) ? end : nullptr;
     }
     case ValueKind::kList:
-    case ValueKind::kMap:
-      return ListOrMap(c, p, limit, depth, AnyElements());
-    case ValueKind::kArray:
-      return Array(c, p, limit, depth, levels);
+    case ValueKind::kMap: return ListOrMap(c, p, limit, depth, AnyElements());
+    case ValueKind::kArray: return Array(c, p, limit, depth, levels);
     case ValueKind::kDescribed:
-    case ValueKind::kInvalid:
-      return nullptr;
+    case ValueKind::kInvalid: return nullptr;
   }
   return nullptr;
 }
@@ -291,16 +278,14 @@ const uint8_t* SectionDescriptor(const uint8_t* p, const uint8_t* limit, Section
   const uint8_t* end = Value(p, limit, 1, 1);
   if (end == nullptr) return nullptr;
   switch (p[0]) {
-    case code::kULong:
-      return SectionFromDescriptorCode(LoadU64(p + 1), kind) ? end : nullptr;
+    case code::kULong: return SectionFromDescriptorCode(LoadU64(p + 1), kind) ? end : nullptr;
     case code::kSym8:
     case code::kSym32: {
       const uint8_t* s = p + (p[0] == code::kSym8 ? 2 : 5);
       const std::string_view symbol(reinterpret_cast<const char*>(s), static_cast<size_t>(end - s));
       return SectionFromDescriptorSymbol(symbol, kind) ? end : nullptr;
     }
-    default:
-      return nullptr;  // ulong0 (0) names no section; other types are no section descriptors
+    default: return nullptr;  // ulong0 (0) names no section; other types are no section descriptors
   }
 }
 
@@ -337,8 +322,7 @@ const uint8_t* SectionValue(SectionKind kind, const uint8_t* p, const uint8_t* l
       return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t*) {
         return (i & 1) != 0 || IsPropertyKeyCode(*e);
       });
-    default:
-      break;
+    default: break;
   }
   return Payload(c, p + 1, limit, 0, 1);
 }
@@ -415,18 +399,13 @@ class Validator {
     const uint8_t c = v.format_code();
     const auto payload = v.payload();
     switch (c) {
-      case code::kBoolean:
-        return Boolean(payload.data());
-      case code::kChar:
-        return Char(payload.data());
+      case code::kBoolean: return Boolean(payload.data());
+      case code::kChar: return Char(payload.data());
       case code::kStr8:
-      case code::kStr32:
-        return Utf8(c, payload.data(), payload.data() + payload.size());
+      case code::kStr32: return Utf8(c, payload.data(), payload.data() + payload.size());
       case code::kSym8:
-      case code::kSym32:
-        return Ascii(c, payload.data(), payload.data() + payload.size());
-      default:
-        break;
+      case code::kSym32: return Ascii(c, payload.data(), payload.data() + payload.size());
+      default: break;
     }
     if (v.is_list() || v.is_map()) return Elements(v, depth);
     if (v.is_array()) return Array(v, depth);
@@ -434,8 +413,7 @@ class Validator {
   }
 
   const uint8_t* TooDeep(const uint8_t* p) {
-    error_ = DecodeError::Make(DecodeErrorCode::kTooDeep, Off(p), 0, kMaxNestingDepth, 0,
-                               "values");
+    error_ = DecodeError::Make(DecodeErrorCode::kTooDeep, Off(p), 0, kMaxNestingDepth, 0, "values");
     return nullptr;
   }
 
@@ -517,8 +495,7 @@ class Validator {
     if (depth >= kMaxNestingDepth) return TooDeep(v.raw().data()) != nullptr;
     if (v.element_described()) {
       // The element descriptor ends just before the element format code.
-      if (Value(v.element_descriptor_data(), v.payload().data() - 1, depth + 1, nullptr) ==
-          nullptr) {
+      if (Value(v.element_descriptor_data(), v.payload().data() - 1, depth + 1, nullptr) == nullptr) {
         return false;
       }
     }
@@ -559,9 +536,8 @@ class Validator {
 // Section-specific rules on a section's value, after its generic structure is known to be sound.
 DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
   if (!SectionValueTypeOk(kind, v)) {
-    return DecodeError::Make(DecodeErrorCode::kSectionType, v.offset(), v.format_code(),
-                             static_cast<uint64_t>(kind), 0, SectionLabel(kind),
-                             SectionValueExpected(kind));
+    return DecodeError::Make(DecodeErrorCode::kSectionType, v.offset(), v.format_code(), static_cast<uint64_t>(kind), 0,
+                             SectionLabel(kind), SectionValueExpected(kind));
   }
   Cursor c = Cursor::Elements(v);
   EncodedValue e;
@@ -574,10 +550,9 @@ DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
       for (int i = 0; i < fields && c.Next(&e); ++i) {
         if (e.is_null()) continue;
         if (header ? !HeaderFieldTypeOk(i, e) : !PropertiesFieldTypeOk(i, e)) {
-          return DecodeError::Make(
-              DecodeErrorCode::kFieldType, e.offset(), e.format_code(), 0, 0,
-              header ? HeaderFieldLabel(i) : PropertiesFieldLabel(i),
-              header ? HeaderFieldExpected(i) : PropertiesFieldExpected(i));
+          return DecodeError::Make(DecodeErrorCode::kFieldType, e.offset(), e.format_code(), 0, 0,
+                                   header ? HeaderFieldLabel(i) : PropertiesFieldLabel(i),
+                                   header ? HeaderFieldExpected(i) : PropertiesFieldExpected(i));
         }
       }
       break;
@@ -588,8 +563,7 @@ DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
       while (c.Next(&e) && c.Next(&value)) {
         if (e.is_described() || !IsAnnotationKeyCode(e.format_code())) {
           return DecodeError::Make(DecodeErrorCode::kAnnotationKey, e.offset(),
-                                   e.is_described() ? code::kDescribed : e.format_code(), 0, 0,
-                                   SectionLabel(kind));
+                                   e.is_described() ? code::kDescribed : e.format_code(), 0, 0, SectionLabel(kind));
         }
       }
       break;
@@ -602,8 +576,7 @@ DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
         // Compound values are accepted on purpose (validate.h), despite core 3.2.5.
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return c.error();
 }
@@ -634,10 +607,9 @@ DecodeError ExplainMessage(std::span<const uint8_t> message) {
     const uint8_t* end = ReadValue(base, p, limit, &v, nullptr);
     SectionKind kind = SectionKind::kHeader;
     if (end != nullptr && !SectionOfDescriptor(v, &kind)) {
-      return DecodeError::Make(DecodeErrorCode::kNotASection, v.offset(),
-                               v.is_described() ? code::kDescribed : v.format_code(), 0, 0,
-                               v.is_described() ? "described value with an unknown descriptor"
-                                                : FormatCodeName(v.format_code()).data());
+      return DecodeError::Make(
+          DecodeErrorCode::kNotASection, v.offset(), v.is_described() ? code::kDescribed : v.format_code(), 0, 0,
+          v.is_described() ? "described value with an unknown descriptor" : FormatCodeName(v.format_code()).data());
     }
     end = check.Value(p, limit, 0, &v);
     if (end == nullptr) return check.error();
@@ -650,11 +622,9 @@ DecodeError ExplainMessage(std::span<const uint8_t> message) {
           return DecodeError::Make(DecodeErrorCode::kMixedBody, at, 0, prev, 0, SectionLabel(kind));
         }
       } else if (k == prev) {
-        return DecodeError::Make(DecodeErrorCode::kDuplicateSection, at, 0, k, 0,
-                                 SectionLabel(kind));
+        return DecodeError::Make(DecodeErrorCode::kDuplicateSection, at, 0, k, 0, SectionLabel(kind));
       } else if (k < prev) {
-        return DecodeError::Make(DecodeErrorCode::kSectionOrder, at, 0, prev, 0,
-                                 SectionLabel(kind));
+        return DecodeError::Make(DecodeErrorCode::kSectionOrder, at, 0, prev, 0, SectionLabel(kind));
       }
     }
     DecodeError e = CheckSection(kind, v.WithoutDescriptor());

@@ -53,8 +53,19 @@ TEST(ByteOrderTest, AppendWritesTheSameBytesAsStore) {
 }
 
 TEST(ByteOrderTest, RoundTripsAtEveryWidthAndOrderOnUnalignedBuffers) {
-  const uint64_t samples[] = {0, 1, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x12345678, 0x80000000,
-                              0xffffffff, 0x100000000, 0x0123456789abcdef,
+  const uint64_t samples[] = {0,
+                              1,
+                              0x80,
+                              0xff,
+                              0x100,
+                              0x7fff,
+                              0x8000,
+                              0xffff,
+                              0x12345678,
+                              0x80000000,
+                              0xffffffff,
+                              0x100000000,
+                              0x0123456789abcdef,
                               std::numeric_limits<uint64_t>::max()};
   uint8_t buf[9];
   for (uint64_t v : samples) {

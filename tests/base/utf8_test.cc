@@ -21,15 +21,15 @@ TEST(Utf8Test, SequenceLengths) {
   EXPECT_EQ(Length(std::string_view("\0", 1)), 1u);
   EXPECT_EQ(Length("a"), 1u);
   EXPECT_EQ(Length("\x7f"), 1u);
-  EXPECT_EQ(Length("\xc2\x80"), 2u);       // U+0080, the first two-byte form
-  EXPECT_EQ(Length("\xdf\xbf"), 2u);       // U+07FF
-  EXPECT_EQ(Length("\xe0\xa0\x80"), 3u);   // U+0800
-  EXPECT_EQ(Length("\xed\x9f\xbf"), 3u);   // U+D7FF, just below the surrogates
-  EXPECT_EQ(Length("\xee\x80\x80"), 3u);   // U+E000, just above them
-  EXPECT_EQ(Length("\xef\xbf\xbf"), 3u);   // U+FFFF
+  EXPECT_EQ(Length("\xc2\x80"), 2u);          // U+0080, the first two-byte form
+  EXPECT_EQ(Length("\xdf\xbf"), 2u);          // U+07FF
+  EXPECT_EQ(Length("\xe0\xa0\x80"), 3u);      // U+0800
+  EXPECT_EQ(Length("\xed\x9f\xbf"), 3u);      // U+D7FF, just below the surrogates
+  EXPECT_EQ(Length("\xee\x80\x80"), 3u);      // U+E000, just above them
+  EXPECT_EQ(Length("\xef\xbf\xbf"), 3u);      // U+FFFF
   EXPECT_EQ(Length("\xf0\x90\x80\x80"), 4u);  // U+10000
   EXPECT_EQ(Length("\xf4\x8f\xbf\xbf"), 4u);  // U+10FFFF
-  EXPECT_EQ(Length("\xc3\xa9xyz"), 2u);    // only the first sequence counts
+  EXPECT_EQ(Length("\xc3\xa9xyz"), 2u);       // only the first sequence counts
   EXPECT_EQ(Utf8SequenceLength("a\xc3\xa9", 1), 2u);
 }
 
@@ -43,8 +43,8 @@ TEST(Utf8Test, RefusesOverlongForms) {
 }
 
 TEST(Utf8Test, RefusesSurrogates) {
-  EXPECT_EQ(Length("\xed\xa0\x80"), 0u);  // U+D800
-  EXPECT_EQ(Length("\xed\xbf\xbf"), 0u);  // U+DFFF
+  EXPECT_EQ(Length("\xed\xa0\x80"), 0u);                  // U+D800
+  EXPECT_EQ(Length("\xed\xbf\xbf"), 0u);                  // U+DFFF
   EXPECT_FALSE(IsValidUtf8("\xed\xa0\xbd\xed\xb8\x80"));  // a CESU-8 pair
 }
 
@@ -74,9 +74,9 @@ TEST(Utf8Test, CheckExplainsWhereASequenceBreaks) {
   EXPECT_EQ(Check("\xe0\x80\x80"), "bad:1");  // overlong: the second byte is out of range
   EXPECT_EQ(Check("\xed\xa0\x80"), "bad:1");  // surrogate
   EXPECT_EQ(Check("\xe2\x82("), "bad:2");
-  EXPECT_EQ(Check("\xe2\x82"), "bad:2");      // ends inside the sequence
+  EXPECT_EQ(Check("\xe2\x82"), "bad:2");  // ends inside the sequence
   EXPECT_EQ(Check("\xf0\x9f\x98"), "bad:3");
-  EXPECT_EQ(Check("\xe2("), "bad:1");         // a bad byte before the end is reported first
+  EXPECT_EQ(Check("\xe2("), "bad:1");  // a bad byte before the end is reported first
 }
 
 TEST(Utf8Test, ValidatesWholeText) {
@@ -99,8 +99,8 @@ TEST(Utf8Test, ValidatesWholeText) {
 }
 
 TEST(Utf8Test, DecodesAndEncodesCodePoints) {
-  const uint32_t samples[] = {0, 0x41, 0x7f, 0x80, 0xe9, 0x7ff, 0x800, 0x20ac, 0xd7ff, 0xe000,
-                              0xfffd, 0xffff, 0x10000, 0x1f600, 0x10ffff};
+  const uint32_t samples[] = {0,      0x41,   0x7f,   0x80,   0xe9,    0x7ff,   0x800,   0x20ac,
+                              0xd7ff, 0xe000, 0xfffd, 0xffff, 0x10000, 0x1f600, 0x10ffff};
   for (uint32_t cp : samples) {
     std::string s;
     ASSERT_TRUE(AppendUtf8(cp, &s)) << cp;

@@ -53,7 +53,7 @@ double SortKey(const TestMessage& m, const char* name) {
   if (v == nullptr) return 1e300;
   selector::Number n;
   if (!selector::ToNumber(v->view(), &n)) return 1e299 + static_cast<double>(v->type);
-  const double d = n.kind == selector::Number::Kind::kDouble ? n.d
+  const double d = n.kind == selector::Number::Kind::kDouble   ? n.d
                    : n.kind == selector::Number::Kind::kSigned ? static_cast<double>(n.i)
                                                                : static_cast<double>(n.u);
   return std::isnan(d) ? 1e298 : d;
@@ -254,9 +254,8 @@ TEST(ChunkSkipDifferential, NoSkippedChunkHoldsAMatch) {
 class ChunkSkipStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("sift_chunk_skip_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("sift_chunk_skip_" + std::to_string(::getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -322,7 +321,8 @@ TEST_F(ChunkSkipStoreTest, ReplaysWithAndWithoutSkippingAgree) {
     const uint64_t begin = gen.Below(corpus.encoded.size() / 2);
     const uint64_t end = begin + gen.Below(corpus.encoded.size());
     ConsumerStats on, off;
-    EXPECT_EQ(Replay(engine.get(), selector, true, begin, end, &on), Replay(engine.get(), selector, false, begin, end, &off))
+    EXPECT_EQ(Replay(engine.get(), selector, true, begin, end, &on),
+              Replay(engine.get(), selector, false, begin, end, &off))
         << text << " over [" << begin << ", " << end << ")";
     EXPECT_EQ(off.chunks_pruned, 0u);
     EXPECT_EQ(on.matched, off.matched);
@@ -343,7 +343,8 @@ TEST_F(ChunkSkipStoreTest, ParallelScanSkipsAndAgrees) {
       return true;
     }
   };
-  for (const char* text : {"x > 1000", "x BETWEEN -5 AND 5", "x < -1000000 OR s = 'zzz'", "NOT (x >= -3)", "x IS NULL"}) {
+  for (const char* text :
+       {"x > 1000", "x BETWEEN -5 AND 5", "x < -1000000 OR s = 'zzz'", "NOT (x >= -3)", "x IS NULL"}) {
     Selector selector = Selector::Compile(text);
     ASSERT_TRUE(selector.ok()) << text;
     ParallelScanStats stats[2];

@@ -45,25 +45,45 @@ std::string RandomElement(Random& r) {
   std::string out;
   const std::string text = kTexts[r.Below(8)];
   switch (r.Below(20)) {
-    case 0: out = "\x40"; break;                                          // null
-    case 1: out = r.Below(2) ? "\x41" : "\x42"; break;                    // true / false
-    case 2: out = std::string("\x56", 1) + static_cast<char>(r.Below(2)); break;  // boolean
+    case 0: out = "\x40"; break;                                                   // null
+    case 1: out = r.Below(2) ? "\x41" : "\x42"; break;                             // true / false
+    case 2: out = std::string("\x56", 1) + static_cast<char>(r.Below(2)); break;   // boolean
     case 3: out = std::string("\x50", 1) + static_cast<char>(r.Below(10)); break;  // ubyte
-    case 4: out = "\x70"; PutBig(&out, r.Below(5) * 1000u, 4); break;     // uint
+    case 4:
+      out = "\x70";
+      PutBig(&out, r.Below(5) * 1000u, 4);
+      break;                                                                      // uint
     case 5: out = std::string("\x52", 1) + static_cast<char>(r.Below(5)); break;  // smalluint
-    case 6: out = "\x43"; break;                                          // uint0
-    case 7: out = "\x80"; PutBig(&out, r.Below(7), 8); break;             // ulong
+    case 6: out = "\x43"; break;                                                  // uint0
+    case 7:
+      out = "\x80";
+      PutBig(&out, r.Below(7), 8);
+      break;                                                                      // ulong
     case 8: out = std::string("\x53", 1) + static_cast<char>(r.Below(7)); break;  // smallulong
-    case 9: out = "\x83"; PutBig(&out, 1764460800000ull + r.Below(4) * 10, 8); break;  // timestamp
-    case 10: out = "\x98"; PutBig(&out, r.Below(3), 8); PutBig(&out, 7, 8); break;    // uuid
+    case 9:
+      out = "\x83";
+      PutBig(&out, 1764460800000ull + r.Below(4) * 10, 8);
+      break;  // timestamp
+    case 10:
+      out = "\x98";
+      PutBig(&out, r.Below(3), 8);
+      PutBig(&out, 7, 8);
+      break;                                                                               // uuid
     case 11: out = std::string("\xa1", 1) + static_cast<char>(text.size()) + text; break;  // str8
-    case 12: out = "\xb1"; PutBig(&out, text.size(), 4); out += text; break;           // str32
+    case 12:
+      out = "\xb1";
+      PutBig(&out, text.size(), 4);
+      out += text;
+      break;                                                                               // str32
     case 13: out = std::string("\xa3", 1) + static_cast<char>(text.size()) + text; break;  // sym8
     case 14: out = std::string("\xa0", 1) + static_cast<char>(text.size()) + text; break;  // vbin8
-    case 15: out = "\x81"; PutBig(&out, r.Below(9), 8); break;            // long: wrong for every field
-    case 16: out = std::string("\x00\x53\x99\xa1\x02id", 7); break;       // described: wrong for every field
-    case 17: out = "\x45"; break;                                         // list0: a compound
-    case 18: out = std::string("\xc0\x02\x01\x40", 4); break;             // list8 of one null
+    case 15:
+      out = "\x81";
+      PutBig(&out, r.Below(9), 8);
+      break;                                                         // long: wrong for every field
+    case 16: out = std::string("\x00\x53\x99\xa1\x02id", 7); break;  // described: wrong for every field
+    case 17: out = "\x45"; break;                                    // list0: a compound
+    case 18: out = std::string("\xc0\x02\x01\x40", 4); break;        // list8 of one null
     default: out = std::string("\x53", 1) + static_cast<char>(r.Below(7)); break;
   }
   return out;

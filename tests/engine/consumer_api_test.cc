@@ -49,9 +49,7 @@ TEST_F(ConsumerApiTest, FilterDeliversExactlyTheMatches) {
             }));
 }
 
-TEST_F(ConsumerApiTest, DefaultFilterDeliversEverything) {
-  EXPECT_EQ(Offsets({}), Iota(0, kMessages));
-}
+TEST_F(ConsumerApiTest, DefaultFilterDeliversEverything) { EXPECT_EQ(Offsets({}), Iota(0, kMessages)); }
 
 TEST_F(ConsumerApiTest, FilterSpecAndsAllKinds) {
   FilterSpec spec;

@@ -36,16 +36,28 @@ TEST_F(ConsumerThreadsTest, ManyConsumersOnManyThreads) {
     std::vector<uint64_t> got;
   };
   std::vector<Case> cases = {
-      {"region = 'eu-west'", ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.region == "eu-west"; }), {}},
-      {"amount > 900", ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.amount > 900; }), {}},
-      {"vip AND tier = 3", ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.vip && o.tier == 3; }), {}},
+      {"region = 'eu-west'",
+       ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.region == "eu-west"; }),
+       {}},
+      {"amount > 900",
+       ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.amount > 900; }),
+       {}},
+      {"vip AND tier = 3",
+       ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.vip && o.tier == 3; }),
+       {}},
       {"color IN ('red', 'blue') AND price < 50",
-       ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return (o.color == "red" || o.color == "blue") && o.price < 50; }),
+       ExpectedOffsets(
+           0, kMessages,
+           [](const synthetic::SyntheticOrder& o) { return (o.color == "red" || o.color == "blue") && o.price < 50; }),
        {}},
       {"p.subject = 'paid' OR h.priority = 9",
-       ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.subject == "paid" || o.priority == 9; }), {}},
+       ExpectedOffsets(0, kMessages,
+                       [](const synthetic::SyntheticOrder& o) { return o.subject == "paid" || o.priority == 9; }),
+       {}},
       {"customer LIKE 'cust-0001%'",
-       ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.customer >= 10 && o.customer < 20; }), {}},
+       ExpectedOffsets(0, kMessages,
+                       [](const synthetic::SyntheticOrder& o) { return o.customer >= 10 && o.customer < 20; }),
+       {}},
   };
   // Every case twice, each on its own thread with its own consumer, all at once.
   std::vector<std::vector<uint64_t>> results(cases.size() * 2);

@@ -24,7 +24,9 @@ inline selector::PathStep Key(std::string key) {
   return selector::PathStep{selector::PathStep::Kind::kKey, 0, std::move(key)};
 }
 
-inline selector::PathStep Index(uint64_t index) { return selector::PathStep{selector::PathStep::Kind::kIndex, index, ""}; }
+inline selector::PathStep Index(uint64_t index) {
+  return selector::PathStep{selector::PathStep::Kind::kIndex, index, ""};
+}
 
 }  // namespace sift::testing
 

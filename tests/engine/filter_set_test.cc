@@ -43,28 +43,32 @@ Status Compile(const Filter& filter, selector::Selector* out, FilterError* error
 
 TEST(FilterSet, PropertyFilterAsJsonOrAmqpMapCompilesToTheSameSelector) {
   selector::Selector json, amqp;
-  ASSERT_TRUE(Compile(Json(FilterKind::kProperties,
-                           R"({"subject": "&p:ship", "message_id": {"type": "ulong", "value": 7}})"),
-                      &json).ok());
+  ASSERT_TRUE(
+      Compile(Json(FilterKind::kProperties, R"({"subject": "&p:ship", "message_id": {"type": "ulong", "value": 7}})"),
+              &json)
+          .ok());
   ASSERT_TRUE(Compile(Amqp(FilterKind::kProperties, AmqpMap([](pn_data_t* d) {
                              Symbol(d, "subject");
                              String(d, "&p:ship");
                              Symbol(d, "message-id");
                              pn_data_put_ulong(d, 7);
                            })),
-                      &amqp).ok());
+                      &amqp)
+                  .ok());
   EXPECT_EQ(json.Explain(), amqp.Explain());
 
   ASSERT_TRUE(Compile(Json(FilterKind::kApplicationProperties,
                            R"({"tier": {"type": "ubyte", "value": 2}, "big": 18446744073709551615})"),
-                      &json).ok());
+                      &json)
+                  .ok());
   ASSERT_TRUE(Compile(Amqp(FilterKind::kApplicationProperties, AmqpMap([](pn_data_t* d) {
                              String(d, "tier");
                              pn_data_put_ubyte(d, 2);
                              String(d, "big");
                              pn_data_put_ulong(d, UINT64_MAX);
                            })),
-                      &amqp).ok());
+                      &amqp)
+                  .ok());
   EXPECT_EQ(json.Explain(), amqp.Explain());
 }
 
@@ -75,10 +79,11 @@ TEST(FilterSet, ASelectorErrorIsTheSameForBothForms) {
   EXPECT_EQ(s.what(), "bad filter");
   EXPECT_EQ(s.where(), "json");
   EXPECT_FALSE(Compile(Amqp(FilterKind::kApplicationProperties, AmqpMap([](pn_data_t* d) {
-                         String(d, "region");
-                         String(d, "&x:eu");
-                       })),
-                       &amqp, &amqp_error).ok());
+                              String(d, "region");
+                              String(d, "&x:eu");
+                            })),
+                       &amqp, &amqp_error)
+                   .ok());
   EXPECT_FALSE(json.ok());
   EXPECT_FALSE(amqp.ok());
   EXPECT_FALSE(json_error.selector_error.ok());
@@ -103,7 +108,9 @@ TEST(FilterSet, ErrorsNameTheFilterAndTheKey) {
   EXPECT_EQ(error.why.rfind("'ttl': ", 0), 0u) << error.why;
   EXPECT_FALSE(s.ok());  // a selector that cannot run, not "every message"
 
-  status = Compile(Amqp(FilterKind::kProperties, std::string("\xa1\x01" "x")), &s, &error);  // str8 "x"
+  status = Compile(Amqp(FilterKind::kProperties, std::string("\xa1\x01"
+                                                             "x")),
+                   &s, &error);  // str8 "x"
   EXPECT_EQ(error.why, "the filter value must be a map");
   EXPECT_FALSE(s.ok());
   status = Compile({FilterKind::kSql, FilterForm::kText, "a = = 1", "sql filter 1"}, &s, &error);
@@ -137,11 +144,11 @@ TEST(FilterSet, ReferenceValuesFollowTheMessageCodecRules) {
   };
   const Case cases[] = {
       {R"({"type": "binary", "value": "YWJj"})", true},
-      {R"({"type": "binary", "value": "YWI"})", true},        // padding is optional
+      {R"({"type": "binary", "value": "YWI"})", true},  // padding is optional
       {R"({"type": "binary", "value": "YWI="})", true},
-      {R"({"type": "binary", "value": "YWJ="})", false},      // unused bits of the last group not zero
-      {R"({"type": "binary", "value": "-_8="})", true},       // the URL-safe alphabet reads as the standard one
-      {R"({"type": "binary", "value": "-_9="})", false},      // ... with the unused bits checked the same way
+      {R"({"type": "binary", "value": "YWJ="})", false},  // unused bits of the last group not zero
+      {R"({"type": "binary", "value": "-_8="})", true},   // the URL-safe alphabet reads as the standard one
+      {R"({"type": "binary", "value": "-_9="})", false},  // ... with the unused bits checked the same way
       {R"({"type": "binary", "value": "Y"})", false},
       {R"({"type": "binary", "value": "0aFF", "encoding": "hex"})", true},
       {R"({"type": "binary", "value": "0aF", "encoding": "hex"})", false},
@@ -178,10 +185,10 @@ TEST(FilterSet, ReferenceValuesDifferFromMessageValuesOnlyInShape) {
   EXPECT_TRUE(FilterAccepts("18446744073709551615"));
   EXPECT_FALSE(MessageAccepts("18446744073709551615"));
   // A reference value is a single value.
-  for (const char* compound : {"[1]", R"({"a": 1})", R"({"type": "list", "value": [1]})",
-                               R"({"type": "map", "value": []})",
-                               R"({"type": "array", "element": "int", "value": [1]})",
-                               R"({"type": "described", "descriptor": 1, "value": 1})"}) {
+  for (const char* compound :
+       {"[1]", R"({"a": 1})", R"({"type": "list", "value": [1]})", R"({"type": "map", "value": []})",
+        R"({"type": "array", "element": "int", "value": [1]})",
+        R"({"type": "described", "descriptor": 1, "value": 1})"}) {
     EXPECT_FALSE(FilterAccepts(compound)) << compound;
     EXPECT_TRUE(MessageAccepts(compound)) << compound;
   }

@@ -43,8 +43,8 @@ TEST(MessageFieldSourceAllocTest, HundredThousandMessagesAllocateNothing) {
     source.Reset(m);
     const selector::Value region = source.Get(2);
     const selector::Value priority = source.Get(0);
-    if (region.bytes() == "eu-west" && priority.u64 > 4 && source.Get(3).i64 > 0 &&
-        source.Get(4).present() && source.Get(1).present() && source.Get(5).present()) {
+    if (region.bytes() == "eu-west" && priority.u64 > 4 && source.Get(3).i64 > 0 && source.Get(4).present() &&
+        source.Get(1).present() && source.Get(5).present()) {
       ++matches;
     }
     ++messages;

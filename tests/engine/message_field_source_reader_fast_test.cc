@@ -44,23 +44,18 @@ using testing::Map8;
 using testing::Str8;
 using testing::Sym8;
 
-
 FieldRef App(std::string name) { return Field(Section::kApplicationProperties, std::move(name)); }
 
 ByteVector Text(std::string_view s) { return testing::Text(s); }
 
 // 4-byte big-endian.
 ByteVector U32(uint32_t v) {
-  return B({static_cast<int>(v >> 24), static_cast<int>((v >> 16) & 0xff),
-            static_cast<int>((v >> 8) & 0xff), static_cast<int>(v & 0xff)});
+  return B({static_cast<int>(v >> 24), static_cast<int>((v >> 16) & 0xff), static_cast<int>((v >> 8) & 0xff),
+            static_cast<int>(v & 0xff)});
 }
 
-ByteVector Str32(std::string_view s) {
-  return Cat({B({0xb1}), U32(static_cast<uint32_t>(s.size())), Text(s)});
-}
-ByteVector Sym32(std::string_view s) {
-  return Cat({B({0xb3}), U32(static_cast<uint32_t>(s.size())), Text(s)});
-}
+ByteVector Str32(std::string_view s) { return Cat({B({0xb1}), U32(static_cast<uint32_t>(s.size())), Text(s)}); }
+ByteVector Sym32(std::string_view s) { return Cat({B({0xb3}), U32(static_cast<uint32_t>(s.size())), Text(s)}); }
 ByteVector Map32(uint32_t count, const ByteVector& elements) {
   return Cat({B({0xd1}), U32(static_cast<uint32_t>(elements.size() + 4)), U32(count), elements});
 }
@@ -89,8 +84,8 @@ std::string Show(const Value& v) {
 // ---- Map sections: encodings that leave the in-place path ----
 
 TEST(MessageFieldSourceReaderFastTest, Map32SectionWithStr8Keys) {
-  const ByteVector m = testing::Section(
-      0x74, Map32(4, Cat({Str8("region"), Str8("eu-west"), Str8("amount"), SmallInt(7)})));
+  const ByteVector m =
+      testing::Section(0x74, Map32(4, Cat({Str8("region"), Str8("eu-west"), Str8("amount"), SmallInt(7)})));
   const std::vector<FieldRef> fields = {App("amount"), App("region"), App("absent")};
   MessageFieldSource source(fields);
   source.Reset(m);
@@ -101,11 +96,10 @@ TEST(MessageFieldSourceReaderFastTest, Map32SectionWithStr8Keys) {
 }
 
 TEST(MessageFieldSourceReaderFastTest, Sym8Str32AndSym32KeysMatchInApplicationProperties) {
-  const ByteVector m = testing::Section(
-      0x74, Map8(8, Cat({Sym8("a"), SmallInt(1), Str32("bb"), SmallInt(2), Sym32("long-key-c"),
-                         SmallInt(3), Str8("long-key-d"), SmallInt(4)})));
-  const std::vector<FieldRef> fields = {App("a"), App("bb"), App("long-key-c"), App("long-key-d"),
-                                        App("long-key-e")};
+  const ByteVector m =
+      testing::Section(0x74, Map8(8, Cat({Sym8("a"), SmallInt(1), Str32("bb"), SmallInt(2), Sym32("long-key-c"),
+                                          SmallInt(3), Str8("long-key-d"), SmallInt(4)})));
+  const std::vector<FieldRef> fields = {App("a"), App("bb"), App("long-key-c"), App("long-key-d"), App("long-key-e")};
   MessageFieldSource source(fields);
   source.Reset(m);
   EXPECT_EQ(source.Get(0).i64, 1);
@@ -119,12 +113,11 @@ TEST(MessageFieldSourceReaderFastTest, KeysAlikeInTheirFirstBytesAreToldApart) {
   // Same first 6 key bytes (the in-place head), different tails and lengths; a key that is a
   // prefix of another; keys whose lengths differ by one.
   const ByteVector m = testing::Section(
-      0x74, Map8(12, Cat({Str8("ordered"), SmallInt(1), Str8("ordered_at"), SmallInt(2),
-                          Str8("ordere"), SmallInt(3), Str8("orderedX"), SmallInt(4),
-                          Str8("order"), SmallInt(5), Str8("ordered_by"), SmallInt(6)})));
-  const std::vector<FieldRef> fields = {App("ordered_by"), App("ordere"), App("order"),
-                                        App("orderedX"), App("ordered_at"), App("ordered"),
-                                        App("ordered_a"), App("orderedY")};
+      0x74,
+      Map8(12, Cat({Str8("ordered"), SmallInt(1), Str8("ordered_at"), SmallInt(2), Str8("ordere"), SmallInt(3),
+                    Str8("orderedX"), SmallInt(4), Str8("order"), SmallInt(5), Str8("ordered_by"), SmallInt(6)})));
+  const std::vector<FieldRef> fields = {App("ordered_by"), App("ordere"),  App("order"),     App("orderedX"),
+                                        App("ordered_at"), App("ordered"), App("ordered_a"), App("orderedY")};
   MessageFieldSource source(fields);
   source.Reset(m);
   EXPECT_EQ(source.Get(0).i64, 6);
@@ -140,8 +133,8 @@ TEST(MessageFieldSourceReaderFastTest, KeysAlikeInTheirFirstBytesAreToldApart) {
 TEST(MessageFieldSourceReaderFastTest, KeyLongerThan255BytesMatchesAStr32Key) {
   const std::string long_key(300, 'k');
   const std::string short_prefix(255, 'k');  // a str8 of 255 bytes: the same head, another length
-  const ByteVector m = testing::Section(
-      0x74, Map32(4, Cat({Str8(short_prefix), SmallInt(1), Str32(long_key), SmallInt(2)})));
+  const ByteVector m =
+      testing::Section(0x74, Map32(4, Cat({Str8(short_prefix), SmallInt(1), Str32(long_key), SmallInt(2)})));
   const std::vector<FieldRef> fields = {App(long_key), App(short_prefix)};
   MessageFieldSource source(fields);
   source.Reset(m);
@@ -151,8 +144,7 @@ TEST(MessageFieldSourceReaderFastTest, KeyLongerThan255BytesMatchesAStr32Key) {
 
 TEST(MessageFieldSourceReaderFastTest, KeysInTheLastBytesOfTheMessageAreFound) {
   // Fewer than 8 bytes from the key to the end of the message: no 8-byte load, the same answer.
-  const ByteVector m = testing::Section(
-      0x74, Map8(4, Cat({Str8("region"), Str8("x"), Str8("a"), B({0x41})})));
+  const ByteVector m = testing::Section(0x74, Map8(4, Cat({Str8("region"), Str8("x"), Str8("a"), B({0x41})})));
   for (size_t cut : {size_t{0}, size_t{1}}) {
     ByteVector copy(m.begin(), m.end() - static_cast<std::ptrdiff_t>(cut));
     const std::vector<FieldRef> fields = {App("a"), App("region")};
@@ -171,9 +163,8 @@ TEST(MessageFieldSourceReaderFastTest, KeysInTheLastBytesOfTheMessageAreFound) {
 
 TEST(MessageFieldSourceReaderFastTest, AnnotationULongKeysInEveryEncoding) {
   // ulong 0x80, smallulong 0x53, ulong0 0x44; a str8 key "7" also matches slot "7" as text.
-  const ByteVector ma = Map8(8, Cat({B({0x80, 0, 0, 0, 0, 0, 0, 0x01, 0x00}), SmallInt(1),
-                                     B({0x53, 0x05}), SmallInt(2), B({0x44}), SmallInt(3),
-                                     Str8("7"), SmallInt(4)}));
+  const ByteVector ma = Map8(8, Cat({B({0x80, 0, 0, 0, 0, 0, 0, 0x01, 0x00}), SmallInt(1), B({0x53, 0x05}), SmallInt(2),
+                                     B({0x44}), SmallInt(3), Str8("7"), SmallInt(4)}));
   const ByteVector m = testing::Section(0x72, ma);
   const std::vector<FieldRef> fields = {
       Field(Section::kMessageAnnotations, "256"), Field(Section::kMessageAnnotations, "5"),
@@ -200,9 +191,8 @@ TEST(MessageFieldSourceReaderFastTest, DescribedKeysDoNotMatchAndDescribedValues
   // {described("a"): 1, "b": described(list), "a": 2, "c": 3}
   const ByteVector described_key = Cat({B({0x00, 0x53, 0x01}), Str8("a")});
   const ByteVector described_value = Cat({B({0x00, 0xa3, 0x01, 'd'}), List8(1, B({0x41}))});
-  const ByteVector m = testing::Section(
-      0x74, Map8(8, Cat({described_key, SmallInt(1), Str8("b"), described_value, Str8("a"),
-                         SmallInt(2), Str8("c"), SmallInt(3)})));
+  const ByteVector m = testing::Section(0x74, Map8(8, Cat({described_key, SmallInt(1), Str8("b"), described_value,
+                                                           Str8("a"), SmallInt(2), Str8("c"), SmallInt(3)})));
   const std::vector<FieldRef> fields = {App("a"), App("c"), App("b")};
   MessageFieldSource source(fields);
   source.Reset(m);
@@ -213,8 +203,8 @@ TEST(MessageFieldSourceReaderFastTest, DescribedKeysDoNotMatchAndDescribedValues
 
 TEST(MessageFieldSourceReaderFastTest, UnmatchedDescribedValueBeforeTheWantedKeyIsSkipped) {
   const ByteVector described_value = Cat({B({0x00, 0xa3, 0x01, 'd'}), Str8("zz")});
-  const ByteVector m = testing::Section(
-      0x74, Map8(4, Cat({Str8("skipme"), described_value, Str8("want"), SmallInt(9)})));
+  const ByteVector m =
+      testing::Section(0x74, Map8(4, Cat({Str8("skipme"), described_value, Str8("want"), SmallInt(9)})));
   const std::vector<FieldRef> fields = {App("want")};
   MessageFieldSource source(fields);
   source.Reset(m);
@@ -222,13 +212,11 @@ TEST(MessageFieldSourceReaderFastTest, UnmatchedDescribedValueBeforeTheWantedKey
 }
 
 TEST(MessageFieldSourceReaderFastTest, DuplicateKeysFirstOccurrenceWinsForEverySlot) {
-  const ByteVector m = testing::Section(
-      0x74, Map8(6, Cat({Str8("dup"), SmallInt(1), Sym8("dup"), SmallInt(2), Str8("x"),
-                         List8(2, Cat({SmallInt(5), SmallInt(6)}))})));
+  const ByteVector m = testing::Section(0x74, Map8(6, Cat({Str8("dup"), SmallInt(1), Sym8("dup"), SmallInt(2),
+                                                           Str8("x"), List8(2, Cat({SmallInt(5), SmallInt(6)}))})));
   const std::vector<FieldRef> fields = {
       App("dup"), App("x"), App("dup"),
-      Field(Section::kApplicationProperties, "x", {PathStep{PathStep::Kind::kIndex, 1, ""}}),
-      App("x")};
+      Field(Section::kApplicationProperties, "x", {PathStep{PathStep::Kind::kIndex, 1, ""}}), App("x")};
   MessageFieldSource source(fields);
   source.Reset(m);
   EXPECT_EQ(source.Get(0).i64, 1);
@@ -239,11 +227,9 @@ TEST(MessageFieldSourceReaderFastTest, DuplicateKeysFirstOccurrenceWinsForEveryS
 }
 
 TEST(MessageFieldSourceReaderFastTest, PathSlotBeforeAPlainSlotOfTheSameKey) {
-  const ByteVector m = testing::Section(
-      0x74, Map8(2, Cat({Str8("x"), List8(2, Cat({SmallInt(5), SmallInt(6)}))})));
+  const ByteVector m = testing::Section(0x74, Map8(2, Cat({Str8("x"), List8(2, Cat({SmallInt(5), SmallInt(6)}))})));
   const std::vector<FieldRef> fields = {
-      Field(Section::kApplicationProperties, "x", {PathStep{PathStep::Kind::kIndex, 0, ""}}),
-      App("x")};
+      Field(Section::kApplicationProperties, "x", {PathStep{PathStep::Kind::kIndex, 0, ""}}), App("x")};
   MessageFieldSource source(fields);
   source.Reset(m);
   EXPECT_EQ(source.Get(1).type, ValueType::kList);
@@ -286,8 +272,7 @@ TEST(MessageFieldSourceReaderFastTest, MalformedMapHeadersReadMissing) {
 TEST(MessageFieldSourceReaderFastTest, TruncatedEntryEndsTheWalkKeepingWhatCameBefore) {
   // Entry 2's value claims 9 bytes inside the map; entry 3 is never reached.
   const ByteVector m = testing::Section(
-      0x74, Map8(6, Cat({Str8("a"), SmallInt(1), Str8("b"), B({0xa1, 0x09, 'x'}), Str8("c"),
-                         SmallInt(3)})));
+      0x74, Map8(6, Cat({Str8("a"), SmallInt(1), Str8("b"), B({0xa1, 0x09, 'x'}), Str8("c"), SmallInt(3)})));
   const std::vector<FieldRef> fields = {App("c"), App("b"), App("a")};
   MessageFieldSource source(fields);
   source.Reset(m);
@@ -298,8 +283,7 @@ TEST(MessageFieldSourceReaderFastTest, TruncatedEntryEndsTheWalkKeepingWhatCameB
 
 TEST(MessageFieldSourceReaderFastTest, MapCountSmallerThanItsEntriesStopsAtTheCount) {
   // count 2 (one entry) although two entries are encoded: the second is not part of the map.
-  const ByteVector m = testing::Section(
-      0x74, Map8(2, Cat({Str8("a"), SmallInt(1), Str8("b"), SmallInt(2)})));
+  const ByteVector m = testing::Section(0x74, Map8(2, Cat({Str8("a"), SmallInt(1), Str8("b"), SmallInt(2)})));
   const std::vector<FieldRef> fields = {App("b"), App("a")};
   MessageFieldSource source(fields);
   source.Reset(m);
@@ -311,17 +295,19 @@ TEST(MessageFieldSourceReaderFastTest, MapCountSmallerThanItsEntriesStopsAtTheCo
 
 TEST(MessageFieldSourceReaderFastTest, SectionsOutOfOrderAndRepeatedFirstWins) {
   const ByteVector m = Cat({
-      testing::Section(0x75, B({0xa0, 0x01, 'x'})),                     // data body first
-      testing::Section(0x74, Map8(2, Cat({Str8("k"), SmallInt(1)}))),   // application-properties
+      testing::Section(0x75, B({0xa0, 0x01, 'x'})),                    // data body first
+      testing::Section(0x74, Map8(2, Cat({Str8("k"), SmallInt(1)}))),  // application-properties
       testing::Section(0x73, List8(4, Cat({B({0x40, 0x40, 0x40}), Str8("subj")}))),
-      testing::Section(0x74, Map8(2, Cat({Str8("k"), SmallInt(2)}))),   // repeated: ignored
+      testing::Section(0x74, Map8(2, Cat({Str8("k"), SmallInt(2)}))),       // repeated: ignored
       testing::Section(0x70, List8(2, Cat({B({0x41}), B({0x50, 0x07})}))),  // header last
       testing::Section(0x72, Map8(2, Cat({Sym8("x-m"), SmallInt(3)}))),
   });
-  const std::vector<FieldRef> fields = {
-      App("k"), Field(Section::kProperties, "subject"), Field(Section::kHeader, "priority"),
-      Field(Section::kHeader, "durable"), Field(Section::kMessageAnnotations, "x-m"),
-      Field(Section::kHeader, "delivery-count")};
+  const std::vector<FieldRef> fields = {App("k"),
+                                        Field(Section::kProperties, "subject"),
+                                        Field(Section::kHeader, "priority"),
+                                        Field(Section::kHeader, "durable"),
+                                        Field(Section::kMessageAnnotations, "x-m"),
+                                        Field(Section::kHeader, "delivery-count")};
   MessageFieldSource source(fields);
   source.Reset(m);
   EXPECT_EQ(source.Get(0).i64, 1);
@@ -333,10 +319,10 @@ TEST(MessageFieldSourceReaderFastTest, SectionsOutOfOrderAndRepeatedFirstWins) {
 }
 
 TEST(MessageFieldSourceReaderFastTest, SectionDescribedBySymbolOrULong) {
-  const ByteVector sym = Cat({B({0x00}), Sym8("amqp:application-properties:map"),
-                              Map8(2, Cat({Str8("k"), SmallInt(1)}))});
-  const ByteVector ulong = Cat({B({0x00, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x73}),
-                                List8(4, Cat({B({0x40, 0x40, 0x40}), Str8("s")}))});
+  const ByteVector sym =
+      Cat({B({0x00}), Sym8("amqp:application-properties:map"), Map8(2, Cat({Str8("k"), SmallInt(1)}))});
+  const ByteVector ulong =
+      Cat({B({0x00, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x73}), List8(4, Cat({B({0x40, 0x40, 0x40}), Str8("s")}))});
   const ByteVector m = Cat({ulong, sym});
   const std::vector<FieldRef> fields = {App("k"), Field(Section::kProperties, "subject")};
   MessageFieldSource source(fields);
@@ -348,8 +334,7 @@ TEST(MessageFieldSourceReaderFastTest, SectionDescribedBySymbolOrULong) {
 // ---- List sections ----
 
 TEST(MessageFieldSourceReaderFastTest, HeaderAsList0List8AndList32) {
-  const std::vector<FieldRef> fields = {Field(Section::kHeader, "priority"),
-                                        Field(Section::kHeader, "durable"),
+  const std::vector<FieldRef> fields = {Field(Section::kHeader, "priority"), Field(Section::kHeader, "durable"),
                                         Field(Section::kHeader, "ttl")};
   MessageFieldSource source(fields);
   const ByteVector list0 = testing::Section(0x70, B({0x45}));
@@ -357,8 +342,7 @@ TEST(MessageFieldSourceReaderFastTest, HeaderAsList0List8AndList32) {
   EXPECT_EQ(source.Get(0).u64, 4u);
   EXPECT_FALSE(source.Get(1).boolean);
   EXPECT_FALSE(source.Get(2).present());
-  const ByteVector list32 =
-      testing::Section(0x70, List32(3, Cat({B({0x41}), B({0x50, 0x02}), B({0x52, 0x09})})));
+  const ByteVector list32 = testing::Section(0x70, List32(3, Cat({B({0x41}), B({0x50, 0x02}), B({0x52, 0x09})})));
   source.Reset(list32);
   EXPECT_EQ(source.Get(0).u64, 2u);
   EXPECT_TRUE(source.Get(1).boolean);
@@ -367,12 +351,10 @@ TEST(MessageFieldSourceReaderFastTest, HeaderAsList0List8AndList32) {
 }
 
 TEST(MessageFieldSourceReaderFastTest, HeaderFieldOfTheWrongTypeIsMissingNotDefaulted) {
-  const std::vector<FieldRef> fields = {Field(Section::kHeader, "priority"),
-                                        Field(Section::kHeader, "durable")};
+  const std::vector<FieldRef> fields = {Field(Section::kHeader, "priority"), Field(Section::kHeader, "durable")};
   MessageFieldSource source(fields);
   // priority as a smalluint (not a ubyte); durable as a described boolean.
-  const ByteVector m = testing::Section(
-      0x70, List8(2, Cat({B({0x00, 0x53, 0x01, 0x41}), B({0x52, 0x02})})));
+  const ByteVector m = testing::Section(0x70, List8(2, Cat({B({0x00, 0x53, 0x01, 0x41}), B({0x52, 0x02})})));
   source.Reset(m);
   EXPECT_FALSE(source.Get(0).present());
   EXPECT_FALSE(source.Get(1).present());
@@ -394,13 +376,11 @@ TEST(MessageFieldSourceReaderFastTest, CompoundElementsBeforeTheFieldAreReadNotJ
   const std::vector<FieldRef> fields = {Field(Section::kProperties, "subject")};
   MessageFieldSource source(fields);
   // message-id as a list (wrong type, but readable), then subject.
-  const ByteVector ok = testing::Section(
-      0x73, List8(4, Cat({List8(1, B({0x41})), B({0x40, 0x40}), Str8("s")})));
+  const ByteVector ok = testing::Section(0x73, List8(4, Cat({List8(1, B({0x41})), B({0x40, 0x40}), Str8("s")})));
   source.Reset(ok);
   EXPECT_EQ(source.Get(0).bytes(), "s");
   // The same with a list whose count cannot fit its size: the properties are malformed.
-  const ByteVector bad = testing::Section(
-      0x73, List8(4, Cat({B({0xc0, 0x01, 0x05}), B({0x40, 0x40}), Str8("s")})));
+  const ByteVector bad = testing::Section(0x73, List8(4, Cat({B({0xc0, 0x01, 0x05}), B({0x40, 0x40}), Str8("s")})));
   source.Reset(bad);
   EXPECT_FALSE(source.Get(0).present());
   amqp::MessageView view(bad);
@@ -408,15 +388,14 @@ TEST(MessageFieldSourceReaderFastTest, CompoundElementsBeforeTheFieldAreReadNotJ
 }
 
 TEST(MessageFieldSourceReaderFastTest, MalformedListHeadersReadMissing) {
-  const std::vector<FieldRef> fields = {Field(Section::kProperties, "message-id"),
-                                        Field(Section::kHeader, "priority")};
+  const std::vector<FieldRef> fields = {Field(Section::kProperties, "message-id"), Field(Section::kHeader, "priority")};
   MessageFieldSource source(fields);
   const std::vector<ByteVector> bad = {
-      testing::Section(0x73, B({0xc0, 0x02, 0x05, 0x40})),                 // count > size
-      testing::Section(0x73, B({0xc0, 0x09, 0x01, 0x40})),                 // size past the end
+      testing::Section(0x73, B({0xc0, 0x02, 0x05, 0x40})),                  // count > size
+      testing::Section(0x73, B({0xc0, 0x09, 0x01, 0x40})),                  // size past the end
       testing::Section(0x73, Cat({B({0xd0}), U32(5), U32(9), B({0x40})})),  // list32 count > size
-      testing::Section(0x73, B({0xd0, 0x00})),                             // cut list32 header
-      testing::Section(0x73, Map8(0, {})),                                 // a map, not a list
+      testing::Section(0x73, B({0xd0, 0x00})),                              // cut list32 header
+      testing::Section(0x73, Map8(0, {})),                                  // a map, not a list
   };
   for (size_t i = 0; i < bad.size(); ++i) {
     source.Reset(bad[i]);
@@ -438,8 +417,7 @@ TEST(MessageFieldSourceReaderFastTest, ListShorterThanTheFieldIndexReadsAbsent) 
   const std::vector<FieldRef> fields = {Field(Section::kProperties, "group-id"),
                                         Field(Section::kHeader, "delivery-count")};
   MessageFieldSource source(fields);
-  const ByteVector m = Cat({testing::Section(0x70, List8(1, B({0x41}))),
-                            testing::Section(0x73, List8(1, Str8("id")))});
+  const ByteVector m = Cat({testing::Section(0x70, List8(1, B({0x41}))), testing::Section(0x73, List8(1, Str8("id")))});
   source.Reset(m);
   EXPECT_FALSE(source.Get(0).present());
   EXPECT_EQ(source.Get(1).u64, 0u);
@@ -457,8 +435,7 @@ struct Reference {
 // even past the list's count of elements, where MessageView::Header()/Property() stop looking),
 // the spec type checked; absent or null header fields take their defaults.
 Value ReferenceListField(const amqp::MessageView& view, bool header, int index) {
-  const amqp::SectionKind kind =
-      header ? amqp::SectionKind::kHeader : amqp::SectionKind::kProperties;
+  const amqp::SectionKind kind = header ? amqp::SectionKind::kHeader : amqp::SectionKind::kProperties;
   amqp::EncodedValue list;
   if (!view.FindSection(kind, &list)) {
     return header ? view.Header(static_cast<amqp::HeaderField>(index)) : Value::Missing();
@@ -475,8 +452,7 @@ Value ReferenceListField(const amqp::MessageView& view, bool header, int index) 
     }
   }
   if (present && !e.is_null()) {
-    const bool ok = header ? amqp::HeaderFieldTypeOk(index, e)
-                           : amqp::PropertiesFieldTypeOk(index, e);
+    const bool ok = header ? amqp::HeaderFieldTypeOk(index, e) : amqp::PropertiesFieldTypeOk(index, e);
     return ok ? e.ToValue() : Value::Missing();
   }
   if (!header) return Value::Missing();
@@ -505,15 +481,9 @@ Value ReadListField(const amqp::MessageView& v, const FieldRef& f, bool header) 
 }
 Value ReadHeader(const amqp::MessageView& v, const FieldRef& f) { return ReadListField(v, f, true); }
 Value ReadProperty(const amqp::MessageView& v, const FieldRef& f) { return ReadListField(v, f, false); }
-Value ReadApp(const amqp::MessageView& v, const FieldRef& f) {
-  return v.ApplicationProperty(f.name);
-}
-Value ReadMessageAnnotation(const amqp::MessageView& v, const FieldRef& f) {
-  return v.MessageAnnotation(f.name);
-}
-Value ReadDeliveryAnnotation(const amqp::MessageView& v, const FieldRef& f) {
-  return v.DeliveryAnnotation(f.name);
-}
+Value ReadApp(const amqp::MessageView& v, const FieldRef& f) { return v.ApplicationProperty(f.name); }
+Value ReadMessageAnnotation(const amqp::MessageView& v, const FieldRef& f) { return v.MessageAnnotation(f.name); }
+Value ReadDeliveryAnnotation(const amqp::MessageView& v, const FieldRef& f) { return v.DeliveryAnnotation(f.name); }
 Value ReadFooter(const amqp::MessageView& v, const FieldRef& f) { return v.FooterEntry(f.name); }
 
 // The slow, obviously correct form of a map section's one pass for several keys: the section
@@ -536,18 +506,15 @@ std::vector<Value> ReferencePass(const amqp::MessageView& view, amqp::SectionKin
     if (key_end == nullptr) break;
     std::string_view text;
     uint64_t number = 0;
-    const bool is_text =
-        !key.is_described() && (key.GetString(&text) || key.GetSymbol(&text));
+    const bool is_text = !key.is_described() && (key.GetString(&text) || key.GetSymbol(&text));
     const uint8_t c = key.format_code();
-    const bool is_ulong = !key.is_described() &&
-                          (c == 0x80 || c == 0x53 || c == 0x44) && key.GetUnsigned(&number);
+    const bool is_ulong = !key.is_described() && (c == 0x80 || c == 0x53 || c == 0x44) && key.GetUnsigned(&number);
     std::vector<size_t> matched;
     for (size_t i = 0; i < keys.size(); ++i) {
       uint64_t wanted = 0;
       if (found[i]) continue;
       if ((is_text && text == keys[i].name) ||
-          (is_ulong && ulong_keys && amqp::ParseDecimalKey(keys[i].name, &wanted) &&
-           wanted == number)) {
+          (is_ulong && ulong_keys && amqp::ParseDecimalKey(keys[i].name, &wanted) && wanted == number)) {
         matched.push_back(i);
       }
     }
@@ -569,8 +536,8 @@ std::vector<Value> ReferencePass(const amqp::MessageView& view, amqp::SectionKin
 
 std::vector<ByteVector> BaseMessages() {
   std::vector<ByteVector> out;
-  const ByteVector footer = testing::Section(
-      0x78, Map8(4, Cat({Sym8("x-sig"), Str8("s"), B({0x53, 0x05}), B({0x41})})));
+  const ByteVector footer =
+      testing::Section(0x78, Map8(4, Cat({Sym8("x-sig"), Str8("s"), B({0x53, 0x05}), B({0x41})})));
   for (int n = 0; n < 6; ++n) {
     out.push_back(testing::RichMessage(n));
     out.push_back(Cat({testing::RichMessage(n + 10), footer}));
@@ -590,17 +557,16 @@ std::vector<ByteVector> BaseMessages() {
 TEST(MessageFieldSourceReaderFastTest, AgreesWithMessageViewOnMutatedMessages) {
   std::vector<Reference> refs;
   for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
-    refs.push_back({Field(Section::kHeader,
-                          std::string(amqp::HeaderFieldName(static_cast<amqp::HeaderField>(i)))),
-                    ReadHeader});
+    refs.push_back(
+        {Field(Section::kHeader, std::string(amqp::HeaderFieldName(static_cast<amqp::HeaderField>(i)))), ReadHeader});
   }
   for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
-    refs.push_back({Field(Section::kProperties, std::string(amqp::PropertiesFieldName(
-                                                    static_cast<amqp::PropertiesField>(i)))),
-                    ReadProperty});
+    refs.push_back(
+        {Field(Section::kProperties, std::string(amqp::PropertiesFieldName(static_cast<amqp::PropertiesField>(i)))),
+         ReadProperty});
   }
-  for (const char* key : {"region", "amount", "price", "vip", "tier", "nothing", "color",
-                          "customer", "ordered_at", "absent-key"}) {
+  for (const char* key :
+       {"region", "amount", "price", "vip", "tier", "nothing", "color", "customer", "ordered_at", "absent-key"}) {
     refs.push_back({App(key), ReadApp});
   }
   for (const char* key : {"x-opt-partition", "42", "x-absent"}) {
@@ -640,8 +606,8 @@ TEST(MessageFieldSourceReaderFastTest, AgreesWithMessageViewOnMutatedMessages) {
       const Value got = single[i]->Get(0);
       ++checked;
       if (!SameValue(got, expected[i]) && ++mismatches <= 20) {
-        ADD_FAILURE() << what << ": field " << refs[i].field.name << " got " << Show(got)
-                      << " expected " << Show(expected[i]);
+        ADD_FAILURE() << what << ": field " << refs[i].field.name << " got " << Show(got) << " expected "
+                      << Show(expected[i]);
       }
     }
     together.Reset(view);
@@ -658,14 +624,13 @@ TEST(MessageFieldSourceReaderFastTest, AgreesWithMessageViewOnMutatedMessages) {
         slots.push_back(static_cast<uint32_t>(j));
       }
       amqp::MessageView fresh(m);
-      const std::vector<Value> want = ReferencePass(
-          fresh, kind, keys, section != Section::kApplicationProperties);
+      const std::vector<Value> want = ReferencePass(fresh, kind, keys, section != Section::kApplicationProperties);
       for (size_t k = 0; k < keys.size(); ++k) {
         const Value got = together.Get(slots[k]);
         ++checked;
         if (!SameValue(got, want[k]) && ++mismatches <= 20) {
-          ADD_FAILURE() << what << " (together): field " << keys[k].name << " got " << Show(got)
-                        << " expected " << Show(want[k]);
+          ADD_FAILURE() << what << " (together): field " << keys[k].name << " got " << Show(got) << " expected "
+                        << Show(want[k]);
         }
       }
     }
@@ -683,8 +648,7 @@ TEST(MessageFieldSourceReaderFastTest, AgreesWithMessageViewOnMutatedMessages) {
         // Half the time a byte that changes meaning (a constructor, a size), else any byte.
         static constexpr uint8_t kInteresting[] = {0x00, 0x40, 0x45, 0x53, 0x80, 0xa1, 0xa3,
                                                    0xb1, 0xb3, 0xc0, 0xc1, 0xd0, 0xd1, 0xff};
-        m[at] = rng() % 2 ? kInteresting[rng() % sizeof kInteresting]
-                          : static_cast<uint8_t>(rng());
+        m[at] = rng() % 2 ? kInteresting[rng() % sizeof kInteresting] : static_cast<uint8_t>(rng());
       }
       check(m, "mutated");
     }

@@ -28,8 +28,6 @@ using testing::Map8;
 using testing::Str8;
 using testing::Sym8;
 
-
-
 TEST(MessageFieldSourceTest, ReadsEverySectionKind) {
   const std::vector<FieldRef> fields = {
       Field(Section::kHeader, "priority"),
@@ -65,12 +63,11 @@ TEST(MessageFieldSourceTest, ReadsEverySectionKind) {
 TEST(MessageFieldSourceTest, AgreesWithMessageViewOnEveryHeaderAndPropertiesField) {
   std::vector<FieldRef> fields;
   for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
-    fields.push_back(Field(Section::kHeader,
-                           std::string(amqp::HeaderFieldName(static_cast<amqp::HeaderField>(i)))));
+    fields.push_back(Field(Section::kHeader, std::string(amqp::HeaderFieldName(static_cast<amqp::HeaderField>(i)))));
   }
   for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
-    fields.push_back(Field(Section::kProperties, std::string(amqp::PropertiesFieldName(
-                                                     static_cast<amqp::PropertiesField>(i)))));
+    fields.push_back(
+        Field(Section::kProperties, std::string(amqp::PropertiesFieldName(static_cast<amqp::PropertiesField>(i)))));
   }
   MessageFieldSource source(fields);
   for (int n = 0; n < 20; ++n) {
@@ -94,10 +91,12 @@ TEST(MessageFieldSourceTest, AgreesWithMessageViewOnEveryHeaderAndPropertiesFiel
 }
 
 TEST(MessageFieldSourceTest, HeaderDefaultsApply) {
-  const std::vector<FieldRef> fields = {
-      Field(Section::kHeader, "durable"),        Field(Section::kHeader, "priority"),
-      Field(Section::kHeader, "ttl"),            Field(Section::kHeader, "first-acquirer"),
-      Field(Section::kHeader, "delivery-count"), Field(Section::kHeader, "no-such-field")};
+  const std::vector<FieldRef> fields = {Field(Section::kHeader, "durable"),
+                                        Field(Section::kHeader, "priority"),
+                                        Field(Section::kHeader, "ttl"),
+                                        Field(Section::kHeader, "first-acquirer"),
+                                        Field(Section::kHeader, "delivery-count"),
+                                        Field(Section::kHeader, "no-such-field")};
   MessageFieldSource source(fields);
   const ByteVector no_header = testing::Section(0x77, B({0x40}));
   const ByteVector short_header = testing::Section(0x70, List8(1, B({0x41})));
@@ -122,8 +121,7 @@ TEST(MessageFieldSourceTest, PathsIntoCompoundValues) {
   const ByteVector list = List8(2, Cat({B({0x52, 0x01}), inner}));
   const ByteVector arr = B({0xe0, 0x04, 0x02, 0x50, 0x07, 0x08});
   const ByteVector map = Map8(2, Cat({Str8("k"), arr}));
-  const ByteVector m = testing::Section(
-      0x72, Map8(4, Cat({Sym8("x-list"), list, Sym8("x-map"), map})));
+  const ByteVector m = testing::Section(0x72, Map8(4, Cat({Sym8("x-list"), list, Sym8("x-map"), map})));
   const std::vector<FieldRef> fields = {
       Field(Section::kMessageAnnotations, "x-list", {Index(1), Key("b")}),
       Field(Section::kMessageAnnotations, "x-map", {Key("k"), Index(1)}),
@@ -143,10 +141,8 @@ TEST(MessageFieldSourceTest, PathsIntoCompoundValues) {
 
 TEST(MessageFieldSourceTest, FooterAndULongKeys) {
   const ByteVector m = Cat({testing::Section(0x75, B({0xa0, 0x00})),
-                            testing::Section(0x78, Map8(4, Cat({Sym8("x-sig"), Str8("s"),
-                                                                 B({0x53, 0x05, 0x41})})))});
-  const std::vector<FieldRef> fields = {Field(Section::kFooter, "x-sig"),
-                                        Field(Section::kFooter, "5"),
+                            testing::Section(0x78, Map8(4, Cat({Sym8("x-sig"), Str8("s"), B({0x53, 0x05, 0x41})})))});
+  const std::vector<FieldRef> fields = {Field(Section::kFooter, "x-sig"), Field(Section::kFooter, "5"),
                                         Field(Section::kFooter, "05")};
   MessageFieldSource source(fields);
   source.Reset(m);
@@ -156,8 +152,7 @@ TEST(MessageFieldSourceTest, FooterAndULongKeys) {
 }
 
 TEST(MessageFieldSourceTest, ApplicationPropertyKeysMatchStringsOnly) {
-  const ByteVector m = testing::Section(
-      0x74, Map8(4, Cat({Str8("a"), B({0x52, 0x01}), Sym8("b"), B({0x52, 0x02})})));
+  const ByteVector m = testing::Section(0x74, Map8(4, Cat({Str8("a"), B({0x52, 0x01}), Sym8("b"), B({0x52, 0x02})})));
   const std::vector<FieldRef> fields = {Field(Section::kApplicationProperties, "a"),
                                         Field(Section::kApplicationProperties, "b"),
                                         Field(Section::kApplicationProperties, "a")};
@@ -171,8 +166,7 @@ TEST(MessageFieldSourceTest, ApplicationPropertyKeysMatchStringsOnly) {
 TEST(MessageFieldSourceTest, MalformedSectionReadsMissing) {
   // application-properties map whose second entry is cut short; header of the wrong type.
   ByteVector m = Cat({testing::Section(0x70, Map8(0, {})),
-                      testing::Section(0x74, Map8(4, Cat({Str8("a"), B({0x52, 0x01}), Str8("b"),
-                                                          B({0x80, 0x00})})))});
+                      testing::Section(0x74, Map8(4, Cat({Str8("a"), B({0x52, 0x01}), Str8("b"), B({0x80, 0x00})})))});
   const std::vector<FieldRef> fields = {Field(Section::kApplicationProperties, "b"),
                                         Field(Section::kHeader, "priority"),
                                         Field(Section::kApplicationProperties, "a")};

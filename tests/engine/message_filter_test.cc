@@ -39,9 +39,9 @@ using selector::testing::TestValue;
 const std::string kLong(300, 'q');  // a string over 255 bytes is encoded as str32
 
 const std::vector<std::string>& Texts() {
-  static const std::vector<std::string> texts = {"ab", "abc", "b", "bab", "é", "éé", "ab%", "a_b", "",
-                                                 "zz", "xab", kLong + "ab", "AB",
-                                                 "abab", "ab" + kLong + "ab"};
+  static const std::vector<std::string> texts = {"ab",  "abc",        "b",   "bab",  "é",
+                                                 "éé",  "ab%",        "a_b", "",     "zz",
+                                                 "xab", kLong + "ab", "AB",  "abab", "ab" + kLong + "ab"};
   return texts;
 }
 
@@ -113,8 +113,8 @@ class Generator {
       case 2: return Field() + " = " + Literal();
       case 3: return Field() + " IN (" + Literal() + ", " + Literal() + ")";
       case 4: {
-        static const char* patterns[] = {"'ab%'", "'%ab'", "'%ba%'", "'a_b'", "'a%b'", "'ab'", "'é%'",
-                                         "'%é_'", "'ab!%%' ESCAPE '!'", "'%a!_b' ESCAPE '!'", "'_b_'",
+        static const char* patterns[] = {"'ab%'", "'%ab'", "'%ba%'", "'a_b'", "'a%b'", "'ab'", "'é%'", "'%é_'",
+                                         "'ab!%%' ESCAPE '!'", "'%a!_b' ESCAPE '!'", "'_b_'",
                                          // starting with a literal, more to test: verified where found
                                          "'ab_'", "'ab%b'", "'ab_%'", "'éé%_'", "'ab%q%ab'", "'ab!_%' ESCAPE '!'"};
         return Field() + " LIKE " + patterns[Below(std::size(patterns))];
@@ -169,11 +169,13 @@ TEST(MessageFilter, PrefilterNeverRejectsATrueMessage) {
       const bool got = filter.Matches(std::span<const uint8_t>(bytes));
       // Each step alone (what MessageFilter runs while the other is bypassed) must not reject a
       // TRUE message either.
-      for (const auto& [steps, name] : {std::pair{TextPrefilter::Steps{.flat = true, .sections = false, .order = {}}, "flat search"},
-                                        std::pair{TextPrefilter::Steps{.flat = false, .sections = true, .order = {}}, "section check"}}) {
+      for (const auto& [steps, name] :
+           {std::pair{TextPrefilter::Steps{.flat = true, .sections = false, .order = {}}, "flat search"},
+            std::pair{TextPrefilter::Steps{.flat = false, .sections = true, .order = {}}, "section check"}}) {
         const bool may = prefilter.Check(std::span<const uint8_t>(bytes), steps) == TextPrefilter::Verdict::kMayMatch;
         if (want && !may && ++disagreements <= 5) {
-          first += std::string("\n  ") + name + " rejects a TRUE message {" + selector::testing::DescribeMessage(message) + "}";
+          first += std::string("\n  ") + name + " rejects a TRUE message {" +
+                   selector::testing::DescribeMessage(message) + "}";
         }
       }
       // Nor any requirement alone, as the calibration measures it.
@@ -186,9 +188,8 @@ TEST(MessageFilter, PrefilterNeverRejectsATrueMessage) {
       ++pairs;
       trues += want;
       if (got != want && ++disagreements <= 5) {
-        first += "\n  on {" + selector::testing::DescribeMessage(message) + "}: plain " +
-                 (want ? "TRUE" : "not TRUE") + ", MessageFilter " + (got ? "match" : "no match") + "\n" +
-                 selector.Explain();
+        first += "\n  on {" + selector::testing::DescribeMessage(message) + "}: plain " + (want ? "TRUE" : "not TRUE") +
+                 ", MessageFilter " + (got ? "match" : "no match") + "\n" + selector.Explain();
       }
     }
     rejected += filter.stats().prefilter_rejected;
@@ -263,7 +264,10 @@ TEST(MessageFilter, SectionCheckStaysWhileItRejects) {
   MessageFilter filter(selector);
   TestMessage m = WithRegion("us-east");
   std::vector<uint8_t> bytes = Encode(m);
-  const std::string body("\x07" "eu-west", 8);  // the value as a str8 would hold it
+  const std::string body(
+      "\x07"
+      "eu-west",
+      8);  // the value as a str8 would hold it
   bytes.insert(bytes.end(), {0x00, 0x53, 0x75, 0xa0, static_cast<uint8_t>(body.size())});
   bytes.insert(bytes.end(), body.begin(), body.end());
   for (int i = 0; i < 100000; ++i) ASSERT_FALSE(filter.Matches(std::span<const uint8_t>(bytes)));

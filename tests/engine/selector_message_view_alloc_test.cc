@@ -4,14 +4,13 @@
 // heap allocation at all — for the messages it rejects and for those it accepts.
 //
 // Messages are synthetic orders (tools/synthetic/synthetic_orders.h, profile "orders": ~450 bytes,
-// encoded by Proton's pn_message_t encoder, 8 application properties), encoded before counting starts. Each selector is first warmed
-// up on 10,000 other messages (another seed): allocation that happens once, while a context's scratch
-// or re2's lazily built DFA reach their steady state, is not per-message cost; what is measured is
-// 100,000 messages the selector has not seen. The selectors cover every
-// evaluation path that could allocate: string comparisons, numeric ranges, LIKE fast paths, the
-// segment search and re2,
-// IN sets, functions and concatenation (EvalContext scratch), JMS id conversions, property filters.
-// Each selector is checked to both accept and reject some messages, so both paths are measured.
+// encoded by Proton's pn_message_t encoder, 8 application properties), encoded before counting starts. Each selector is
+// first warmed up on 10,000 other messages (another seed): allocation that happens once, while a context's scratch or
+// re2's lazily built DFA reach their steady state, is not per-message cost; what is measured is 100,000 messages the
+// selector has not seen. The selectors cover every evaluation path that could allocate: string comparisons, numeric
+// ranges, LIKE fast paths, the segment search and re2, IN sets, functions and concatenation (EvalContext scratch), JMS
+// id conversions, property filters. Each selector is checked to both accept and reject some messages, so both paths are
+// measured.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -57,9 +56,7 @@ const std::vector<std::string>& WarmUpMessages() {
   return messages;
 }
 
-std::span<const uint8_t> Bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
+std::span<const uint8_t> Bytes(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
 struct Counts {
   uint64_t allocations = 0;
@@ -175,9 +172,10 @@ TEST(SelectorMessageViewAlloc, ArithmeticAndTimestamps) {
 }
 
 TEST(SelectorMessageViewAlloc, JmsIdentifiers) {
-  ExpectNoAllocation("JMSMessageID LIKE 'ID:AMQP_NO_PREFIX:order-%5' AND JMSPriority = 4 AND "
-                     "JMSDeliveryMode = 'PERSISTENT'",
-                     Dialect::kJms);
+  ExpectNoAllocation(
+      "JMSMessageID LIKE 'ID:AMQP_NO_PREFIX:order-%5' AND JMSPriority = 4 AND "
+      "JMSDeliveryMode = 'PERSISTENT'",
+      Dialect::kJms);
 }
 
 TEST(SelectorMessageViewAlloc, ApplicationPropertiesFilter) {

@@ -84,7 +84,9 @@ inline bool PutTestValue(pn_data_t* data, const TestValue& v) {
     case ValueType::kLong: pn_data_put_long(data, v.scalar.i64); return true;
     case ValueType::kFloat: pn_data_put_float(data, static_cast<float>(v.scalar.f64)); return true;
     case ValueType::kDouble: pn_data_put_double(data, v.scalar.f64); return true;
-    case ValueType::kDecimal32: pn_data_put_decimal32(data, static_cast<pn_decimal32_t>(BigEndian(v.bytes))); return true;
+    case ValueType::kDecimal32:
+      pn_data_put_decimal32(data, static_cast<pn_decimal32_t>(BigEndian(v.bytes)));
+      return true;
     case ValueType::kDecimal64: pn_data_put_decimal64(data, BigEndian(v.bytes)); return true;
     case ValueType::kDecimal128: {
       pn_decimal128_t d;
@@ -139,9 +141,11 @@ inline int HeaderIndex(const std::string& name) {
 }
 
 inline int PropertiesIndex(const std::string& name) {
-  static const char* kNames[] = {"message-id", "user-id", "to", "subject", "reply-to", "correlation-id",
-                                 "content-type", "content-encoding", "absolute-expiry-time",
-                                 "creation-time", "group-id", "group-sequence", "reply-to-group-id"};
+  static const char* kNames[] = {"message-id",       "user-id",          "to",
+                                 "subject",          "reply-to",         "correlation-id",
+                                 "content-type",     "content-encoding", "absolute-expiry-time",
+                                 "creation-time",    "group-id",         "group-sequence",
+                                 "reply-to-group-id"};
   for (int i = 0; i < 13; ++i) {
     if (name == kNames[i]) return i;
   }

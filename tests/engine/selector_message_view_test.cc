@@ -47,9 +47,7 @@ Selector CompileCase(const Case& c) {
   return parts.size() == 1 ? parts[0] : Selector::AllOf(parts);
 }
 
-std::filesystem::path CaseDir() {
-  return std::filesystem::path(SIFT_SOURCE_DIR) / "tests" / "selector" / "cases";
-}
+std::filesystem::path CaseDir() { return std::filesystem::path(SIFT_SOURCE_DIR) / "tests" / "selector" / "cases"; }
 
 class ConformanceOnEncodedMessages : public ::testing::TestWithParam<std::string> {};
 
@@ -75,8 +73,9 @@ TEST_P(ConformanceOnEncodedMessages, ExpectedAnswersHoldThroughMessageFieldSourc
     engine::MessageFieldSource source(selector.fields());
     source.Reset(std::span<const uint8_t>(bytes));
     Truth got = selector.Evaluate(source, context);
-    Truth want = c.expect == Expect::kTrue ? Truth::kTrue : c.expect == Expect::kFalse ? Truth::kFalse
-                                                                                         : Truth::kUnknown;
+    Truth want = c.expect == Expect::kTrue    ? Truth::kTrue
+                 : c.expect == Expect::kFalse ? Truth::kFalse
+                                              : Truth::kUnknown;
     engine::MessageFilter filter(selector, {.prefilter = true, .adaptive = false});
     if (filter.Matches(std::span<const uint8_t>(bytes)) != (want == Truth::kTrue)) {
       ADD_FAILURE_AT(where.c_str(), c.line)
@@ -89,8 +88,8 @@ TEST_P(ConformanceOnEncodedMessages, ExpectedAnswersHoldThroughMessageFieldSourc
     if (got != want) {
       ADD_FAILURE_AT(where.c_str(), c.line)
           << c.file << ":" << c.line << ": `" << (c.is_filter ? std::string("<filter>") : c.expression)
-          << "` on the encoded message {" << DescribeMessage(c.message) << "}: expected " << Name(want)
-          << ", got " << Name(got);
+          << "` on the encoded message {" << DescribeMessage(c.message) << "}: expected " << Name(want) << ", got "
+          << Name(got);
     }
     ++evaluated;
   }
@@ -143,9 +142,9 @@ TEST(SelectorOnMessageView, RandomPairsAgreeWithMapSourceAndReference) {
       ++pairs;
       if (via_map != via_bytes || via_bytes != want || filtered != (want == Truth::kTrue)) {
         if (++disagreements <= 5) {
-          first += "\n  `" + text + "` on {" + DescribeMessage(message) + "}: MessageFieldSource " +
-                   Name(via_bytes) + ", MapFieldSource " + Name(via_map) + ", reference " + Name(want) +
-                   ", MessageFilter " + (filtered ? "match" : "no match");
+          first += "\n  `" + text + "` on {" + DescribeMessage(message) + "}: MessageFieldSource " + Name(via_bytes) +
+                   ", MapFieldSource " + Name(via_map) + ", reference " + Name(want) + ", MessageFilter " +
+                   (filtered ? "match" : "no match");
         }
       }
     }

@@ -54,8 +54,7 @@ RequiredText Require(Section section, std::vector<std::string> texts, bool exact
 }
 
 // 0x00 0x53 <code> then a map8 / list8 / vbin8 holding `payload` (sizes fit in one byte).
-void Section8(std::vector<uint8_t>* out, uint8_t code, uint8_t constructor, std::string_view payload,
-              uint8_t count) {
+void Section8(std::vector<uint8_t>* out, uint8_t code, uint8_t constructor, std::string_view payload, uint8_t count) {
   out->insert(out->end(), {0x00, 0x53, code, constructor});
   if (constructor == 0xa0) {  // vbin8: size then bytes
     out->push_back(static_cast<uint8_t>(payload.size()));
@@ -76,7 +75,7 @@ TEST(TextPrefilter, LooksOnlyInTheFieldsSection) {
   Section8(&in_props, 0x74, 0xc1, Str8("region") + Str8("eu-west"), 2);
   Section8(&in_props, 0x75, 0xa0, "body", 0);
   Section8(&in_body, 0x74, 0xc1, Str8("region") + Str8("us-east"), 2);
-  Section8(&in_body, 0x75, 0xa0, "eu-west", 0);  // the text, but in the body: not the field
+  Section8(&in_body, 0x75, 0xa0, "eu-west", 0);       // the text, but in the body: not the field
   Section8(&absent, 0x73, 0xc0, Str8("eu-west"), 1);  // in the properties section only
   EXPECT_TRUE(prefilter.MayMatch(in_props));
   EXPECT_FALSE(prefilter.MayMatch(in_body));
@@ -93,8 +92,8 @@ TEST(TextPrefilter, UnusualEncodingsHoldingTheTextPass) {
     return head;
   };
   // A section with a ulong (0x80) descriptor: the walk does not follow it, so it does not judge.
-  EXPECT_TRUE(prefilter.MayMatch(with({0x00, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x74, 0xc1,
-                                       static_cast<uint8_t>(entries.size() + 1), 0x02})));
+  EXPECT_TRUE(prefilter.MayMatch(
+      with({0x00, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x74, 0xc1, static_cast<uint8_t>(entries.size() + 1), 0x02})));
   // A size prefix that runs past the end.
   EXPECT_TRUE(prefilter.MayMatch(with({0x00, 0x53, 0x74, 0xc1, 0xf0, 0x02})));
   // Not a section at all.
@@ -131,7 +130,7 @@ TEST(TextPrefilter, WholeValuesAreFoundWithTheirLengthInEveryTextEncoding) {
     return m;
   };
   EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + Str8("red"))));
-  EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + std::string("\xa3\x03red", 5))));           // sym8
+  EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + std::string("\xa3\x03red", 5))));        // sym8
   EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + std::string("\xb1\0\0\0\x03red", 8))));  // str32
   EXPECT_TRUE(prefilter.MayMatch(props(Str8("color") + std::string("\xb3\0\0\0\x03red", 8))));  // sym32
   // "red" inside a longer value or a key is not the value "red".
@@ -165,8 +164,8 @@ TEST(TextPrefilter, LongListsOfWholeValuesGoByTheirSharedPrefix) {
   EXPECT_TRUE(prefilter.MayMatch(props(Str8("k") + Str8("id-7"))));
   EXPECT_TRUE(prefilter.MayMatch(props(Str8("k") + Str8("id-273"))));
   EXPECT_TRUE(prefilter.MayMatch(props(Str8("k") + std::string("\xb3\0\0\0\x04id-7", 9))));  // sym32
-  EXPECT_FALSE(prefilter.MayMatch(props(Str8("k") + Str8("id-8"))));      // not a member
-  EXPECT_FALSE(prefilter.MayMatch(props(Str8("k") + Str8("id-78"))));     // a member (id-7) as a prefix
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("k") + Str8("id-8"))));                         // not a member
+  EXPECT_FALSE(prefilter.MayMatch(props(Str8("k") + Str8("id-78"))));  // a member (id-7) as a prefix
   // Bytes cannot tell a key from a value: a key equal to a member passes (the selector decides).
   EXPECT_TRUE(prefilter.MayMatch(props(Str8("id-7") + Str8("x"))));
   // The prefix where the byte before it is not the member's length (inside a longer text).

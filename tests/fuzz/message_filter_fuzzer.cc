@@ -36,8 +36,8 @@ std::vector<Selector> Selectors() {
     out.push_back(Selector::Compile(text));
     if (!out.back().ok()) std::abort();
   }
-  std::vector<std::pair<std::string, sift::selector::Value>> app = {
-      {"region", sift::selector::Value::String("&p:eu")}, {"k", sift::selector::Value::String("&s:-7")}};
+  std::vector<std::pair<std::string, sift::selector::Value>> app = {{"region", sift::selector::Value::String("&p:eu")},
+                                                                    {"k", sift::selector::Value::String("&s:-7")}};
   out.push_back(Selector::CompileApplicationPropertiesFilter(app));
   if (!out.back().ok()) std::abort();
   return out;

@@ -18,8 +18,7 @@ std::vector<sift::selector::FieldRef> Fields() {
   using sift::selector::FieldRef;
   using sift::selector::PathStep;
   using sift::selector::Section;
-  const std::vector<PathStep> path = {PathStep{PathStep::Kind::kIndex, 1, ""},
-                                      PathStep{PathStep::Kind::kKey, 0, "b"}};
+  const std::vector<PathStep> path = {PathStep{PathStep::Kind::kIndex, 1, ""}, PathStep{PathStep::Kind::kKey, 0, "b"}};
   return {FieldRef{Section::kHeader, "priority", {}},
           FieldRef{Section::kHeader, "ttl", {}},
           FieldRef{Section::kProperties, "subject", {}},

@@ -17,8 +17,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> bytes(data, size);
   std::string want, got;
-  sift::amqp::ConversionStatus r =
-      sift::amqp::reference::ReferenceDecodeToTypedJson(bytes, std::nullopt, &want);
+  sift::amqp::ConversionStatus r = sift::amqp::reference::ReferenceDecodeToTypedJson(bytes, std::nullopt, &want);
   sift::amqp::ConversionStatus n = sift::amqp::DecodeToTypedJson(bytes, std::nullopt, &got);
   if (r.ok() && !n.ok() && n.error().find("bytes before the end of its size") != std::string::npos) {
     return 0;

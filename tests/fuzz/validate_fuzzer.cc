@@ -22,9 +22,8 @@ bool SameText(const char* a, const char* b) {
 
 // Every field; static texts by content (the reference's literals may live at other addresses).
 void CheckSame(const sift::amqp::DecodeError& x, const sift::amqp::DecodeError& y, bool fast) {
-  if (x.code != y.code || x.offset != y.offset || x.format_code != y.format_code || x.a != y.a ||
-      x.b != y.b || !SameText(x.what, y.what) || !SameText(x.expected, y.expected) ||
-      fast != y.ok()) {
+  if (x.code != y.code || x.offset != y.offset || x.format_code != y.format_code || x.a != y.a || x.b != y.b ||
+      !SameText(x.what, y.what) || !SameText(x.expected, y.expected) || fast != y.ok()) {
     std::abort();
   }
 }
@@ -37,8 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             sift::amqp::internal::WellFormedMessage(bytes));
   CheckSame(sift::amqp::ValidateValue(bytes), sift::amqp::testing::ReferenceValidateValue(bytes),
             sift::amqp::internal::WellFormedValue(bytes));
-  for (const sift::amqp::DecodeError& e :
-       {sift::amqp::Validate(bytes), sift::amqp::ValidateValue(bytes)}) {
+  for (const sift::amqp::DecodeError& e : {sift::amqp::Validate(bytes), sift::amqp::ValidateValue(bytes)}) {
     if (e.ok()) continue;
     if (e.offset > size) std::abort();
     const std::string message = e.Message();

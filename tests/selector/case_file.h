@@ -41,7 +41,7 @@ struct FilterEntry {
 struct Case {
   std::string file;  // base name
   int line = 0;
-  int block = 0;     // line of the first line of the case's block
+  int block = 0;  // line of the first line of the case's block
   Dialect dialect = Dialect::kSql;
   Limits limits;
   bool is_filter = false;  // evaluates the block's property filter instead of an expression
@@ -49,9 +49,9 @@ struct Case {
   std::string expression;
   TestMessage message;
   Expect expect = Expect::kTrue;
-  std::string error_code;            // kError: expected code name ("" = any)
-  std::optional<size_t> error_pos;   // kError: expected byte position
-  std::string parse_problem;         // non-empty: the case file itself is malformed here
+  std::string error_code;           // kError: expected code name ("" = any)
+  std::optional<size_t> error_pos;  // kError: expected byte position
+  std::string parse_problem;        // non-empty: the case file itself is malformed here
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -144,20 +144,25 @@ class ValueReader {
       if (w == "false") return TestValue::Of(Value::Boolean(false));
       return Fail("boolean needs true or false");
     }
-    static const std::pair<const char*, ValueType> kUnsigned[] = {
-        {"ubyte", ValueType::kUByte}, {"ushort", ValueType::kUShort},
-        {"uint", ValueType::kUInt}, {"ulong", ValueType::kULong}};
-    static const std::pair<const char*, ValueType> kSigned[] = {
-        {"byte", ValueType::kByte}, {"short", ValueType::kShort}, {"int", ValueType::kInt},
-        {"long", ValueType::kLong}, {"timestamp", ValueType::kTimestamp}};
+    static const std::pair<const char*, ValueType> kUnsigned[] = {{"ubyte", ValueType::kUByte},
+                                                                  {"ushort", ValueType::kUShort},
+                                                                  {"uint", ValueType::kUInt},
+                                                                  {"ulong", ValueType::kULong}};
+    static const std::pair<const char*, ValueType> kSigned[] = {{"byte", ValueType::kByte},
+                                                                {"short", ValueType::kShort},
+                                                                {"int", ValueType::kInt},
+                                                                {"long", ValueType::kLong},
+                                                                {"timestamp", ValueType::kTimestamp}};
     for (const auto& [name, t] : kUnsigned) {
       if (type == name) {
         std::string w = Word();
         uint64_t x = 0;
         auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), x);
         if (ec != std::errc() || end != w.data() + w.size()) return Fail("bad unsigned integer '" + w + "'");
-        uint64_t max = t == ValueType::kUByte ? 0xFF : t == ValueType::kUShort ? 0xFFFF
-                     : t == ValueType::kUInt ? 0xFFFFFFFFull : ~0ull;
+        uint64_t max = t == ValueType::kUByte    ? 0xFF
+                       : t == ValueType::kUShort ? 0xFFFF
+                       : t == ValueType::kUInt   ? 0xFFFFFFFFull
+                                                 : ~0ull;
         if (x > max) return Fail("'" + w + "' out of range for " + type);
         return TestValue::Of(Value::Unsigned(t, x));
       }
@@ -168,10 +173,14 @@ class ValueReader {
         int64_t x = 0;
         auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), x);
         if (ec != std::errc() || end != w.data() + w.size()) return Fail("bad integer '" + w + "'");
-        int64_t lo = t == ValueType::kByte ? -128 : t == ValueType::kShort ? -32768
-                   : t == ValueType::kInt ? INT32_MIN : INT64_MIN;
-        int64_t hi = t == ValueType::kByte ? 127 : t == ValueType::kShort ? 32767
-                   : t == ValueType::kInt ? INT32_MAX : INT64_MAX;
+        int64_t lo = t == ValueType::kByte    ? -128
+                     : t == ValueType::kShort ? -32768
+                     : t == ValueType::kInt   ? INT32_MIN
+                                              : INT64_MIN;
+        int64_t hi = t == ValueType::kByte    ? 127
+                     : t == ValueType::kShort ? 32767
+                     : t == ValueType::kInt   ? INT32_MAX
+                                              : INT64_MAX;
         if (x < lo || x > hi) return Fail("'" + w + "' out of range for " + type);
         return TestValue::Of(Value::Signed(t, x));
       }
@@ -187,10 +196,13 @@ class ValueReader {
       std::string w = Word();
       std::string bytes;
       if (!Hex(w, &bytes)) return Fail("bad hex bytes '" + w + "'");
-      ValueType t = type == "decimal32" ? ValueType::kDecimal32 : type == "decimal64" ? ValueType::kDecimal64
-                  : type == "decimal128" ? ValueType::kDecimal128 : ValueType::kBinary;
+      ValueType t = type == "decimal32"    ? ValueType::kDecimal32
+                    : type == "decimal64"  ? ValueType::kDecimal64
+                    : type == "decimal128" ? ValueType::kDecimal128
+                                           : ValueType::kBinary;
       size_t want = t == ValueType::kDecimal32 ? 4 : t == ValueType::kDecimal64 ? 8 : 16;
-      if (t != ValueType::kBinary && bytes.size() != want) return Fail(type + " needs " + std::to_string(want) + " bytes");
+      if (t != ValueType::kBinary && bytes.size() != want)
+        return Fail(type + " needs " + std::to_string(want) + " bytes");
       return TestValue::Bytes(t, std::move(bytes));
     }
     if (type == "uuid") {
@@ -565,7 +577,6 @@ inline std::vector<Case> ParseFile(const std::filesystem::path& path) {
   }
   return cases;
 }
-
 
 // The case files of the suite, sorted, without disputed.txt (which the suite skips).
 inline std::vector<std::filesystem::path> CaseFiles(const std::filesystem::path& dir) {

@@ -92,16 +92,15 @@ void RunCase(const Case& c, const std::string& path) {
     return;
   }
   if (!selector.ok()) {
-    ADD_FAILURE_AT(where, c.line) << Describe(c) << ": unexpected compile error: "
-                                  << selector.error().Format(c.expression);
+    ADD_FAILURE_AT(where, c.line) << Describe(c)
+                                  << ": unexpected compile error: " << selector.error().Format(c.expression);
     return;
   }
   MapFieldSource source(selector.fields());
   source.Reset(&c.message);
   EvalContext context;
   Truth got = selector.Evaluate(source, context);
-  Truth want = c.expect == Expect::kTrue ? Truth::kTrue : c.expect == Expect::kFalse ? Truth::kFalse
-                                                                                       : Truth::kUnknown;
+  Truth want = c.expect == Expect::kTrue ? Truth::kTrue : c.expect == Expect::kFalse ? Truth::kFalse : Truth::kUnknown;
   if (got != want) {
     ADD_FAILURE_AT(where, c.line) << Describe(c) << ": expected " << TruthName(want) << ", got " << TruthName(got);
   }

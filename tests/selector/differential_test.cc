@@ -1,6 +1,7 @@
 // Differential test of the selector (small, runs under ASan): 40,000 seeded random (expression,
-// message) pairs and 20,000 (property filter, message) pairs, each evaluated by the compiled Selector (through MapFieldSource) and by the
-// reference evaluator; they must agree on every pair. differential_heavy_test.cc runs 1,000,000.
+// message) pairs and 20,000 (property filter, message) pairs, each evaluated by the compiled Selector (through
+// MapFieldSource) and by the reference evaluator; they must agree on every pair. differential_heavy_test.cc runs
+// 1,000,000.
 #include <gtest/gtest.h>
 
 #include "tests/selector/random_expression.h"
@@ -12,8 +13,8 @@ void ExpectAgreement(uint64_t seed, int expressions, int messages) {
   DifferentialResult r = RunDifferential(seed, expressions, messages);
   std::string report;
   for (const std::string& d : r.first) report += "\n  " + d;
-  EXPECT_EQ(r.disagreements, 0u) << r.disagreements << " of " << r.pairs << " pairs disagree ("
-                                 << r.compile_errors << " expressions refused); first:" << report;
+  EXPECT_EQ(r.disagreements, 0u) << r.disagreements << " of " << r.pairs << " pairs disagree (" << r.compile_errors
+                                 << " expressions refused); first:" << report;
   EXPECT_EQ(r.pairs, static_cast<uint64_t>(expressions) * messages);
   // The generator must produce all three answers in fair amounts, or the test proves little.
   for (int t = 0; t < 3; ++t) EXPECT_GT(r.outcomes[t], r.pairs / 20) << "outcome " << t << " is rare";

@@ -83,7 +83,7 @@ TEST_F(EvaluateTest, TextComparisonByCodePoint) {
   EXPECT_EQ(Eval("s >= 'abc' AND s <= 'abc'"), T);
   EXPECT_EQ(Eval("y = 'abc' AND y = s"), T);  // symbol and string mix
   EXPECT_EQ(Eval("c = 'b' AND c < 'c' AND c > 'a'"), T);
-  EXPECT_EQ(Eval("e > 'z'"), T);  // U+00E9 > U+007A
+  EXPECT_EQ(Eval("e > 'z'"), T);             // U+00E9 > U+007A
   EXPECT_EQ(Eval("e < '\xe2\x82\xac'"), T);  // < U+20AC
   EXPECT_EQ(Eval("'' < 'a'"), T);
 }
@@ -115,11 +115,16 @@ TEST_F(EvaluateTest, BooleanComparison) {
 
 TEST_F(EvaluateTest, NumericPromotionAcrossAllTypes) {
   const Value fives[] = {
-      Value::Signed(ValueType::kByte, 5),     Value::Signed(ValueType::kShort, 5),
-      Value::Signed(ValueType::kInt, 5),      Value::Long(5),
-      Value::Unsigned(ValueType::kUByte, 5),  Value::Unsigned(ValueType::kUShort, 5),
-      Value::Unsigned(ValueType::kUInt, 5),   Value::Unsigned(ValueType::kULong, 5),
-      Value::Float(5.0f),                     Value::Double(5.0),
+      Value::Signed(ValueType::kByte, 5),
+      Value::Signed(ValueType::kShort, 5),
+      Value::Signed(ValueType::kInt, 5),
+      Value::Long(5),
+      Value::Unsigned(ValueType::kUByte, 5),
+      Value::Unsigned(ValueType::kUShort, 5),
+      Value::Unsigned(ValueType::kUInt, 5),
+      Value::Unsigned(ValueType::kULong, 5),
+      Value::Float(5.0f),
+      Value::Double(5.0),
       Value::Timestamp(5),
   };
   for (const Value& a : fives) {
@@ -342,11 +347,12 @@ TEST_F(EvaluateTest, LikeEscape) {
 }
 
 TEST_F(EvaluateTest, LikeOnInvalidUtf8Text) {
-  Set("s", Value::String("a\xff" "b"));
-  EXPECT_EQ(Eval("s LIKE 'a%b'"), T);   // fast paths compare bytes
+  Set("s", Value::String("a\xff"
+                         "b"));
+  EXPECT_EQ(Eval("s LIKE 'a%b'"), T);  // fast paths compare bytes
   EXPECT_EQ(Eval("s LIKE 'a%'"), T);
   EXPECT_EQ(Eval("s LIKE '%'"), T);
-  EXPECT_EQ(Eval("s LIKE 'a_b'"), F);   // re2 (UTF-8) matches no character at an invalid byte
+  EXPECT_EQ(Eval("s LIKE 'a_b'"), F);  // re2 (UTF-8) matches no character at an invalid byte
   EXPECT_EQ(Eval("s LIKE '%_%'"), F);
 }
 
@@ -366,14 +372,14 @@ TEST_F(EvaluateTest, InThreeValued) {
   EXPECT_EQ(Eval("missing IN ('a')"), U);
   EXPECT_EQ(Eval("missing NOT IN ('a')"), U);
   EXPECT_EQ(Eval("s IN ('b', 5)"), T);
-  EXPECT_EQ(Eval("s IN ('a', 5)"), U);   // 'b' = 5 is UNKNOWN
+  EXPECT_EQ(Eval("s IN ('a', 5)"), U);  // 'b' = 5 is UNKNOWN
   EXPECT_EQ(Eval("s NOT IN ('a', 5)"), U);
   EXPECT_EQ(Eval("n IN (1, 2.0, 'x')"), T);
   EXPECT_EQ(Eval("n IN (1, 3)"), F);
   EXPECT_EQ(Eval("n IN (1, 1 / 0)"), U);  // an UNKNOWN member
   EXPECT_EQ(Eval("n IN (2, 1 / 0)"), T);
   EXPECT_EQ(Eval("n IN (2.5, 1.0)"), F);
-  EXPECT_EQ(Eval("n IN (n, 5)"), T);   // members evaluated per message
+  EXPECT_EQ(Eval("n IN (n, 5)"), T);  // members evaluated per message
   EXPECT_EQ(Eval("n IN (n + 1, 5)"), F);
   EXPECT_EQ(Eval("n IN (missing, 5)"), U);
   EXPECT_EQ(Eval("TRUE IN (FALSE, TRUE)"), T);

@@ -70,8 +70,8 @@ TEST(ExplainTest, ListsFieldsSectionsFastPathsAndCost) {
 
 TEST(ExplainTest, CheapSelectiveConjunctsFirstAndRegexLast) {
   // A '_' pattern longer than the segment search takes is the one LIKE that goes to re2.
-  const std::string expression = "name LIKE '" + std::string(300, 'x') +
-                                 "_%' AND amount > 5000 AND LOWER(x) = 'y' AND region = 'eu-west'";
+  const std::string expression =
+      "name LIKE '" + std::string(300, 'x') + "_%' AND amount > 5000 AND LOWER(x) = 'y' AND region = 'eu-west'";
   Selector s = Selector::Compile(expression);
   ASSERT_TRUE(s.ok());
   std::string full = s.Explain();

@@ -168,9 +168,22 @@ TEST_F(JmsTest, MessageIdAsQpidJmsShowsIt) {
   EXPECT_EQ(Jms("JMSMessageID = 'ID:AMQP_STRING:ID:AMQP_ULONG:5'"), T);
   SetProperty("message-id", Value::Unsigned(ValueType::kULong, 42));
   EXPECT_EQ(Jms("JMSMessageID = 'ID:AMQP_ULONG:42'"), T);
-  const char uuid[16] = {0x12, 0x34, 0x56, 0x78, static_cast<char>(0x9a), static_cast<char>(0xbc), 0x4d, 0x0e,
-                         static_cast<char>(0x8f), 0x01, 0x23, 0x45, 0x67, static_cast<char>(0x89),
-                         static_cast<char>(0xab), static_cast<char>(0xcd)};
+  const char uuid[16] = {0x12,
+                         0x34,
+                         0x56,
+                         0x78,
+                         static_cast<char>(0x9a),
+                         static_cast<char>(0xbc),
+                         0x4d,
+                         0x0e,
+                         static_cast<char>(0x8f),
+                         0x01,
+                         0x23,
+                         0x45,
+                         0x67,
+                         static_cast<char>(0x89),
+                         static_cast<char>(0xab),
+                         static_cast<char>(0xcd)};
   SetProperty("message-id", Value::Bytes(ValueType::kUuid, std::string_view(uuid, 16)));
   EXPECT_EQ(Jms("JMSMessageID = 'ID:AMQP_UUID:12345678-9abc-4d0e-8f01-23456789abcd'"), T);
   SetProperty("message-id", Value::Binary(std::string_view("\x01\xab", 2)));

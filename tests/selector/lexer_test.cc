@@ -55,8 +55,8 @@ TEST(LexerTest, TokensAreSpansWithBytePositions) {
 TEST(LexerTest, KeywordsAreCaseInsensitive) {
   using K = TokenKind;
   EXPECT_EQ(Kinds("and Or NOT like EsCaPe in between is null exists true false nan inf"),
-            (std::vector<K>{K::kAnd, K::kOr, K::kNot, K::kLike, K::kEscape, K::kIn, K::kBetween, K::kIs,
-                            K::kNull, K::kExists, K::kTrue, K::kFalse, K::kNan, K::kInf, K::kEnd}));
+            (std::vector<K>{K::kAnd, K::kOr, K::kNot, K::kLike, K::kEscape, K::kIn, K::kBetween, K::kIs, K::kNull,
+                            K::kExists, K::kTrue, K::kFalse, K::kNan, K::kInf, K::kEnd}));
   EXPECT_EQ(Kinds("andx notes"), (std::vector<K>{K::kIdentifier, K::kIdentifier, K::kEnd}));
 }
 
@@ -116,33 +116,30 @@ TEST_P(LexerErrorTest, ReportsCodeAndPosition) {
   EXPECT_FALSE(l.error.message.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    All, LexerErrorTest,
-    ::testing::Values(ErrorCase{"a = #", Dialect::kSql, ErrorCode::kInvalidCharacter, 4},
-                      ErrorCase{"a ! b", Dialect::kSql, ErrorCode::kInvalidCharacter, 2},
-                      ErrorCase{"a = 'abc", Dialect::kSql, ErrorCode::kUnterminatedString, 4},
-                      ErrorCase{"a = \"abc'", Dialect::kSql, ErrorCode::kUnterminatedString, 4},
-                      ErrorCase{"[abc = 1", Dialect::kSql, ErrorCode::kUnterminatedIdentifier, 0},
-                      ErrorCase{"a = 5abc", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
-                      ErrorCase{"a = 1.2.3", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
-                      ErrorCase{"a = 1e", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
-                      ErrorCase{"a = 5.", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
-                      ErrorCase{"a = .5", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
-                      ErrorCase{"a = 0x", Dialect::kSql, ErrorCode::kInvalidBinary, 4},
-                      ErrorCase{"a = 0xABC", Dialect::kSql, ErrorCode::kInvalidBinary, 4},
-                      ErrorCase{"a = 0xZZ", Dialect::kSql, ErrorCode::kInvalidBinary, 4},
-                      ErrorCase{"a = 0x", Dialect::kJms, ErrorCode::kInvalidNumber, 4},
-                      ErrorCase{"_a = 1", Dialect::kSql, ErrorCode::kInvalidCharacter, 0},
-                      ErrorCase{"$a = 1", Dialect::kSql, ErrorCode::kInvalidCharacter, 0},
-                      ErrorCase{"a = [] ", Dialect::kSql, ErrorCode::kSyntax, 4},
-                      ErrorCase{"a = '\xff'", Dialect::kSql, ErrorCode::kInvalidCharacter, 5},
-                      ErrorCase{"a\xc3 = 1", Dialect::kSql, ErrorCode::kInvalidCharacter, 1},
-                      ErrorCase{"a = \xe2\x82", Dialect::kSql, ErrorCode::kInvalidCharacter, 4}));
+INSTANTIATE_TEST_SUITE_P(All, LexerErrorTest,
+                         ::testing::Values(ErrorCase{"a = #", Dialect::kSql, ErrorCode::kInvalidCharacter, 4},
+                                           ErrorCase{"a ! b", Dialect::kSql, ErrorCode::kInvalidCharacter, 2},
+                                           ErrorCase{"a = 'abc", Dialect::kSql, ErrorCode::kUnterminatedString, 4},
+                                           ErrorCase{"a = \"abc'", Dialect::kSql, ErrorCode::kUnterminatedString, 4},
+                                           ErrorCase{"[abc = 1", Dialect::kSql, ErrorCode::kUnterminatedIdentifier, 0},
+                                           ErrorCase{"a = 5abc", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
+                                           ErrorCase{"a = 1.2.3", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
+                                           ErrorCase{"a = 1e", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
+                                           ErrorCase{"a = 5.", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
+                                           ErrorCase{"a = .5", Dialect::kSql, ErrorCode::kInvalidNumber, 4},
+                                           ErrorCase{"a = 0x", Dialect::kSql, ErrorCode::kInvalidBinary, 4},
+                                           ErrorCase{"a = 0xABC", Dialect::kSql, ErrorCode::kInvalidBinary, 4},
+                                           ErrorCase{"a = 0xZZ", Dialect::kSql, ErrorCode::kInvalidBinary, 4},
+                                           ErrorCase{"a = 0x", Dialect::kJms, ErrorCode::kInvalidNumber, 4},
+                                           ErrorCase{"_a = 1", Dialect::kSql, ErrorCode::kInvalidCharacter, 0},
+                                           ErrorCase{"$a = 1", Dialect::kSql, ErrorCode::kInvalidCharacter, 0},
+                                           ErrorCase{"a = [] ", Dialect::kSql, ErrorCode::kSyntax, 4},
+                                           ErrorCase{"a = '\xff'", Dialect::kSql, ErrorCode::kInvalidCharacter, 5},
+                                           ErrorCase{"a\xc3 = 1", Dialect::kSql, ErrorCode::kInvalidCharacter, 1},
+                                           ErrorCase{"a = \xe2\x82", Dialect::kSql, ErrorCode::kInvalidCharacter, 4}));
 
 TEST(LexerTest, Utf8SequenceLengthRejectsOverlongAndSurrogates) {
-  auto len = [](std::string_view s) {
-    return base::Utf8SequenceLength(s, 0);
-  };
+  auto len = [](std::string_view s) { return base::Utf8SequenceLength(s, 0); };
   EXPECT_EQ(len("a"), 1u);
   EXPECT_EQ(len("\xc3\xa9"), 2u);
   EXPECT_EQ(len("\xe2\x82\xac"), 3u);

@@ -72,10 +72,8 @@ struct TestValue {
       case ValueType::kUuid:
       case ValueType::kBinary:
       case ValueType::kString:
-      case ValueType::kSymbol:
-        return true;
-      default:
-        return false;
+      case ValueType::kSymbol: return true;
+      default: return false;
     }
   }
 

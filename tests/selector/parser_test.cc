@@ -46,14 +46,18 @@ TEST(ParserTest, PrecedenceOrAndNot) {
 }
 
 TEST(ParserTest, AndOrChainsAreFlattened) {
-  EXPECT_EQ(Parse("a AND b AND c AND d"),
-            "(AND application_properties.a application_properties.b application_properties.c application_properties.d)");
+  EXPECT_EQ(
+      Parse("a AND b AND c AND d"),
+      "(AND application_properties.a application_properties.b application_properties.c application_properties.d)");
 }
 
 TEST(ParserTest, ArithmeticPrecedenceAndAssociativity) {
-  EXPECT_EQ(Parse("a + b * c = 1"), "(= (+ application_properties.a (* application_properties.b application_properties.c)) 1)");
-  EXPECT_EQ(Parse("a - b - c = 1"), "(= (- (- application_properties.a application_properties.b) application_properties.c) 1)");
-  EXPECT_EQ(Parse("a / b % c = 1"), "(= (% (/ application_properties.a application_properties.b) application_properties.c) 1)");
+  EXPECT_EQ(Parse("a + b * c = 1"),
+            "(= (+ application_properties.a (* application_properties.b application_properties.c)) 1)");
+  EXPECT_EQ(Parse("a - b - c = 1"),
+            "(= (- (- application_properties.a application_properties.b) application_properties.c) 1)");
+  EXPECT_EQ(Parse("a / b % c = 1"),
+            "(= (% (/ application_properties.a application_properties.b) application_properties.c) 1)");
   EXPECT_EQ(Parse("-a * +b = 1"), "(= (* (NEG application_properties.a) (POS application_properties.b)) 1)");
   EXPECT_EQ(Parse("- -1 = 1"), "(= (NEG (NEG 1)) 1)");
 }
@@ -79,7 +83,8 @@ TEST(ParserTest, Literals) {
             "(OR (= application_properties.a 42) (= application_properties.a 4.2000000000000002) "
             "(= application_properties.a 4200) (= application_properties.a NAN) (= application_properties.a INF) "
             "(= application_properties.a (NEG INF)))");
-  EXPECT_EQ(Parse("a = TRUE OR a = false"), "(OR (= application_properties.a TRUE) (= application_properties.a FALSE))");
+  EXPECT_EQ(Parse("a = TRUE OR a = false"),
+            "(OR (= application_properties.a TRUE) (= application_properties.a FALSE))");
   EXPECT_EQ(Parse("a = 'it''s' OR a = \"say \"\"x\"\"\""),
             "(OR (= application_properties.a 'it''s') (= application_properties.a 'say \"x\"'))");
   EXPECT_EQ(Parse("a = 0x0aFF"), "(= application_properties.a 0x0AFF)");
@@ -184,27 +189,18 @@ TEST_P(ParserErrorTest, ReportsCodePositionAndToken) {
 INSTANTIATE_TEST_SUITE_P(
     All, ParserErrorTest,
     ::testing::Values(
-        ErrorCase{"", ErrorCode::kUnexpectedEnd, 0, ""},
-        ErrorCase{"   ", ErrorCode::kUnexpectedEnd, 0, ""},
-        ErrorCase{"a =", ErrorCode::kUnexpectedEnd, 3, ""},
-        ErrorCase{"(a = 1", ErrorCode::kUnexpectedEnd, 6, ""},
-        ErrorCase{"a = 1)", ErrorCode::kSyntax, 5, ")"},
-        ErrorCase{"a = = 1", ErrorCode::kSyntax, 4, "="},
-        ErrorCase{"a = 1 b", ErrorCode::kSyntax, 6, "b"},
-        ErrorCase{"a = 1 = 2", ErrorCode::kSyntax, 6, "="},
-        ErrorCase{"a AND", ErrorCode::kUnexpectedEnd, 5, ""},
-        ErrorCase{"a NOT 1", ErrorCode::kSyntax, 2, "NOT"},
-        ErrorCase{"a IS 1", ErrorCode::kSyntax, 5, "1"},
-        ErrorCase{"a IS NOT 1", ErrorCode::kSyntax, 9, "1"},
-        ErrorCase{"a IN 1", ErrorCode::kSyntax, 5, "1"},
-        ErrorCase{"a IN ()", ErrorCode::kSyntax, 6, ")"},
+        ErrorCase{"", ErrorCode::kUnexpectedEnd, 0, ""}, ErrorCase{"   ", ErrorCode::kUnexpectedEnd, 0, ""},
+        ErrorCase{"a =", ErrorCode::kUnexpectedEnd, 3, ""}, ErrorCase{"(a = 1", ErrorCode::kUnexpectedEnd, 6, ""},
+        ErrorCase{"a = 1)", ErrorCode::kSyntax, 5, ")"}, ErrorCase{"a = = 1", ErrorCode::kSyntax, 4, "="},
+        ErrorCase{"a = 1 b", ErrorCode::kSyntax, 6, "b"}, ErrorCase{"a = 1 = 2", ErrorCode::kSyntax, 6, "="},
+        ErrorCase{"a AND", ErrorCode::kUnexpectedEnd, 5, ""}, ErrorCase{"a NOT 1", ErrorCode::kSyntax, 2, "NOT"},
+        ErrorCase{"a IS 1", ErrorCode::kSyntax, 5, "1"}, ErrorCase{"a IS NOT 1", ErrorCode::kSyntax, 9, "1"},
+        ErrorCase{"a IN 1", ErrorCode::kSyntax, 5, "1"}, ErrorCase{"a IN ()", ErrorCode::kSyntax, 6, ")"},
         ErrorCase{"a IN (1 2)", ErrorCode::kSyntax, 8, "2"},
         ErrorCase{"a BETWEEN 1 OR 2", ErrorCode::kSyntax, 12, "OR"},
-        ErrorCase{"a = NULL", ErrorCode::kSyntax, 4, "NULL"},
-        ErrorCase{"AND = 1", ErrorCode::kSyntax, 0, "AND"},
+        ErrorCase{"a = NULL", ErrorCode::kSyntax, 4, "NULL"}, ErrorCase{"AND = 1", ErrorCode::kSyntax, 0, "AND"},
         ErrorCase{"a LIKE b", ErrorCode::kTypeMismatch, 7, "b"},
-        ErrorCase{"a LIKE 5", ErrorCode::kTypeMismatch, 7, "5"},
-        ErrorCase{"a LIKE", ErrorCode::kUnexpectedEnd, 6, ""},
+        ErrorCase{"a LIKE 5", ErrorCode::kTypeMismatch, 7, "5"}, ErrorCase{"a LIKE", ErrorCode::kUnexpectedEnd, 6, ""},
         ErrorCase{"a LIKE 'x' ESCAPE 'ab'", ErrorCode::kInvalidEscape, 18, "'ab'"},
         ErrorCase{"a LIKE 'x' ESCAPE ''", ErrorCode::kInvalidEscape, 18, "''"},
         ErrorCase{"a LIKE 'x' ESCAPE 1", ErrorCode::kInvalidEscape, 18, "1"},
@@ -214,8 +210,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"p.foo = 1", ErrorCode::kUnknownField, 2, "foo"},
         ErrorCase{"h.message_id = 1", ErrorCode::kUnknownField, 2, "message_id"},
         ErrorCase{"h.delivery-count = 1", ErrorCode::kUnknownField, 2, "delivery"},
-        ErrorCase{"p. = 1", ErrorCode::kSyntax, 3, "="},
-        ErrorCase{"a.tags[x] = 1", ErrorCode::kSyntax, 6, "[x]"},
+        ErrorCase{"p. = 1", ErrorCode::kSyntax, 3, "="}, ErrorCase{"a.tags[x] = 1", ErrorCode::kSyntax, 6, "[x]"},
         ErrorCase{"a.tags. = 1", ErrorCode::kSyntax, 8, "="},
         ErrorCase{"FOO(1) = 1", ErrorCode::kUnknownFunction, 0, "FOO"},
         ErrorCase{"UTC(1) > 0", ErrorCode::kArgumentCount, 0, "UTC"},
@@ -232,8 +227,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"DATE('yesterday') > 0", ErrorCode::kInvalidDate, 5, "'yesterday'"},
         ErrorCase{"EXISTS 1", ErrorCode::kNotAField, 7, "1"},
         ErrorCase{"EXISTS LOWER(a)", ErrorCode::kNotAField, 7, "LOWER"},
-        ErrorCase{"1", ErrorCode::kTypeMismatch, 0, "1"},
-        ErrorCase{"'a'", ErrorCode::kTypeMismatch, 0, "'a'"},
+        ErrorCase{"1", ErrorCode::kTypeMismatch, 0, "1"}, ErrorCase{"'a'", ErrorCode::kTypeMismatch, 0, "'a'"},
         ErrorCase{"a + 1", ErrorCode::kTypeMismatch, 2, "+"},
         ErrorCase{"a = 1 AND 5", ErrorCode::kTypeMismatch, 10, "5"},
         ErrorCase{"NOT 'x'", ErrorCode::kTypeMismatch, 4, "'x'"},
@@ -283,9 +277,7 @@ TEST(ParserTest, AnEmptyJmsSelectorIsNoSelector) {
   EXPECT_FALSE(Selector::Compile("  ").ok());
 }
 
-TEST(ParserTest, TinyNumbersUnderflowToZero) {
-  EXPECT_EQ(Parse("a = 1e-400"), "(= application_properties.a 0)");
-}
+TEST(ParserTest, TinyNumbersUnderflowToZero) { EXPECT_EQ(Parse("a = 1e-400"), "(= application_properties.a 0)"); }
 
 TEST(ParserLimitsTest, LengthLimit) {
   CompileOptions options;
@@ -374,8 +366,7 @@ std::string Nested(const std::string& open, const std::string& middle, const std
 TEST(ParserLimitsTest, HundredThousandDeepIsRefusedWithoutStackOverflow) {
   CompileOptions options;
   options.limits.max_length = 1 << 30;  // let only the depth limit speak
-  for (const auto& [open, middle, close] :
-       std::vector<std::tuple<std::string, std::string, std::string>>{
+  for (const auto& [open, middle, close] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"(", "a", ")"}, {"NOT ", "a", ""}, {"-", "a = 1", ""}, {"LOWER(", "a", ") = 'x'"}}) {
     std::string text = Nested(open, middle, close, 100000);
     Error e = ParseError(text, options);

@@ -46,8 +46,8 @@ TEST(PropertiesFilterTest, NullReferenceMatchesAnything) {
 }
 
 TEST(PropertiesFilterTest, EveryEntryMustMatch) {
-  Selector s = Selector::CompilePropertiesFilter(
-      Entries{{"subject", Value::String("a")}, {"group-id", Value::String("g")}});
+  Selector s =
+      Selector::CompilePropertiesFilter(Entries{{"subject", Value::String("a")}, {"group-id", Value::String("g")}});
   SimpleSource src;
   src.Set("properties.subject", Value::String("a"));
   EXPECT_EQ(RunFilter(s, src), Truth::kFalse);
@@ -94,8 +94,8 @@ TEST(PropertiesFilterTest, PrefixSuffixAndLiteralAmpersand) {
 
 TEST(PropertiesFilterTest, InvalidModifierIsAnError) {
   for (const char* bad : {"&x:abc", "&", "&p", "&P:abc", "&s"}) {
-    Selector s = Selector::CompilePropertiesFilter(
-        Entries{{"subject", Value::String("ok")}, {"to", Value::String(bad)}});
+    Selector s =
+        Selector::CompilePropertiesFilter(Entries{{"subject", Value::String("ok")}, {"to", Value::String(bad)}});
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_EQ(s.error().code, ErrorCode::kInvalidPropertyFilter);
     EXPECT_EQ(s.error().position, 1u);  // the index of the entry

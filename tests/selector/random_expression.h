@@ -33,21 +33,21 @@ namespace sift::selector::testing {
 
 // Indices into DifferentialFields().
 enum DiffField : int {
-  kFx = 0,     // a.x: a number of a random type (sometimes a string, null or missing)
-  kFy,         // a.y: same
-  kFz,         // a.z: same
-  kFs,         // a.s: a string or symbol (sometimes a number, null or missing)
-  kFt,         // a.t: same
-  kFb,         // a.b: a boolean (sometimes a number, null or missing)
-  kFn,         // a.n: always null
-  kFo,         // a.o: a timestamp, char, uuid, binary or decimal64
-  kFprio,      // h.priority: ubyte, or absent (reads as the default 4)
-  kFsubject,   // p.subject
-  kFann,       // m.x-opt-k: a long in a message annotation
-  kFlist0,     // a.lst[0]
-  kFlist1,     // a.lst[1]
-  kFmapk,      // a.mp.k
-  kFnone,      // a.none: never present
+  kFx = 0,    // a.x: a number of a random type (sometimes a string, null or missing)
+  kFy,        // a.y: same
+  kFz,        // a.z: same
+  kFs,        // a.s: a string or symbol (sometimes a number, null or missing)
+  kFt,        // a.t: same
+  kFb,        // a.b: a boolean (sometimes a number, null or missing)
+  kFn,        // a.n: always null
+  kFo,        // a.o: a timestamp, char, uuid, binary or decimal64
+  kFprio,     // h.priority: ubyte, or absent (reads as the default 4)
+  kFsubject,  // p.subject
+  kFann,      // m.x-opt-k: a long in a message annotation
+  kFlist0,    // a.lst[0]
+  kFlist1,    // a.lst[1]
+  kFmapk,     // a.mp.k
+  kFnone,     // a.none: never present
   kFieldCount,
 };
 
@@ -96,7 +96,9 @@ class RandomExpressions {
   uint64_t Below(uint64_t n) { return n == 0 ? 0 : rng_() % n; }
   bool OneIn(uint64_t n) { return Below(n) == 0; }
   template <typename T, size_t N>
-  const T& Pick(const T (&a)[N]) { return a[Below(N)]; }
+  const T& Pick(const T (&a)[N]) {
+    return a[Below(N)];
+  }
 
   // ---- messages ----
 
@@ -112,8 +114,9 @@ class RandomExpressions {
     set("t", TextOrOther());
     if (!OneIn(5)) {
       uint64_t r = Below(8);
-      set("b", r < 6 ? TestValue::Of(Value::Boolean(r % 2 == 0)) : r == 6 ? TestValue::Of(Value::Null())
-                                                                          : TestValue::Of(Value::Long(1)));
+      set("b", r < 6    ? TestValue::Of(Value::Boolean(r % 2 == 0))
+               : r == 6 ? TestValue::Of(Value::Null())
+                        : TestValue::Of(Value::Long(1)));
     }
     m.Set(Section::kApplicationProperties, "n", TestValue::Of(Value::Null()));
     if (!OneIn(4)) m.Set(Section::kApplicationProperties, "o", OtherValue());
@@ -130,9 +133,9 @@ class RandomExpressions {
     if (!OneIn(4)) {
       TestValue map = TestValue::Compound(ValueType::kMap);
       if (!OneIn(4)) {
-        map.entries.emplace_back(TestValue::Bytes(OneIn(2) ? ValueType::kString : ValueType::kSymbol, "k"),
-                                 OneIn(2) ? TestValue::Of(Value::Long(SmallInt()))
-                                          : TestValue::Bytes(ValueType::kString, Pick(kStrings)));
+        map.entries.emplace_back(
+            TestValue::Bytes(OneIn(2) ? ValueType::kString : ValueType::kSymbol, "k"),
+            OneIn(2) ? TestValue::Of(Value::Long(SmallInt())) : TestValue::Bytes(ValueType::kString, Pick(kStrings)));
       }
       map.entries.emplace_back(TestValue::Bytes(ValueType::kString, "other"), TestValue::Of(Value::Long(7)));
       m.Set(Section::kApplicationProperties, "mp", std::move(map));
@@ -146,12 +149,17 @@ class RandomExpressions {
   RefExpr Predicate(int depth) {
     uint64_t r = Below(depth <= 0 ? 6 : 16);
     switch (r) {
-      case 0: case 1: case 2: return Comparison(depth);
+      case 0:
+      case 1:
+      case 2: return Comparison(depth);
       case 3: return Like(depth);
       case 4: return IsNull(depth);
       case 5: return OneIn(2) ? In(depth) : Between(depth);
-      case 6: case 7: case 8: return Logical(RefKind::kAnd, depth);
-      case 9: case 10: return Logical(RefKind::kOr, depth);
+      case 6:
+      case 7:
+      case 8: return Logical(RefKind::kAnd, depth);
+      case 9:
+      case 10: return Logical(RefKind::kOr, depth);
       case 11: {
         RefExpr e;
         e.kind = RefKind::kNot;
@@ -179,8 +187,8 @@ class RandomExpressions {
   }
 
  private:
-  static constexpr const char* kStrings[] = {"", "a", "ab", "abc", "A", "Abc", "red", "blue", "orders.new",
-                                            "é", "日本", "a%b", "a_b", "it's", "x\"y", "1"};
+  static constexpr const char* kStrings[] = {"",           "a", "ab",   "abc", "A",   "Abc",  "red",  "blue",
+                                             "orders.new", "é", "日本", "a%b", "a_b", "it's", "x\"y", "1"};
 
   int64_t SmallInt() {
     static constexpr int64_t kInts[] = {0, 1, 2, 3, -1, -2, 5, 10, 100, 127, 255, 1000, -128};
@@ -205,11 +213,11 @@ class RandomExpressions {
       case 0: return TestValue::Of(Value::Signed(ValueType::kByte, static_cast<int8_t>(v)));
       case 1: return TestValue::Of(Value::Signed(ValueType::kShort, static_cast<int16_t>(v)));
       case 2: return TestValue::Of(Value::Signed(ValueType::kInt, static_cast<int32_t>(v)));
-      case 3: case 4: return TestValue::Of(Value::Long(v));
+      case 3:
+      case 4: return TestValue::Of(Value::Long(v));
       case 5: return TestValue::Of(Value::Unsigned(ValueType::kUByte, static_cast<uint8_t>(magnitude)));
       case 6: return TestValue::Of(Value::Unsigned(ValueType::kUInt, static_cast<uint32_t>(magnitude)));
-      case 7: return TestValue::Of(Value::Unsigned(ValueType::kULong,
-                                                   OneIn(20) ? UINT64_MAX : magnitude));
+      case 7: return TestValue::Of(Value::Unsigned(ValueType::kULong, OneIn(20) ? UINT64_MAX : magnitude));
       case 8: return TestValue::Of(Value::Float(static_cast<float>(v) + (OneIn(2) ? 0.5f : 0.0f)));
       default: return TestValue::Of(Value::Double(static_cast<double>(v) + (OneIn(2) ? 0.5 : 0.0)));
     }
@@ -305,7 +313,9 @@ class RandomExpressions {
     }
   }
   template <size_t N>
-  std::string Pick(const char* const (&a)[N]) { return a[Below(N)]; }
+  std::string Pick(const char* const (&a)[N]) {
+    return a[Below(N)];
+  }
   std::string Pick(std::initializer_list<const char*> a) { return *(a.begin() + Below(a.size())); }
 
   RefExpr StringLiteral() {
@@ -385,8 +395,13 @@ class RandomExpressions {
 
   RefExpr AnyValue(int depth) {
     switch (Below(10)) {
-      case 0: case 1: case 2: case 3: return Numeric(depth);
-      case 4: case 5: case 6: return Text(depth);
+      case 0:
+      case 1:
+      case 2:
+      case 3: return Numeric(depth);
+      case 4:
+      case 5:
+      case 6: return Text(depth);
       case 7: return Field(AnyField());
       case 8: return Literal(TestValue::Of(Value::Boolean(OneIn(2))), "");
       default:
@@ -551,10 +566,15 @@ class RandomExpressions {
       case RefKind::kOr: return 1;
       case RefKind::kAnd: return 2;
       case RefKind::kNot: return 3;
-      case RefKind::kCompare: case RefKind::kLike: case RefKind::kIn: case RefKind::kBetween:
-      case RefKind::kIsNull: case RefKind::kExists: return 4;
+      case RefKind::kCompare:
+      case RefKind::kLike:
+      case RefKind::kIn:
+      case RefKind::kBetween:
+      case RefKind::kIsNull:
+      case RefKind::kExists: return 4;
       case RefKind::kArith: return (e.op == "+" || e.op == "-") ? 5 : 6;
-      case RefKind::kNegate: case RefKind::kPlus: return 7;
+      case RefKind::kNegate:
+      case RefKind::kPlus: return 7;
       default: return 8;
     }
   }
@@ -660,7 +680,6 @@ class RandomExpressions {
   Dialect dialect_ = Dialect::kSql;
 };
 
-
 // ---------------------------------------------------------------------------------------------
 // The differential run shared by differential_test.cc and differential_heavy_test.cc.
 
@@ -668,19 +687,25 @@ class RandomExpressions {
 inline std::string DescribeValue(const TestValue& v) {
   std::string out(ValueTypeName(v.type));
   switch (v.type) {
-    case ValueType::kMissing: case ValueType::kNull: break;
+    case ValueType::kMissing:
+    case ValueType::kNull: break;
     case ValueType::kBoolean: out += v.scalar.boolean ? " true" : " false"; break;
-    case ValueType::kUByte: case ValueType::kUShort: case ValueType::kUInt: case ValueType::kULong:
-      out += " " + std::to_string(v.scalar.u64);
-      break;
-    case ValueType::kByte: case ValueType::kShort: case ValueType::kInt: case ValueType::kLong:
-    case ValueType::kTimestamp:
-      out += " " + std::to_string(v.scalar.i64);
-      break;
-    case ValueType::kFloat: case ValueType::kDouble: out += " " + std::to_string(v.scalar.f64); break;
+    case ValueType::kUByte:
+    case ValueType::kUShort:
+    case ValueType::kUInt:
+    case ValueType::kULong: out += " " + std::to_string(v.scalar.u64); break;
+    case ValueType::kByte:
+    case ValueType::kShort:
+    case ValueType::kInt:
+    case ValueType::kLong:
+    case ValueType::kTimestamp: out += " " + std::to_string(v.scalar.i64); break;
+    case ValueType::kFloat:
+    case ValueType::kDouble: out += " " + std::to_string(v.scalar.f64); break;
     case ValueType::kChar: out += " U+" + std::to_string(v.scalar.u32); break;
-    case ValueType::kString: case ValueType::kSymbol: out += " \"" + v.bytes + "\""; break;
-    case ValueType::kList: case ValueType::kArray: {
+    case ValueType::kString:
+    case ValueType::kSymbol: out += " \"" + v.bytes + "\""; break;
+    case ValueType::kList:
+    case ValueType::kArray: {
       out += " [";
       for (size_t i = 0; i < v.elements.size(); ++i) out += (i ? ", " : "") + DescribeValue(v.elements[i]);
       out += "]";
@@ -719,14 +744,12 @@ inline std::string DescribeMessage(const TestMessage& m) {
 struct DifferentialResult {
   uint64_t pairs = 0;
   uint64_t disagreements = 0;
-  uint64_t compile_errors = 0;  // generated expressions the implementation refused (each a disagreement)
-  uint64_t outcomes[3] = {};    // reference answers: FALSE, TRUE, UNKNOWN (to show the mix is varied)
+  uint64_t compile_errors = 0;     // generated expressions the implementation refused (each a disagreement)
+  uint64_t outcomes[3] = {};       // reference answers: FALSE, TRUE, UNKNOWN (to show the mix is varied)
   std::vector<std::string> first;  // the first few disagreements, described
 };
 
-inline const char* TruthText(Truth t) {
-  return t == Truth::kTrue ? "TRUE" : t == Truth::kFalse ? "FALSE" : "UNKNOWN";
-}
+inline const char* TruthText(Truth t) { return t == Truth::kTrue ? "TRUE" : t == Truth::kFalse ? "FALSE" : "UNKNOWN"; }
 
 // Compiles `expressions` random expressions and evaluates each on `messages` random messages, both
 // through Selector::Evaluate (over MapFieldSource) and the reference; counts the disagreements.
@@ -777,7 +800,6 @@ inline DifferentialResult RunDifferential(uint64_t seed, int expressions, int me
   return result;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Property filters (filter expressions section 4.1), against their own reference reading.
 
@@ -802,7 +824,7 @@ inline bool ReferencePropertyMatch(const TestValue* value, const TestValue& ref)
              value->bytes.compare(value->bytes.size() - lit.size(), lit.size(), lit) == 0;
     }
     if (r.compare(0, 2, "&&") != 0) return false;  // compiles to an error instead
-    RefValue text_value = FromTestValue(value);  // "&&abc" stands for the text "&abc"
+    RefValue text_value = FromTestValue(value);    // "&&abc" stands for the text "&abc"
     return text_value.kind == RefValue::Kind::kText && text_value.bytes == r.substr(1);
   }
   RefValue a = FromTestValue(value), b = FromTestValue(&ref);
@@ -880,8 +902,10 @@ inline DifferentialResult RunPropertyFilterDifferential(uint64_t seed, int filte
     for (int j = 0; j < messages; ++j) {
       TestMessage message = gen.Message();
       bool want = true;
-      for (const auto& [name, ref] : app) want = want && ReferencePropertyMatch(message.Find(Section::kApplicationProperties, name), ref);
-      for (const auto& [name, ref] : props) want = want && ReferencePropertyMatch(message.Find(Section::kProperties, name), ref);
+      for (const auto& [name, ref] : app)
+        want = want && ReferencePropertyMatch(message.Find(Section::kApplicationProperties, name), ref);
+      for (const auto& [name, ref] : props)
+        want = want && ReferencePropertyMatch(message.Find(Section::kProperties, name), ref);
       source.Reset(&message);
       Truth got = selector.Evaluate(source, context);
       Truth expected = want ? Truth::kTrue : Truth::kFalse;

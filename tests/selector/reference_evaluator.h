@@ -32,12 +32,12 @@ namespace sift::selector::testing {
 // The expression tree
 
 enum class RefKind : uint8_t {
-  kLiteral,   // literal
-  kField,     // field (index into the fixed field list of the test)
-  kNegate,    // -kids[0]
-  kPlus,      // +kids[0]
-  kArith,     // kids[0] op kids[1], op one of + - * / %
-  kCompare,   // kids[0] op kids[1], op one of = <> < <= > >=
+  kLiteral,  // literal
+  kField,    // field (index into the fixed field list of the test)
+  kNegate,   // -kids[0]
+  kPlus,     // +kids[0]
+  kArith,    // kids[0] op kids[1], op one of + - * / %
+  kCompare,  // kids[0] op kids[1], op one of = <> < <= > >=
   kAnd,
   kOr,
   kNot,
@@ -51,7 +51,7 @@ enum class RefKind : uint8_t {
 
 struct RefExpr {
   RefKind kind = RefKind::kLiteral;
-  std::string op;           // kArith / kCompare: the operator as written ("=", "<>", "+", ...)
+  std::string op;  // kArith / kCompare: the operator as written ("=", "<>", "+", ...)
   std::vector<RefExpr> kids;
   TestValue literal;        // kLiteral: its value
   std::string text;         // kLiteral: how it is written
@@ -78,7 +78,7 @@ struct RefValue {
   bool boolean = false;
   __int128 exact = 0;
   double approx = 0;
-  std::string bytes;          // kText (UTF-8), kBinary, kUuid
+  std::string bytes;  // kText (UTF-8), kBinary, kUuid
 };
 
 // Decodes an IEEE 754-2008 decimal in the BID encoding (what AMQP carries, core part 1 1.6.15-17)
@@ -144,8 +144,7 @@ inline RefValue FromTestValue(const TestValue* v) {
   if (v == nullptr) return r;
   switch (v->type) {
     case ValueType::kMissing:
-    case ValueType::kNull:
-      return r;
+    case ValueType::kNull: return r;
     case ValueType::kBoolean:
       r.kind = RefValue::Kind::kBool;
       r.boolean = v->scalar.boolean;
@@ -195,9 +194,7 @@ inline RefValue FromTestValue(const TestValue* v) {
       r.kind = RefValue::Kind::kUuid;
       r.bytes = v->bytes;
       return r;
-    default:
-      r.kind = RefValue::Kind::kCompound;
-      return r;
+    default: r.kind = RefValue::Kind::kCompound; return r;
   }
 }
 
@@ -297,8 +294,7 @@ class ReferenceEvaluator {
         if (v.kind != RefValue::Kind::kBool) return Truth::kUnknown;
         return Of(v.boolean);
       }
-      default:
-        return Truth::kUnknown;
+      default: return Truth::kUnknown;
     }
   }
 
@@ -509,8 +505,7 @@ class ReferenceEvaluator {
   static Truth Like(const RefValue& v, const RefExpr& e) {
     if (v.kind != RefValue::Kind::kText) return Truth::kUnknown;
     std::vector<uint32_t> esc = CodePoints(e.escape);
-    return Of(LikeMatch(CodePoints(v.bytes), 0, CodePoints(e.pattern), 0, e.has_escape,
-                        esc.empty() ? 0 : esc[0]));
+    return Of(LikeMatch(CodePoints(v.bytes), 0, CodePoints(e.pattern), 0, e.has_escape, esc.empty() ? 0 : esc[0]));
   }
 
   // Functions (filter expressions section 6): string functions on strings and symbols; positions
@@ -551,7 +546,8 @@ class ReferenceEvaluator {
       if (n < 0) return RefValue();
       if (n > len) n = len;
       size_t count = static_cast<size_t>(n);
-      out.bytes = e.function == "LEFT" ? FromCodePoints(cps, 0, count) : FromCodePoints(cps, cps.size() - count, cps.size());
+      out.bytes =
+          e.function == "LEFT" ? FromCodePoints(cps, 0, count) : FromCodePoints(cps, cps.size() - count, cps.size());
       return out;
     }
     if (e.function == "SUBSTRING") {

@@ -19,8 +19,8 @@ std::string Describe(const Selector& s) {
       out += k == 0 ? "" : "|";
       out += r.any_of[k].exact ? "=" : r.any_of[k].pattern ? "^" : "~";
       out += std::string(r.any_of[k].section == Section::kApplicationProperties ? "a"
-                         : r.any_of[k].section == Section::kProperties       ? "p"
-                                                                             : "o") +
+                         : r.any_of[k].section == Section::kProperties          ? "p"
+                                                                                : "o") +
              ":" + r.any_of[k].text;
     }
   }
@@ -60,11 +60,11 @@ TEST(RequiredText, NotDerivedWhereTrueDoesNotNeedTheText) {
   EXPECT_EQ(Of("region + 'x' = 'eu-westx'"), "");
   EXPECT_EQ(Of("region NOT LIKE 'eu%'"), "");
   EXPECT_EQ(Of("region NOT IN ('eu-west')"), "");
-  EXPECT_EQ(Of("region IN ('eu-west', 5)"), "");   // a number may match a number
+  EXPECT_EQ(Of("region IN ('eu-west', 5)"), "");    // a number may match a number
   EXPECT_EQ(Of("region IN ('eu-west', 'x')"), "");  // 'x' may be a char
   EXPECT_EQ(Of("region = 'x'"), "");                // one code point: a char holds it as UTF-32
   EXPECT_EQ(Of("region = 'é'"), "");
-  EXPECT_EQ(Of("region LIKE '%a_b%'"), "");         // no run of two literal code points
+  EXPECT_EQ(Of("region LIKE '%a_b%'"), "");  // no run of two literal code points
   EXPECT_EQ(Of("amount > 5"), "");
   EXPECT_EQ(Of("region > 'eu'"), "");
 }

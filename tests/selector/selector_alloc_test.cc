@@ -83,10 +83,10 @@ TEST(SelectorAllocTest, LikeThroughRe2) {
 }
 
 TEST(SelectorAllocTest, LikeFastPaths) {
-  ExpectNoAllocations("s LIKE 'a%' OR s LIKE '%z' OR s LIKE '%mid%' OR s LIKE 'x%y%z'",
-                      {{{{"s", Value::String("abc")}}}, {{{"s", Value::String("qqq")}}},
-                       {{{"s", Value::String("x1y2z")}}}},
-                      {Truth::kTrue, Truth::kFalse, Truth::kTrue});
+  ExpectNoAllocations(
+      "s LIKE 'a%' OR s LIKE '%z' OR s LIKE '%mid%' OR s LIKE 'x%y%z'",
+      {{{{"s", Value::String("abc")}}}, {{{"s", Value::String("qqq")}}}, {{{"s", Value::String("x1y2z")}}}},
+      {Truth::kTrue, Truth::kFalse, Truth::kTrue});
 }
 
 TEST(SelectorAllocTest, LowerUpperAndConcatenation) {
@@ -99,12 +99,11 @@ TEST(SelectorAllocTest, LowerUpperAndConcatenation) {
 }
 
 TEST(SelectorAllocTest, SubstringFunctionsAndDate) {
-  ExpectNoAllocations(
-      "SUBSTRING(s, 2, 3) = 'ell' AND LEFT(s, 1) = 'h' AND RIGHT(s, 1) = 'o' AND DATE(d) < UTC()",
-      {{{{"s", Value::String("hello")}, {"d", Value::String("2020-01-01T00:00:00Z")}}},
-       {{{"s", Value::String("jello")}, {"d", Value::String("2020-01-01")}}},
-       {{{"s", Value::String("hello")}, {"d", Value::String("not a date")}}}},
-      {Truth::kTrue, Truth::kFalse, Truth::kUnknown});
+  ExpectNoAllocations("SUBSTRING(s, 2, 3) = 'ell' AND LEFT(s, 1) = 'h' AND RIGHT(s, 1) = 'o' AND DATE(d) < UTC()",
+                      {{{{"s", Value::String("hello")}, {"d", Value::String("2020-01-01T00:00:00Z")}}},
+                       {{{"s", Value::String("jello")}, {"d", Value::String("2020-01-01")}}},
+                       {{{"s", Value::String("hello")}, {"d", Value::String("not a date")}}}},
+                      {Truth::kTrue, Truth::kFalse, Truth::kUnknown});
 }
 
 TEST(SelectorAllocTest, InListOfFiftyStrings) {

@@ -52,11 +52,11 @@ TEST(ChunkFormat, HeaderLayoutIsAsDocumented) {
   const std::string v = Build(0x0102030405060708, 77, {"hello"});
   ASSERT_EQ(v.size(), kChunkHeaderSize + 1 + 1 + 5);
   EXPECT_EQ(v.substr(0, 4), "SFTC");
-  EXPECT_EQ(LE(v, 4, 1), 1u);    // version
-  EXPECT_EQ(LE(v, 5, 1), 0u);    // flags
-  EXPECT_EQ(LE(v, 6, 2), 48u);   // header size
-  EXPECT_EQ(LE(v, 8, 4), 1u);    // count
-  EXPECT_EQ(LE(v, 12, 4), 7u);   // payload bytes
+  EXPECT_EQ(LE(v, 4, 1), 1u);   // version
+  EXPECT_EQ(LE(v, 5, 1), 0u);   // flags
+  EXPECT_EQ(LE(v, 6, 2), 48u);  // header size
+  EXPECT_EQ(LE(v, 8, 4), 1u);   // count
+  EXPECT_EQ(LE(v, 12, 4), 7u);  // payload bytes
   EXPECT_EQ(LE(v, 16, 8), 0x0102030405060708u);
   EXPECT_EQ(LE(v, 24, 8), 77u);
   EXPECT_EQ(LE(v, 32, 8), 77u);
@@ -141,7 +141,10 @@ TEST(ChunkFormat, MalformedRecordsAreRejected) {
   const std::string truncated_len("\x00\x85", 2);
   const char* p = truncated_len.data();
   EXPECT_FALSE(ReadRecord(&p, p + truncated_len.size(), &d, &data));
-  const std::string too_long("\x00\x05" "abc", 5);
+  const std::string too_long(
+      "\x00\x05"
+      "abc",
+      5);
   p = too_long.data();
   EXPECT_FALSE(ReadRecord(&p, p + too_long.size(), &d, &data));
   const std::string overlong_varint("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x00", 11);

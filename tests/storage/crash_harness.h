@@ -27,8 +27,8 @@ namespace sift::storage::test {
 
 struct CrashStats {
   int runs = 0;
-  uint64_t acknowledged = 0;   // acknowledged messages over all runs
-  uint64_t stored = 0;         // messages in the store after the last run
+  uint64_t acknowledged = 0;          // acknowledged messages over all runs
+  uint64_t stored = 0;                // messages in the store after the last run
   uint64_t unacknowledged_found = 0;  // stored messages whose acknowledgement the kill cut off
   int killed_before_first_ack = 0;
 };
@@ -52,7 +52,8 @@ inline std::map<uint64_t, uint64_t> RunAndKill(const std::string& store, uint64_
   char buf[65536];
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kill_after_ms);
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) break;
     pollfd p{fds[0], POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(left)) > 0) {
@@ -70,7 +71,8 @@ inline std::map<uint64_t, uint64_t> RunAndKill(const std::string& store, uint64_
   close(fds[0]);
   int wstatus = 0;
   waitpid(pid, &wstatus, 0);
-  EXPECT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL) << "the appender exited on its own, status " << wstatus;
+  EXPECT_TRUE(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL)
+      << "the appender exited on its own, status " << wstatus;
   std::map<uint64_t, uint64_t> acked;
   std::istringstream lines(out);
   std::string line;
@@ -133,7 +135,8 @@ inline CrashStats RunCrashCycles(int runs, uint64_t seed, int min_kill_ms, int m
       const uint32_t crc = crc32c::Value(rec.data.data(), rec.data.size());
       if (rec.offset < verified.size()) {
         // Compared byte for byte after an earlier run: now it must still be the same bytes.
-        EXPECT_EQ(verified[rec.offset], (VerifiedMessage{crc, rec.data.size()})) << "run " << run << ": offset " << rec.offset << " changed";
+        EXPECT_EQ(verified[rec.offset], (VerifiedMessage{crc, rec.data.size()}))
+            << "run " << run << ": offset " << rec.offset << " changed";
         continue;
       }
       EXPECT_TRUE(IsCrashMessage(rec.data, &nonce)) << "run " << run << ": damaged message at offset " << rec.offset;
@@ -149,8 +152,8 @@ inline CrashStats RunCrashCycles(int runs, uint64_t seed, int min_kill_ms, int m
     EXPECT_TRUE(r->status().ok()) << "run " << run << ": " << r->status().ToString();
     // Every acknowledged offset is below the recovered end (dense reading above saw them all).
     if (!all_acked.empty()) {
-      EXPECT_GT(expect, all_acked.rbegin()->first) << "run " << run << ": acknowledged offset " << all_acked.rbegin()->first
-                                                   << " lost; store ends at " << expect;
+      EXPECT_GT(expect, all_acked.rbegin()->first) << "run " << run << ": acknowledged offset "
+                                                   << all_acked.rbegin()->first << " lost; store ends at " << expect;
     }
     StreamInfo info;
     EXPECT_TRUE(store->GetStreamInfo("s", &info).ok());

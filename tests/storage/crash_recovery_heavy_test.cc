@@ -14,11 +14,11 @@ TEST(CrashRecoveryHeavy, AcknowledgedAppendsSurvive120Kills) {
 #endif
   CrashStats stats = RunCrashCycles(120, 4242, 10, 600);
   EXPECT_EQ(stats.runs, 120);
-  std::printf("crash runs %d, acknowledged %llu, stored %llu (unacknowledged but stored %llu), killed before "
-              "the first acknowledgement %d\n",
-              stats.runs, static_cast<unsigned long long>(stats.acknowledged),
-              static_cast<unsigned long long>(stats.stored), static_cast<unsigned long long>(stats.unacknowledged_found),
-              stats.killed_before_first_ack);
+  std::printf(
+      "crash runs %d, acknowledged %llu, stored %llu (unacknowledged but stored %llu), killed before "
+      "the first acknowledgement %d\n",
+      stats.runs, static_cast<unsigned long long>(stats.acknowledged), static_cast<unsigned long long>(stats.stored),
+      static_cast<unsigned long long>(stats.unacknowledged_found), stats.killed_before_first_ack);
 }
 
 }  // namespace

@@ -16,11 +16,11 @@ TEST(CrashRecovery, AcknowledgedAppendsSurviveKill9) {
   CrashStats stats = RunCrashCycles(runs, 20261130, 10, 250);
   EXPECT_EQ(stats.runs, runs);
   EXPECT_GT(stats.acknowledged, 0u);
-  std::printf("crash runs %d, acknowledged %llu, stored %llu (unacknowledged but stored %llu), killed before "
-              "the first acknowledgement %d\n",
-              stats.runs, static_cast<unsigned long long>(stats.acknowledged),
-              static_cast<unsigned long long>(stats.stored), static_cast<unsigned long long>(stats.unacknowledged_found),
-              stats.killed_before_first_ack);
+  std::printf(
+      "crash runs %d, acknowledged %llu, stored %llu (unacknowledged but stored %llu), killed before "
+      "the first acknowledgement %d\n",
+      stats.runs, static_cast<unsigned long long>(stats.acknowledged), static_cast<unsigned long long>(stats.stored),
+      static_cast<unsigned long long>(stats.unacknowledged_found), stats.killed_before_first_ack);
 }
 
 }  // namespace

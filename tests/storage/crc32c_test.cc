@@ -44,7 +44,8 @@ TEST(Crc32c, ExtendComposes) {
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 131);
   const uint32_t whole = crc32c::Value(data.data(), data.size());
   for (size_t split : {0, 1, 100, 12288, 30000, 50000}) {
-    EXPECT_EQ(crc32c::Extend(crc32c::Value(data.data(), split), data.data() + split, data.size() - split), whole) << split;
+    EXPECT_EQ(crc32c::Extend(crc32c::Value(data.data(), split), data.data() + split, data.size() - split), whole)
+        << split;
   }
 }
 

@@ -38,7 +38,8 @@ std::vector<std::string> FillStream(StreamStore& store, int chunks, int per_chun
   EXPECT_TRUE(store.CreateStream("s").ok());
   for (int k = 0; k < chunks; ++k) {
     std::vector<std::string> msgs;
-    for (int i = 0; i < per_chunk; ++i) msgs.push_back(RandomBytes(20 + (seed + k * 31 + i * 7) % 90, seed * 1000003 + k * 101 + i));
+    for (int i = 0; i < per_chunk; ++i)
+      msgs.push_back(RandomBytes(20 + (seed + k * 31 + i * 7) % 90, seed * 1000003 + k * 101 + i));
     std::vector<std::string_view> v(msgs.begin(), msgs.end());
     EXPECT_TRUE(store.AppendBatch("s", v).ok());
     all.insert(all.end(), msgs.begin(), msgs.end());
@@ -82,7 +83,8 @@ TEST(Integrity, EveryFlippedBitInAChunkIsDetected) {
   Record rec;
   for (;;) {
     if (r->Next(&rec)) {
-      ASSERT_EQ(damaged.count(rec.offset / kPerChunk * kPerChunk), 0u) << "delivered from a damaged chunk: " << rec.offset;
+      ASSERT_EQ(damaged.count(rec.offset / kPerChunk * kPerChunk), 0u)
+          << "delivered from a damaged chunk: " << rec.offset;
       ASSERT_EQ(rec.data, all[rec.offset]);
       ++delivered;
       continue;
@@ -223,7 +225,8 @@ TEST(Integrity, RecordsThatContradictAValidHeaderAreCorruption) {
   EXPECT_EQ(rec.data, "y");
   EXPECT_FALSE(r->Next(&rec));
   EXPECT_TRUE(r->status().IsCorruption());
-  EXPECT_NE(r->status().message().find("malformed record at offset 6"), std::string_view::npos) << r->status().ToString();
+  EXPECT_NE(r->status().message().find("malformed record at offset 6"), std::string_view::npos)
+      << r->status().ToString();
 }
 
 TEST(Integrity, DamagedLastChunkStillRecoversTheNextOffset) {

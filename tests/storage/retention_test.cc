@@ -104,7 +104,7 @@ TEST_F(RetentionTest, MaxAgeDeletesExpiredChunksOnEnforce) {
   Fill("s", 5);  // chunks at 1000..5000; each append applies retention at its own time
   StreamInfo info = Info("s");
   EXPECT_EQ(info.first_offset, 20u);  // 5000 - 2500 = 2500: chunks at 1000 and 2000 expired
-  clock_.Set(7000);  // cutoff 4500: the chunks at 3000 and 4000 expire, the one at 5000 stays
+  clock_.Set(7000);                   // cutoff 4500: the chunks at 3000 and 4000 expire, the one at 5000 stays
   ASSERT_TRUE(store_->EnforceRetention().ok());
   info = Info("s");
   EXPECT_EQ(info.first_offset, 40u);
@@ -168,7 +168,7 @@ TEST_F(RetentionTest, ReaderBehindDeletedChunksJumpsForward) {
   ASSERT_TRUE(store_->NewReader("s", ro, &r).ok());
   ASSERT_TRUE(r->Seek(5).ok());
   ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{0, 1}).ok());  // all expired
-  Fill("s", 1);  // offsets 50..59, appended now
+  Fill("s", 1);                                                        // offsets 50..59, appended now
   ASSERT_TRUE(r->Seek(5).ok());
   Record rec;
   ASSERT_TRUE(r->Next(&rec));

@@ -308,7 +308,6 @@ TEST_F(ReaderTest, ReaderOptionsForScansReadTheSame) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].data, Message(i));
 }
 
-
 // A chunk the chunk filter rules out is never read, not even to position the reader: seeking reads
 // the block it lands on, and a chunk is a block of its own. Counted with RocksDB's per-thread block
 // read counters, on table files (the store is reopened) and without the block cache.
@@ -347,9 +346,9 @@ TEST(ReaderPruning, ChunksRuledOutAreNeverRead) {
     std::string keep;  // the one chunk the filter lets through, by its first message
     uint64_t first_delivered, delivered;
   };
-  for (const Case& c : {Case{0, UINT64_MAX, "message-70", 70, 10}, Case{35, UINT64_MAX, "message-120", 120, 10},
-                        Case{0, 130, "message-120", 120, 10}, Case{0, 120, "message-120", 0, 0},
-                        Case{0, UINT64_MAX, "none", 0, 0}}) {
+  for (const Case& c :
+       {Case{0, UINT64_MAX, "message-70", 70, 10}, Case{35, UINT64_MAX, "message-120", 120, 10},
+        Case{0, 130, "message-120", 120, 10}, Case{0, 120, "message-120", 0, 0}, Case{0, UINT64_MAX, "none", 0, 0}}) {
     ReaderOptions ro;
     ro.fill_cache = false;
     ro.end_offset = c.end;

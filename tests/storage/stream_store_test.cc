@@ -19,8 +19,6 @@
 namespace sift::storage {
 namespace {
 
-
-
 TEST(StreamStore, OpenCreatesTheFolder) {
   TempDir dir;
   const std::string path = dir.path() + "/nested/store";
@@ -150,7 +148,8 @@ TEST(StreamStore, ReadOnlyOpenReadsBesideAWriterAndWritesNothing) {
   }
   auto files_of = [](const std::string& path) {
     std::vector<std::pair<std::string, uintmax_t>> files;
-    for (const auto& e : std::filesystem::directory_iterator(path)) files.emplace_back(e.path().filename(), e.file_size());
+    for (const auto& e : std::filesystem::directory_iterator(path))
+      files.emplace_back(e.path().filename(), e.file_size());
     std::sort(files.begin(), files.end());
     return files;
   };
@@ -437,10 +436,13 @@ TEST(StreamStore, PrepareIngestChecksEveryChunkAndReportsTheFirstFailure) {
       seen.emplace_back(begin, end);
     };
     std::vector<std::string> prepared;
-    ASSERT_TRUE(store->PrepareIngest(messages, &prepared, [&](size_t b, size_t e) {
-                       record(b, e);
-                       return Status::OK();
-                     }).ok());
+    ASSERT_TRUE(store
+                    ->PrepareIngest(messages, &prepared,
+                                    [&](size_t b, size_t e) {
+                                      record(b, e);
+                                      return Status::OK();
+                                    })
+                    .ok());
     std::sort(seen.begin(), seen.end());
     ASSERT_EQ(seen.size(), 100u);
     for (size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], std::make_pair(k * 10, k * 10 + 10));

@@ -8,7 +8,7 @@
 #include <new>
 
 namespace {
-std::atomic<uint64_t> g_allocations{0};  // process-wide by nature: it counts a process-wide resource
+std::atomic<uint64_t> g_allocations{0};   // process-wide by nature: it counts a process-wide resource
 thread_local uint64_t t_allocations = 0;  // constant-initialised: touching it never allocates
 
 void* Allocate(std::size_t size, std::size_t alignment) {
@@ -33,10 +33,18 @@ void* operator new[](std::size_t n) { return Allocate(n, 0); }
 void* operator new(std::size_t n, std::align_val_t a) { return Allocate(n, static_cast<std::size_t>(a)); }
 void* operator new[](std::size_t n, std::align_val_t a) { return Allocate(n, static_cast<std::size_t>(a)); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try { return Allocate(n, 0); } catch (...) { return nullptr; }
+  try {
+    return Allocate(n, 0);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try { return Allocate(n, 0); } catch (...) { return nullptr; }
+  try {
+    return Allocate(n, 0);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }

@@ -49,7 +49,8 @@ std::vector<std::string> Records(const std::string& bytes) {
   std::vector<std::string> records;
   size_t p = 0;
   while (p + 4 <= bytes.size()) {
-    uint32_t n = (uint32_t{static_cast<uint8_t>(bytes[p])} << 24) | (uint32_t{static_cast<uint8_t>(bytes[p + 1])} << 16) |
+    uint32_t n = (uint32_t{static_cast<uint8_t>(bytes[p])} << 24) |
+                 (uint32_t{static_cast<uint8_t>(bytes[p + 1])} << 16) |
                  (uint32_t{static_cast<uint8_t>(bytes[p + 2])} << 8) | uint32_t{static_cast<uint8_t>(bytes[p + 3])};
     records.push_back(bytes.substr(p + 4, n));
     p += 4 + n;
@@ -75,7 +76,8 @@ TEST_F(CliOfflineTest, GenIsDeterministicPerSeed) {
 }
 
 TEST_F(CliOfflineTest, GenWritesStdoutAndProfiles) {
-  CliResult r = Sift("gen -n 10 --profile wide > wide.amqp && " + Quote(SiftBinary()) + " gen -n 10 --profile minimal > min.amqp");
+  CliResult r = Sift("gen -n 10 --profile wide > wide.amqp && " + Quote(SiftBinary()) +
+                     " gen -n 10 --profile minimal > min.amqp");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> wide = Records(ReadFile(Path("wide.amqp")));
   std::vector<std::string> minimal = Records(ReadFile(Path("min.amqp")));
@@ -142,8 +144,9 @@ TEST_F(CliOfflineTest, ServeIsACommandOfSift) {
 // ---- check and explain ----
 
 TEST_F(CliOfflineTest, CheckAcceptsValidFilters) {
-  CliResult r = Sift("check -e \"region = 'eu-west' AND amount > 500\" --jms \"JMSPriority > 4\" "
-                     "--properties '{\"subject\": \"&p:pa\"}' --application-properties '{\"vip\": true}'");
+  CliResult r = Sift(
+      "check -e \"region = 'eu-west' AND amount > 500\" --jms \"JMSPriority > 4\" "
+      "--properties '{\"subject\": \"&p:pa\"}' --application-properties '{\"vip\": true}'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.empty());
   EXPECT_TRUE(r.err.empty());
@@ -227,16 +230,21 @@ TEST_F(CliOfflineTest, ExplainPrintsThePlanOnStdout) {
 TEST_F(CliOfflineTest, FilterOffsetsMatchTheGeneratedValues) {
   CliResult r = Sift("filter -e \"region = 'eu-west' AND amount > 500\" orders.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.OutLines(), Expected([](const synthetic::SyntheticOrder& o) { return o.region == "eu-west" && o.amount > 500; }));
+  EXPECT_EQ(r.OutLines(),
+            Expected([](const synthetic::SyntheticOrder& o) { return o.region == "eu-west" && o.amount > 500; }));
   EXPECT_TRUE(r.err.empty());
 }
 
 TEST_F(CliOfflineTest, FilterReadsStdin) {
   CliResult r = RunSift("filter -e \"color = 'purple'\" -f count -", dir_->path(), Path("orders.amqp"));
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
+  EXPECT_EQ(
+      r.out,
+      std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
   r = RunShell("cat orders.amqp | " + Quote(SiftBinary()) + " filter -e \"color = 'purple'\" -f count", dir_->path());
-  EXPECT_EQ(r.out, std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
+  EXPECT_EQ(
+      r.out,
+      std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.color == "purple"; }).size()) + "\n");
 }
 
 TEST_F(CliOfflineTest, FilterWithoutFiltersMatchesEverything) {
@@ -255,8 +263,9 @@ TEST_F(CliOfflineTest, FilterNothingMatchedIsExit1) {
 }
 
 TEST_F(CliOfflineTest, FiltersAreAnded) {
-  CliResult r = Sift("filter -e \"amount > 900\" --jms \"JMSType = 'paid'\" "
-                     "--application-properties '{\"region\": \"&p:eu-\"}' --properties '{\"to\": \"orders\"}' orders.amqp");
+  CliResult r = Sift(
+      "filter -e \"amount > 900\" --jms \"JMSType = 'paid'\" "
+      "--application-properties '{\"region\": \"&p:eu-\"}' --properties '{\"to\": \"orders\"}' orders.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.OutLines(), Expected([](const synthetic::SyntheticOrder& o) {
               return o.amount > 900 && o.subject == "paid" && o.region.substr(0, 3) == "eu-";
@@ -270,7 +279,8 @@ TEST_F(CliOfflineTest, PropertyFilterModifiers) {
               return o.vip && (o.region == "eu-west" || o.region == "us-west");
             }));
   r = Sift("filter --application-properties '{\"tier\": {\"type\": \"ubyte\", \"value\": 2}}' -f count orders.amqp");
-  EXPECT_EQ(r.out, std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.tier == 2; }).size()) + "\n");
+  EXPECT_EQ(r.out,
+            std::to_string(Expected([](const synthetic::SyntheticOrder& o) { return o.tier == 2; }).size()) + "\n");
   r = Sift("filter --properties '{\"message_id\": \"order-00000042\"}' orders.amqp");
   EXPECT_EQ(r.out, "42\n") << r.err;
 }
@@ -382,8 +392,8 @@ const std::string kRed = std::string("\xa1\x03", 2) + "red";
 TEST_F(CliOfflineTest, FilterValidatesLazilyAndStrictValidatesEveryRecord) {
   // Record 1's header is malformed, but `amount > 100` reads only application-properties: lazily the
   // record is rejected on its (well-formed) amount; --strict refuses the file at record 1.
-  const std::string bytes = Record(OddMessage(false, kRed)) + Record(OddMessage(true, kRed)) +
-                            Record(OddMessage(false, kRed));
+  const std::string bytes =
+      Record(OddMessage(false, kRed)) + Record(OddMessage(true, kRed)) + Record(OddMessage(false, kRed));
   WriteFile(Path("odd.amqp"), bytes);
   CliResult lazy = Sift("filter --sql 'amount > 100' -f count odd.amqp");
   EXPECT_EQ(lazy.exit_code, 1) << lazy.err;
@@ -439,8 +449,8 @@ TEST_F(CliOfflineTest, JsonOutputOnWorkerThreadsKeepsOrderAndStopsAtTheFirstFail
   for (uint64_t i = 0; i < kMessages; ++i) {
     ASSERT_EQ(nlohmann::json::parse(lines[i])["offset"], i);
   }
-  const std::string six_fields = std::string("\x00\x53\x70\xc0\x07\x06\x40\x40\x40\x40\x40\x40", 12) +
-                                 std::string("\x00\x53\x75\xa0\x01x", 6);
+  const std::string six_fields =
+      std::string("\x00\x53\x70\xc0\x07\x06\x40\x40\x40\x40\x40\x40", 12) + std::string("\x00\x53\x75\xa0\x01x", 6);
   std::string bytes;
   for (size_t i = 0; i < records.size(); ++i) bytes += Record(i == 1500 ? six_fields : records[i]);
   WriteFile(Path("six.amqp"), bytes);

@@ -95,7 +95,8 @@ inline CliResult RunShell(const std::string& command_line, const std::filesystem
   return r;
 }
 
-inline CliResult RunSift(const std::string& args, const std::filesystem::path& dir, const std::string& stdin_file = "") {
+inline CliResult RunSift(const std::string& args, const std::filesystem::path& dir,
+                         const std::string& stdin_file = "") {
   std::string line = Quote(SiftBinary()) + " " + args;
   if (!stdin_file.empty()) line += " < " + Quote(stdin_file);
   return RunShell(line, dir);
@@ -108,8 +109,9 @@ inline bool IsStatsLine(const std::string& err, uint64_t scanned, bool chunks) {
   unsigned long long n = 0, m = 0, c = 0;
   double rate = 0, mbps = 0, seconds = 0;
   int used = 0;
-  const std::string format = chunks ? "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s, chunks %llu\n%n"
-                                    : "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s\n%n";
+  const std::string format =
+      chunks ? "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s, chunks %llu\n%n"
+             : "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s\n%n";
   const int fields = chunks ? std::sscanf(err.c_str(), format.c_str(), &n, &m, &rate, &mbps, &seconds, &c, &used)
                             : std::sscanf(err.c_str(), format.c_str(), &n, &m, &rate, &mbps, &seconds, &used);
   return fields == (chunks ? 6 : 5) && static_cast<size_t>(used) == err.size() && n == scanned && m <= n;

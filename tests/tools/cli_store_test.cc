@@ -101,7 +101,8 @@ TEST_F(CliStoreTest, DefaultStoreIsSiftDataOrSiftStore) {
   EXPECT_TRUE(std::filesystem::is_directory(Path("sift-data")));
   r = Sift("replay --stream orders -f count");
   EXPECT_EQ(r.out, std::to_string(kMessages) + "\n");
-  r = RunShell("SIFT_STORE=elsewhere " + Quote(SiftBinary()) + " append --stream x --no-sync orders.amqp", dir_->path());
+  r = RunShell("SIFT_STORE=elsewhere " + Quote(SiftBinary()) + " append --stream x --no-sync orders.amqp",
+               dir_->path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::is_directory(Path("elsewhere")));
   r = RunShell("SIFT_STORE=elsewhere " + Quote(SiftBinary()) + " streams", dir_->path());
@@ -128,15 +129,17 @@ TEST_F(CliStoreTest, AppendOfALargeFileStoresTheBatchesBeforeAMalformedRecord) {
   std::string bytes = ReadFile(Path("big.amqp"));
   size_t p = 0;
   for (int i = 0; i < 155000; ++i) {
-    const uint32_t n = (uint32_t{static_cast<uint8_t>(bytes[p])} << 24) | (uint32_t{static_cast<uint8_t>(bytes[p + 1])} << 16) |
-                       (uint32_t{static_cast<uint8_t>(bytes[p + 2])} << 8) | uint32_t{static_cast<uint8_t>(bytes[p + 3])};
+    const uint32_t n =
+        (uint32_t{static_cast<uint8_t>(bytes[p])} << 24) | (uint32_t{static_cast<uint8_t>(bytes[p + 1])} << 16) |
+        (uint32_t{static_cast<uint8_t>(bytes[p + 2])} << 8) | uint32_t{static_cast<uint8_t>(bytes[p + 3])};
     p += 4 + n;
   }
   bytes[p + 4] = '\x01';  // record 155000 no longer starts with a described section
   WriteFile(Path("big-bad.amqp"), bytes);
   CliResult r = Sift("append --store store --stream s big-bad.amqp");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(r.err.rfind("sift: malformed record: big-bad.amqp: record 155000 at byte " + std::to_string(p + 4) + ": ", 0) == 0)
+  EXPECT_TRUE(r.err.rfind("sift: malformed record: big-bad.amqp: record 155000 at byte " + std::to_string(p + 4) + ": ",
+                          0) == 0)
       << r.err;
   CliResult stats = Sift("stats --store store --stream s --json");
   const uint64_t stored = nlohmann::json::parse(stats.out)["messages"];
@@ -227,11 +230,13 @@ TEST_F(CliStoreTest, ReplayFollowEndsAtItsBound) {
   // A store is held by one process at a time, so a following replay tails appends made in its own
   // process (tests/engine/consumer_follow_test.cc); here --follow must still stop at --until and -c.
   Append();
-  CliResult r = RunShell("timeout 20 " + Quote(SiftBinary()) + " replay --store store --stream orders --follow -o 2995 --until 2998",
-                         dir_->path());
+  CliResult r = RunShell(
+      "timeout 20 " + Quote(SiftBinary()) + " replay --store store --stream orders --follow -o 2995 --until 2998",
+      dir_->path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.OutLines(), Range(2995, 2998));
-  r = RunShell("timeout 20 " + Quote(SiftBinary()) + " replay --store store --stream orders --follow -o 10 -c 2", dir_->path());
+  r = RunShell("timeout 20 " + Quote(SiftBinary()) + " replay --store store --stream orders --follow -o 10 -c 2",
+               dir_->path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.OutLines(), Range(10, 12));
 }
@@ -242,13 +247,14 @@ TEST_F(CliStoreTest, ReplayFollowEndsAtItsBound) {
 TEST_F(CliStoreTest, ReadingCommandsWorkBesideAnAppendInProgress) {
   Append();
   const std::string sift = Quote(SiftBinary());
-  CliResult r = RunShell("((echo '{\"application_properties\":{\"a\":1}}'; sleep 30) | " + sift +
-                             " append --store " + Quote(Path("store")) + " --stream other --format json - >/dev/null 2>&1 &) ; sleep 1.5; " +
-                             sift + " replay --store store --stream orders -f count && " + sift +
-                             " stats --store store --stream orders | head -1 && " + sift + " streams --store store; " +
-                             "timeout 5 " + sift + " replay --store store --stream orders --follow -c 1; echo follow=$?; " +
-                             "pkill -f -- " + Quote("append --store " + Path("store")) + " ; true",
-                         dir_->path());
+  CliResult r =
+      RunShell("((echo '{\"application_properties\":{\"a\":1}}'; sleep 30) | " + sift + " append --store " +
+                   Quote(Path("store")) + " --stream other --format json - >/dev/null 2>&1 &) ; sleep 1.5; " + sift +
+                   " replay --store store --stream orders -f count && " + sift +
+                   " stats --store store --stream orders | head -1 && " + sift + " streams --store store; " +
+                   "timeout 5 " + sift + " replay --store store --stream orders --follow -c 1; echo follow=$?; " +
+                   "pkill -f -- " + Quote("append --store " + Path("store")) + " ; true",
+               dir_->path());
   const std::vector<std::string> lines = r.OutLines();
   ASSERT_GE(lines.size(), 3u) << r.out << r.err;
   EXPECT_EQ(lines[0], std::to_string(kMessages)) << r.err;
@@ -342,8 +348,9 @@ TEST_F(CliStoreTest, ReindexSurvivesKillAndSkippingKeepsEveryResult) {
   ASSERT_EQ(Sift("gen --count 60000 --customers 1000000 --seed 5 -o many.amqp").exit_code, 0);
   CliResult r = Sift("append --store store --stream s --no-sync --no-summary many.amqp");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string query = "replay --store store --stream s --sql \"customer IN ('cust-12345', 'cust-500000') OR "
-                            "properties.creation_time BETWEEN 1764460900000 AND 1764460901000\" --stats";
+  const std::string query =
+      "replay --store store --stream s --sql \"customer IN ('cust-12345', 'cust-500000') OR "
+      "properties.creation_time BETWEEN 1764460900000 AND 1764460901000\" --stats";
   CliResult before = Sift(query);
   ASSERT_EQ(before.exit_code, 0) << before.err;
   EXPECT_EQ(before.err.find("skipped by summary"), std::string::npos) << before.err;

@@ -95,32 +95,40 @@ struct Case {
 std::vector<Case> Cases() {
   return {
       {"-e \"region = 'eu-west'\"", [](const Decoded& d) { return d.region == "eu-west"; }},
-      {"-e \"region = 'eu-west' AND amount > 500\"", [](const Decoded& d) { return d.region == "eu-west" && d.amount > 500; }},
+      {"-e \"region = 'eu-west' AND amount > 500\"",
+       [](const Decoded& d) { return d.region == "eu-west" && d.amount > 500; }},
       {"-e \"amount BETWEEN 100 AND 200\"", [](const Decoded& d) { return d.amount >= 100 && d.amount <= 200; }},
       {"-e \"price < 10.5\"", [](const Decoded& d) { return d.price < 10.5; }},
       {"-e \"color IN ('red', 'green', 'blue')\"",
        [](const Decoded& d) { return d.color == "red" || d.color == "green" || d.color == "blue"; }},
-      {"-e \"color NOT IN ('red', 'green') AND vip\"", [](const Decoded& d) { return d.color != "red" && d.color != "green" && d.vip; }},
+      {"-e \"color NOT IN ('red', 'green') AND vip\"",
+       [](const Decoded& d) { return d.color != "red" && d.color != "green" && d.vip; }},
       {"-e \"customer LIKE 'cust-000%'\"", [](const Decoded& d) { return StartsWith(d.customer, "cust-000"); }},
-      {"-e \"customer LIKE '%7' AND tier = 2\"", [](const Decoded& d) { return EndsWith(d.customer, "7") && d.tier == 2; }},
+      {"-e \"customer LIKE '%7' AND tier = 2\"",
+       [](const Decoded& d) { return EndsWith(d.customer, "7") && d.tier == 2; }},
       {"-e \"p.subject = 'refunded'\"", [](const Decoded& d) { return d.subject == "refunded"; }},
       {"-e \"h.priority = 9 OR h.priority < 2\"", [](const Decoded& d) { return d.priority == 9 || d.priority < 2; }},
-      {"-e \"NOT vip AND tier >= 3 AND amount < 50\"", [](const Decoded& d) { return !d.vip && d.tier >= 3 && d.amount < 50; }},
-      {"-e \"price * amount > 900000\"", [](const Decoded& d) { return d.price * static_cast<double>(d.amount) > 900000; }},
+      {"-e \"NOT vip AND tier >= 3 AND amount < 50\"",
+       [](const Decoded& d) { return !d.vip && d.tier >= 3 && d.amount < 50; }},
+      {"-e \"price * amount > 900000\"",
+       [](const Decoded& d) { return d.price * static_cast<double>(d.amount) > 900000; }},
       {"-e \"amount % 97 = 0\"", [](const Decoded& d) { return d.amount % 97 == 0; }},
       {"-e \"m.[x-opt-partition] = 3 AND region LIKE 'us-%'\"",
        [](const Decoded& d) { return d.partition == 3 && StartsWith(d.region, "us-"); }},
-      {"-e \"UPPER(color) = 'PURPLE' AND price > 900\"", [](const Decoded& d) { return Upper(d.color) == "PURPLE" && d.price > 900; }},
+      {"-e \"UPPER(color) = 'PURPLE' AND price > 900\"",
+       [](const Decoded& d) { return Upper(d.color) == "PURPLE" && d.price > 900; }},
       {"-e \"p.creation_time >= " + std::to_string(kStart + 9000000) + "\"",
        [](const Decoded& d) { return d.creation_time >= kStart + 9000000; }},
       {"-e \"discount IS NULL AND amount = 1000\"", [](const Decoded& d) { return d.amount == 1000; }},
       {"-e \"region <> 'eu-west' AND region <> 'us-east' AND vip\"",
        [](const Decoded& d) { return d.region != "eu-west" && d.region != "us-east" && d.vip; }},
       {"-e \"LEFT(customer, 7) = 'cust-49'\"", [](const Decoded& d) { return StartsWith(d.customer, "cust-49"); }},
-      {"--jms \"JMSPriority > 5 AND JMSType = 'shipped'\"", [](const Decoded& d) { return d.priority > 5 && d.subject == "shipped"; }},
+      {"--jms \"JMSPriority > 5 AND JMSType = 'shipped'\"",
+       [](const Decoded& d) { return d.priority > 5 && d.subject == "shipped"; }},
       {"--properties '{\"subject\": \"&p:cancel\"}' --application-properties '{\"region\": \"&s:-south\"}'",
        [](const Decoded& d) { return StartsWith(d.subject, "cancel") && EndsWith(d.region, "-south"); }},
-      {"--properties '{\"message_id\": \"order-00123456\"}'", [](const Decoded& d) { return d.message_id == "order-00123456"; }},
+      {"--properties '{\"message_id\": \"order-00123456\"}'",
+       [](const Decoded& d) { return d.message_id == "order-00123456"; }},
       {"-e \"amount = 500 OR price = 500.5\"", [](const Decoded& d) { return d.amount == 500 || d.price == 500.5; }},
       {"-e \"tier = 0 AND price BETWEEN 0.5 AND 1.5\" --application-properties '{\"vip\": false}'",
        [](const Decoded& d) { return d.tier == 0 && d.price >= 0.5 && d.price <= 1.5 && !d.vip; }},
@@ -142,7 +150,8 @@ TEST(ThreeWayHeavyTest, FilterReplayAndReferenceAgreeOnAMillionMessages) {
   decoded.reserve(kMessages);
   pn_message_t* m = pn_message();
   for (size_t p = 0; p + 4 <= file.size();) {
-    const uint32_t n = (uint32_t{static_cast<uint8_t>(file[p])} << 24) | (uint32_t{static_cast<uint8_t>(file[p + 1])} << 16) |
+    const uint32_t n = (uint32_t{static_cast<uint8_t>(file[p])} << 24) |
+                       (uint32_t{static_cast<uint8_t>(file[p + 1])} << 16) |
                        (uint32_t{static_cast<uint8_t>(file[p + 2])} << 8) | uint32_t{static_cast<uint8_t>(file[p + 3])};
     decoded.push_back(Decode(m, file.substr(p + 4, n)));
     p += 4 + n;

@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
   if (!(s = engine->AppendBatch("orders", rest)).ok()) return Fail(s);
   // A malformed message is refused, with the byte and the reason.
   Status refused = engine->Append("orders", std::string_view("\x00\x53\x77\xa1\x05hi", 7));
-  if (!refused.IsMalformed()) return Fail(Status::InvalidArgument("embed", "append", "a malformed message was accepted"));
+  if (!refused.IsMalformed())
+    return Fail(Status::InvalidArgument("embed", "append", "a malformed message was accepted"));
   std::printf("refused: %s\n", refused.ToString().c_str());
 
   // 3. A consumer: SQL and an application-properties filter, ANDed; 50 deliveries per poll.

@@ -55,9 +55,12 @@ bool ParseStart(const amqp::EncodedValue& value, engine::StartPosition* start, s
   uint64_t u = 0;
   int64_t s = 0;
   if (value.GetSymbol(&text) || value.GetString(&text)) {
-    if (text == "first") *start = engine::StartPosition::First();
-    else if (text == "last") *start = engine::StartPosition::Last();
-    else if (text == "next") *start = engine::StartPosition::Next();
+    if (text == "first")
+      *start = engine::StartPosition::First();
+    else if (text == "last")
+      *start = engine::StartPosition::Last();
+    else if (text == "next")
+      *start = engine::StartPosition::Next();
     else {
       *why = "unknown offset spec '" + std::string(text) + "' (expected first, last, next, an offset or a timestamp)";
       return false;
@@ -146,15 +149,12 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
       case Kind::kProperties:
       case Kind::kApplicationProperties: {
         std::span<const uint8_t> raw = inner.raw();
-        filters.push_back({d.kind == Kind::kProperties ? engine::FilterKind::kProperties
-                                                       : engine::FilterKind::kApplicationProperties,
-                           engine::FilterForm::kAmqpMap, std::string(raw.begin(), raw.end()),
-                           where + " (" + d.text + ")"});
+        filters.push_back(
+            {d.kind == Kind::kProperties ? engine::FilterKind::kProperties : engine::FilterKind::kApplicationProperties,
+             engine::FilterForm::kAmqpMap, std::string(raw.begin(), raw.end()), where + " (" + d.text + ")"});
         break;
       }
-      case Kind::kUnknown:
-        *error = where + ": unsupported filter type " + d.text;
-        return false;
+      case Kind::kUnknown: *error = where + ": unsupported filter type " + d.text; return false;
     }
   }
   if (!entries.ok()) {

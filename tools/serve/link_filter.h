@@ -29,7 +29,7 @@ namespace sift::tools {
 struct LinkFilter {
   selector::Selector selector;  // matches everything when there is no filter
   engine::StartPosition start = engine::StartPosition::First();
-  int filter_count = 0;         // selector filters seen (the offset spec not counted)
+  int filter_count = 0;  // selector filters seen (the offset spec not counted)
 };
 
 // Parses `filter_set`, the AMQP encoding of the source's filter field (a map, or empty bytes for no

@@ -21,8 +21,7 @@ bool SectionOf(const amqp::EncodedValue& section, amqp::SectionKind* kind) {
 }
 
 void PutUint32(uint32_t v, std::string* out) {
-  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-               static_cast<char>(v)};
+  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
   out->append(b, 4);
 }
 
@@ -33,8 +32,7 @@ bool IsOffsetKey(const amqp::EncodedValue& key) {
 
 // Appends the message-annotations section: `entries` (raw key/value pairs of the old map, already
 // filtered) and the offset entry.
-void WriteAnnotations(std::string_view entries, uint32_t entry_values, uint64_t offset,
-                      std::string* out) {
+void WriteAnnotations(std::string_view entries, uint32_t entry_values, uint64_t offset, std::string* out) {
   static constexpr char kDescriptor[] = {0x00, 0x53, 0x72};
   out->append(kDescriptor, 3);
   out->push_back(static_cast<char>(amqp::code::kMap32));

@@ -61,10 +61,20 @@ ssize_t MaxEncryptSize(pn_transport_t*) { return 0; }
 ssize_t Encode(pn_transport_t*, pn_bytes_t, pn_bytes_t*) { return 0; }
 ssize_t Decode(pn_transport_t*, pn_bytes_t, pn_bytes_t*) { return 0; }
 
-const pnx_sasl_implementation kPlainImplementation = {
-    Free,          ListMechanisms,    InitServer,       InitClient, Prepare,
-    ProcessInit,   ProcessResponse,   ProcessMechanisms, ProcessChallenge, ProcessOutcome,
-    CanEncrypt,    MaxEncryptSize,    Encode,           Decode};
+const pnx_sasl_implementation kPlainImplementation = {Free,
+                                                      ListMechanisms,
+                                                      InitServer,
+                                                      InitClient,
+                                                      Prepare,
+                                                      ProcessInit,
+                                                      ProcessResponse,
+                                                      ProcessMechanisms,
+                                                      ProcessChallenge,
+                                                      ProcessOutcome,
+                                                      CanEncrypt,
+                                                      MaxEncryptSize,
+                                                      Encode,
+                                                      Decode};
 
 }  // namespace
 

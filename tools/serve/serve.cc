@@ -55,9 +55,9 @@ int RunServe(const ServeOptions& options) {
   if (!options.tls_cert.empty()) {
     ssl = pn_ssl_domain(PN_SSL_MODE_SERVER);
     const std::string& key = options.tls_key.empty() ? options.tls_cert : options.tls_key;
-    if (ssl == nullptr ||
-        pn_ssl_domain_set_credentials(ssl, options.tls_cert.c_str(), key.c_str(),
-                                      options.tls_key_password.empty() ? nullptr : options.tls_key_password.c_str()) != 0) {
+    if (ssl == nullptr || pn_ssl_domain_set_credentials(
+                              ssl, options.tls_cert.c_str(), key.c_str(),
+                              options.tls_key_password.empty() ? nullptr : options.tls_key_password.c_str()) != 0) {
       fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the certificate or its key\n",
               options.tls_cert.c_str());
       if (ssl) pn_ssl_domain_free(ssl);
@@ -68,8 +68,8 @@ int RunServe(const ServeOptions& options) {
     return 2;
   }
 
-  // Block the shutdown signals before any thread starts (RocksDB starts its own in Open), so every thread inherits the mask and the
-  // server's signal thread is the only one that takes them. SIGPIPE: a peer closing mid-write is an
+  // Block the shutdown signals before any thread starts (RocksDB starts its own in Open), so every thread inherits the
+  // mask and the server's signal thread is the only one that takes them. SIGPIPE: a peer closing mid-write is an
   // ordinary event for the proactor, never a reason to die.
   sigset_t set, old;
   sigemptyset(&set);
@@ -80,8 +80,8 @@ int RunServe(const ServeOptions& options) {
 
   const std::string store = StoreFolder(options.store);
   engine::EngineOptions eo;
-  eo.sync = false;       // the append worker fsyncs once per round (Flush), not once per batch
-  eo.validate = false;   // the append worker validates each transfer itself, to reject it alone
+  eo.sync = false;      // the append worker fsyncs once per round (Flush), not once per batch
+  eo.validate = false;  // the append worker validates each transfer itself, to reject it alone
   eo.max_message_bytes = options.max_message_bytes;
   std::unique_ptr<engine::StreamEngine> engine;
   engine::Status s = engine::StreamEngine::Open(store, eo, &engine);

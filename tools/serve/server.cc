@@ -51,7 +51,7 @@ namespace {
 
 using engine::Status;
 
-constexpr uint32_t kConsumerBatch = 256;  // deliveries one poll may produce ahead of credit
+constexpr uint32_t kConsumerBatch = 256;   // deliveries one poll may produce ahead of credit
 constexpr size_t kMaxAppendRound = 16384;  // transfers one group commit takes at most
 
 struct ConnState;
@@ -64,7 +64,7 @@ struct ConsumerLink {
   engine::DeliveryBatch batch;                 // reader scratch
   std::string scratch;
 
-  std::mutex mu;  // guards the fields below
+  std::mutex mu;                                         // guards the fields below
   std::deque<std::pair<uint64_t, std::string>> pending;  // annotated deliveries awaiting credit
   bool polling = false;    // queued, being polled, or parked: the event thread must not schedule it
   bool caught_up = false;  // parked at the end of the stream
@@ -363,8 +363,8 @@ struct Server::Impl {
           results[i].accepted = true;
           appended = true;
         } else {
-          results[i].condition = one.IsMalformed()   ? "amqp:decode-error"
-                                 : one.IsNotFound()  ? "amqp:not-found"
+          results[i].condition = one.IsMalformed()    ? "amqp:decode-error"
+                                 : one.IsNotFound()   ? "amqp:not-found"
                                  : one.IsInputError() ? "amqp:invalid-field"
                                                       : "amqp:internal-error";
           results[i].description = one.ToString();
@@ -819,9 +819,7 @@ struct Server::Impl {
         fflush(stdout);
         break;
       }
-      case PN_LISTENER_ACCEPT:
-        OnAccept(pn_event_listener(e));
-        break;
+      case PN_LISTENER_ACCEPT: OnAccept(pn_event_listener(e)); break;
       case PN_LISTENER_CLOSE: {
         pn_condition_t* c = pn_listener_condition(pn_event_listener(e));
         if (pn_condition_is_set(c)) {
@@ -832,39 +830,19 @@ struct Server::Impl {
         listener = nullptr;
         break;
       }
-      case PN_PROACTOR_INTERRUPT:
-        BeginShutdown();
-        break;
-      case PN_PROACTOR_TIMEOUT:
-        OnTimeout();
-        break;
+      case PN_PROACTOR_INTERRUPT: BeginShutdown(); break;
+      case PN_PROACTOR_TIMEOUT: OnTimeout(); break;
       case PN_PROACTOR_INACTIVE:
         if (shutting_down) return false;
         break;
-      case PN_CONNECTION_REMOTE_OPEN:
-        OnConnectionOpen(pn_event_connection(e));
-        break;
-      case PN_CONNECTION_REMOTE_CLOSE:
-        pn_connection_close(pn_event_connection(e));
-        break;
-      case PN_CONNECTION_WAKE:
-        OnWake(pn_event_connection(e));
-        break;
-      case PN_SESSION_REMOTE_OPEN:
-        OnSessionOpen(pn_event_session(e));
-        break;
-      case PN_SESSION_REMOTE_CLOSE:
-        OnSessionClose(pn_event_session(e));
-        break;
-      case PN_LINK_REMOTE_OPEN:
-        OnLinkOpen(pn_event_link(e));
-        break;
-      case PN_LINK_REMOTE_CLOSE:
-        OnLinkClose(pn_event_link(e), true);
-        break;
-      case PN_LINK_REMOTE_DETACH:
-        OnLinkClose(pn_event_link(e), false);
-        break;
+      case PN_CONNECTION_REMOTE_OPEN: OnConnectionOpen(pn_event_connection(e)); break;
+      case PN_CONNECTION_REMOTE_CLOSE: pn_connection_close(pn_event_connection(e)); break;
+      case PN_CONNECTION_WAKE: OnWake(pn_event_connection(e)); break;
+      case PN_SESSION_REMOTE_OPEN: OnSessionOpen(pn_event_session(e)); break;
+      case PN_SESSION_REMOTE_CLOSE: OnSessionClose(pn_event_session(e)); break;
+      case PN_LINK_REMOTE_OPEN: OnLinkOpen(pn_event_link(e)); break;
+      case PN_LINK_REMOTE_CLOSE: OnLinkClose(pn_event_link(e), true); break;
+      case PN_LINK_REMOTE_DETACH: OnLinkClose(pn_event_link(e), false); break;
       case PN_LINK_FLOW: {
         pn_link_t* link = pn_event_link(e);
         if (pn_link_is_sender(link)) {
@@ -876,9 +854,7 @@ struct Server::Impl {
         }
         break;
       }
-      case PN_DELIVERY:
-        OnDelivery(e);
-        break;
+      case PN_DELIVERY: OnDelivery(e); break;
       case PN_TRANSPORT_ERROR: {
         pn_condition_t* c = pn_transport_condition(pn_event_transport(e));
         if (options.verbose && pn_condition_is_set(c)) {
@@ -887,11 +863,8 @@ struct Server::Impl {
         }
         break;
       }
-      case PN_TRANSPORT_CLOSED:
-        OnTransportClosed(pn_event_connection(e));
-        break;
-      default:
-        break;
+      case PN_TRANSPORT_CLOSED: OnTransportClosed(pn_event_connection(e)); break;
+      default: break;
     }
     return true;
   }

@@ -132,7 +132,8 @@ engine::Status CheckBatch(const engine::StreamEngine& engine, const MessageInput
 }
 
 // CheckBatch on a thread of its own (inline when no thread can be started).
-std::future<engine::Status> StartCheck(const engine::StreamEngine& engine, const MessageInput& input, RecordBatch& batch) {
+std::future<engine::Status> StartCheck(const engine::StreamEngine& engine, const MessageInput& input,
+                                       RecordBatch& batch) {
   try {
     return std::async(std::launch::async, [&engine, &input, &batch] {
       // The check runs beside the write of the batch before, which is the critical path: on a machine
@@ -163,7 +164,7 @@ engine::Status AppendRecords(const engine::StreamEngine& engine, MessageInput* i
   for (;;) {
     RecordBatch& now = batches[current];
     RecordBatch& next = batches[1 - current];
-    next = RecordBatch();  // its check (the previous round's) is over
+    next = RecordBatch();                                         // its check (the previous round's) is over
     if (input->status().ok()) ReadBatch(input, &next, number++);  // the framing, while `now` is checked
     engine::Status s = checked.get();
     if (!s.ok()) return s;
@@ -236,11 +237,13 @@ int RunAppend(const AppendOptions& options) {
 
 Command AddAppendCommand(CLI::App& app) {
   auto options = std::make_shared<AppendOptions>();
-  CLI::App* sub = app.add_subcommand("append", "Append a record file or typed JSON lines to a stream; prints FIRST..LAST");
+  CLI::App* sub =
+      app.add_subcommand("append", "Append a record file or typed JSON lines to a stream; prints FIRST..LAST");
   AddStoreFlag(sub, &options->store);
   sub->add_option("--stream", options->stream, "Stream name (created when missing)")->required();
   sub->add_option("--format", options->format, "Input format: amqp (record file) or json (typed JSON lines)")
-      ->check(CLI::IsMember({"amqp", "json"}))->capture_default_str();
+      ->check(CLI::IsMember({"amqp", "json"}))
+      ->capture_default_str();
   sub->add_flag("--no-sync", options->no_sync,
                 "Do not fsync each batch (faster; the last batches may be lost on power failure). Record files "
                 "are loaded in bulk, durable either way");

@@ -49,9 +49,11 @@ Command AddCatCommand(CLI::App& app) {
   auto options = std::make_shared<CatOptions>();
   CLI::App* sub = app.add_subcommand("cat", "Convert a record file to typed JSON lines, or back (-f amqp)");
   sub->add_option("--format", options->input_format, "Input format: amqp (record file) or json (typed JSON lines)")
-      ->check(CLI::IsMember({"amqp", "json"}))->capture_default_str();
+      ->check(CLI::IsMember({"amqp", "json"}))
+      ->capture_default_str();
   sub->add_option("-f,--output-format", options->output_format, "Output: json or amqp")
-      ->check(CLI::IsMember({"json", "amqp"}))->capture_default_str();
+      ->check(CLI::IsMember({"json", "amqp"}))
+      ->capture_default_str();
   sub->add_option("input", options->input, "Input file ('-': stdin)")->capture_default_str();
   return {sub, [options] { return RunCat(*options); }};
 }

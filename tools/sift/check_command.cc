@@ -11,7 +11,8 @@ namespace sift::tools {
 
 Command AddCheckCommand(CLI::App& app) {
   auto flags = std::make_shared<FilterFlags>();
-  CLI::App* sub = app.add_subcommand("check", "Check that filters compile (exit 0) or show the error with a caret (exit 2)");
+  CLI::App* sub =
+      app.add_subcommand("check", "Check that filters compile (exit 0) or show the error with a caret (exit 2)");
   AddFilterFlags(sub, flags.get(), /*required=*/true);
   return {sub, [flags] {
             selector::Selector selector;

@@ -18,10 +18,10 @@ class App;
 
 namespace sift::tools {
 
-inline constexpr int kExitMatched = 0;   // success; a filtering command found at least one match
-inline constexpr int kExitNoMatch = 1;   // success, nothing matched
-inline constexpr int kExitUsage = 2;     // usage or input error: bad flag, bad selector, malformed record
-inline constexpr int kExitStorage = 3;   // storage error: cannot open, corrupt chunk
+inline constexpr int kExitMatched = 0;  // success; a filtering command found at least one match
+inline constexpr int kExitNoMatch = 1;  // success, nothing matched
+inline constexpr int kExitUsage = 2;    // usage or input error: bad flag, bad selector, malformed record
+inline constexpr int kExitStorage = 3;  // storage error: cannot open, corrupt chunk
 
 // Prints `sift: <what>: <where>: <why>` (empty parts left out) and a newline on stderr.
 void PrintError(std::string_view what, std::string_view where, std::string_view why);

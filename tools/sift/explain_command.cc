@@ -15,14 +15,16 @@ namespace sift::tools {
 
 Command AddExplainCommand(CLI::App& app) {
   auto flags = std::make_shared<FilterFlags>();
-  CLI::App* sub = app.add_subcommand("explain", "Show how filters are evaluated: fields read, sections touched, fast paths");
+  CLI::App* sub =
+      app.add_subcommand("explain", "Show how filters are evaluated: fields read, sections touched, fast paths");
   AddFilterFlags(sub, flags.get(), /*required=*/true);
   return {sub, [flags] {
             selector::Selector selector;
             if (!CompileFilterFlags(*flags, &selector)) return kExitUsage;
             std::string plan = selector.Explain();
             if (!plan.empty() && plan.back() != '\n') plan += '\n';
-            plan += "chunk skipping (sift replay, consumers): " + selector::ChunkPredicate::For(selector).Explain() + "\n";
+            plan +=
+                "chunk skipping (sift replay, consumers): " + selector::ChunkPredicate::For(selector).Explain() + "\n";
             std::fwrite(plan.data(), 1, plan.size(), stdout);
             return std::fflush(stdout) == 0 ? kExitMatched : kExitStorage;
           }};

@@ -56,7 +56,8 @@ struct FilterRun {
   bool limit_reached = false;
 
   engine::Status Deliver(uint64_t index, std::span<const uint8_t> message) {
-    engine::Status s = writer->Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
+    engine::Status s =
+        writer->Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
     if (s.ok() && limit != 0 && writer->matched() >= limit) limit_reached = true;
     return s;
   }
@@ -169,9 +170,9 @@ int RunFilter(const FilterOptions& options) {
   ParseOutputFormat(options.output_format, &format);  // checked by the flag's validator
   std::unique_ptr<MessageInput> input;
   // Records are validated by Decide (naming their place in the file), not by the input.
-  engine::Status status = MessageInput::Open(
-      options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp, /*validate=*/false,
-      &input);
+  engine::Status status =
+      MessageInput::Open(options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp,
+                         /*validate=*/false, &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<ByteSink> sink;
   if (int code = OpenStdout(format, "sift filter", &sink); code != 0) return code;
@@ -198,8 +199,8 @@ int RunFilter(const FilterOptions& options) {
   }
   bool parallel = false;
   if (status.ok() && more && !run.limit_reached && may_parallel && dear) {
-    status = FilterInParallel(input.get(), selector, options.strict, options.threads > 1 ? options.threads : cores, &run,
-                              &parallel);
+    status = FilterInParallel(input.get(), selector, options.strict, options.threads > 1 ? options.threads : cores,
+                              &run, &parallel);
   }
   if (status.ok() && more && !run.limit_reached && !parallel) {
     status = FilterSequentially(input.get(), &filter, options.strict, &run);
@@ -218,9 +219,11 @@ Command AddFilterCommand(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("filter", "Filter a record file or typed JSON lines offline (no store)");
   AddFilterFlags(sub, &options->filters);
   sub->add_option("--format", options->input_format, "Input format: amqp (record file) or json (typed JSON lines)")
-      ->check(CLI::IsMember({"amqp", "json"}))->capture_default_str();
+      ->check(CLI::IsMember({"amqp", "json"}))
+      ->capture_default_str();
   sub->add_option("-f,--output-format", options->output_format, "Output: offsets, json, count or amqp")
-      ->check(CLI::IsMember({"offsets", "json", "count", "amqp"}))->capture_default_str();
+      ->check(CLI::IsMember({"offsets", "json", "count", "amqp"}))
+      ->capture_default_str();
   sub->add_option("-c,--count", options->count, "Stop after this many matches (0: no limit)");
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
   sub->add_option("--threads", options->threads,

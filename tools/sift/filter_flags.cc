@@ -22,15 +22,20 @@ engine::FilterSpec FilterFlags::Spec() const {
 void AddFilterFlags(CLI::App* command, FilterFlags* flags, bool required) {
   auto* group = command->add_option_group("FILTER", "Filters (several are ANDed)");
   group->add_option("-e,--sql", flags->sql, "SQL filter expression (AMQP filter expressions section 6)")
-      ->allow_extra_args(false)->type_name("EXPR");
+      ->allow_extra_args(false)
+      ->type_name("EXPR");
   group->add_option("--jms", flags->jms, "JMS message selector")->allow_extra_args(false)->type_name("EXPR");
-  group->add_option("--properties", flags->properties,
-                    "Properties filter: JSON object of properties fields and reference values "
-                    "(strings may start with &p: prefix, &s: suffix, && literal &)")
-      ->allow_extra_args(false)->type_name("JSON");
-  group->add_option("--application-properties", flags->application_properties,
-                    "Application-properties filter: JSON object of keys and reference values")
-      ->allow_extra_args(false)->type_name("JSON");
+  group
+      ->add_option("--properties", flags->properties,
+                   "Properties filter: JSON object of properties fields and reference values "
+                   "(strings may start with &p: prefix, &s: suffix, && literal &)")
+      ->allow_extra_args(false)
+      ->type_name("JSON");
+  group
+      ->add_option("--application-properties", flags->application_properties,
+                   "Application-properties filter: JSON object of keys and reference values")
+      ->allow_extra_args(false)
+      ->type_name("JSON");
   if (required) group->require_option(1, 0);
 }
 

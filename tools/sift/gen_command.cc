@@ -50,7 +50,8 @@ Command AddGenCommand(CLI::App& app) {
   sub->add_option("-n,--count", options->count, "Number of messages")->required();
   sub->add_option("--seed", options->orders.seed, "Seed: equal seeds give equal bytes")->capture_default_str();
   std::string profiles;
-  for (std::string_view p : synthetic::SyntheticOrders::Profiles()) profiles += (profiles.empty() ? "" : ", ") + std::string(p);
+  for (std::string_view p : synthetic::SyntheticOrders::Profiles())
+    profiles += (profiles.empty() ? "" : ", ") + std::string(p);
   sub->add_option("--profile", options->orders.profile, "Message shape: " + profiles)->capture_default_str();
   sub->add_option("--customers", options->orders.customers, "Distinct customer values (cust-NNNNN), at least 1")
       ->capture_default_str();

@@ -47,8 +47,9 @@ int main(int argc, char** argv) {
   CLI::App app{"sift: filter streams of AMQP 1.0 messages with SQL selectors, on the encoded bytes", "sift"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "sift 0.1.0");
-  app.footer("Exit codes: 0 matched / ok, 1 nothing matched, 2 usage or input error, 3 storage error.\n"
-             "The default store is ./sift-data, or $SIFT_STORE when set.");
+  app.footer(
+      "Exit codes: 0 matched / ok, 1 nothing matched, 2 usage or input error, 3 storage error.\n"
+      "The default store is ./sift-data, or $SIFT_STORE when set.");
 
   std::vector<sift::tools::Command> commands;
   auto add = [&](sift::tools::Command (*adder)(CLI::App&)) { commands.push_back(adder(app)); };

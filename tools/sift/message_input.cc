@@ -20,7 +20,8 @@ engine::Status MessageInput::Open(const std::string& path, InputFormat format, b
   input->name_ = is_stdin ? "stdin" : path;
   if (!is_stdin) {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return engine::Status::InvalidArgument("cannot read input", path, std::strerror(errno));
+    if (::stat(path.c_str(), &st) != 0)
+      return engine::Status::InvalidArgument("cannot read input", path, std::strerror(errno));
     if (S_ISDIR(st.st_mode)) return engine::Status::InvalidArgument("cannot read input", path, "is a directory");
     if (S_ISREG(st.st_mode)) input->file_size_ = static_cast<uint64_t>(st.st_size);
   }
@@ -32,7 +33,8 @@ engine::Status MessageInput::Open(const std::string& path, InputFormat format, b
       input->file_ = stdin;
     } else {
       input->file_ = std::fopen(path.c_str(), "rb");
-      if (input->file_ == nullptr) return engine::Status::InvalidArgument("cannot read input", path, std::strerror(errno));
+      if (input->file_ == nullptr)
+        return engine::Status::InvalidArgument("cannot read input", path, std::strerror(errno));
       input->owns_file_ = true;
     }
   }
@@ -80,7 +82,8 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
       line_.push_back(static_cast<char>(c));
     }
     if (!any) {
-      if (std::ferror(file_)) status_ = engine::Status::InvalidArgument("cannot read input", name_, std::strerror(errno));
+      if (std::ferror(file_))
+        status_ = engine::Status::InvalidArgument("cannot read input", name_, std::strerror(errno));
       return false;
     }
     ++line_number_;
@@ -92,7 +95,8 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
       std::string why = s.error();
       const std::string prefix = "line " + std::to_string(line_number_) + ": ";
       if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
-      status_ = engine::Status::Malformed("malformed JSON message", name_ + ": line " + std::to_string(line_number_), why);
+      status_ =
+          engine::Status::Malformed("malformed JSON message", name_ + ": line " + std::to_string(line_number_), why);
       return false;
     }
     *message = std::span<const uint8_t>(encoded_.data(), encoded_.size());

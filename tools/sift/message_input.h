@@ -38,7 +38,9 @@ class MessageInput {
   const engine::Status& status() const { return status_; }
   // Strict validation of `message`, the record the last Next() returned: ok, or the Malformed status
   // naming the file, the record and its byte, as Next() reports with `validate`.
-  engine::Status Check(std::span<const uint8_t> message) const { return CheckAt(message, last_record_, last_position_); }
+  engine::Status Check(std::span<const uint8_t> message) const {
+    return CheckAt(message, last_record_, last_position_);
+  }
   // The same for a record Next() returned earlier: its index and record_position() then. Thread-safe
   // (it reads nothing that Next() changes), so records can be validated while the next are read.
   engine::Status CheckAt(std::span<const uint8_t> message, uint64_t record, uint64_t position) const;
@@ -61,7 +63,7 @@ class MessageInput {
   // kAmqp
   amqp::RecordFileReader records_;
   uint64_t file_size_ = 0;
-  uint64_t last_record_ = 0;    // index and byte position of the record Next() returned last
+  uint64_t last_record_ = 0;  // index and byte position of the record Next() returned last
   uint64_t last_position_ = 0;
   // kJson
   std::FILE* file_ = nullptr;

@@ -112,8 +112,8 @@ class OrderedBatches {
   size_t max_pending_ = 4;
   mutable std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
-  std::deque<Entry> pending_;   // submitted, oldest first (a deque keeps the entries in place)
-  std::deque<Entry*> queue_;    // submitted, not yet taken by a worker
+  std::deque<Entry> pending_;  // submitted, oldest first (a deque keeps the entries in place)
+  std::deque<Entry*> queue_;   // submitted, not yet taken by a worker
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };

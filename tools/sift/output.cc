@@ -30,8 +30,7 @@ engine::Status ByteSink::Open(const std::string& path, std::unique_ptr<ByteSink>
   return engine::Status::OK();
 }
 
-ByteSink::ByteSink(std::FILE* file, bool owned, std::string name)
-    : file_(file), owned_(owned), name_(std::move(name)) {
+ByteSink::ByteSink(std::FILE* file, bool owned, std::string name) : file_(file), owned_(owned), name_(std::move(name)) {
   buffer_.reserve(kBufferBytes);
 }
 
@@ -72,11 +71,16 @@ engine::Status ByteSink::Flush() {
 bool ByteSink::is_terminal() const { return isatty(fileno(file_)) == 1; }
 
 bool ParseOutputFormat(std::string_view text, OutputFormat* out) {
-  if (text == "offsets") *out = OutputFormat::kOffsets;
-  else if (text == "json") *out = OutputFormat::kJson;
-  else if (text == "count") *out = OutputFormat::kCount;
-  else if (text == "amqp") *out = OutputFormat::kAmqp;
-  else return false;
+  if (text == "offsets")
+    *out = OutputFormat::kOffsets;
+  else if (text == "json")
+    *out = OutputFormat::kJson;
+  else if (text == "count")
+    *out = OutputFormat::kCount;
+  else if (text == "amqp")
+    *out = OutputFormat::kAmqp;
+  else
+    return false;
   return true;
 }
 
@@ -166,8 +170,7 @@ engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t 
       out->append(line, static_cast<size_t>(n));
       break;
     }
-    case OutputFormat::kCount:
-      break;
+    case OutputFormat::kCount: break;
     case OutputFormat::kAmqp: {
       uint8_t prefix[4];
       amqp::StoreU32(prefix, static_cast<uint32_t>(message.size()));
@@ -177,7 +180,8 @@ engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t 
     }
     case OutputFormat::kJson: {
       amqp::ConversionStatus s = amqp::AppendTypedJson(bytes, offset, out);
-      if (!s.ok()) return engine::Status::Malformed("cannot decode message", "offset " + std::to_string(offset), s.error());
+      if (!s.ok())
+        return engine::Status::Malformed("cannot decode message", "offset " + std::to_string(offset), s.error());
       out->push_back('\n');
       break;
     }

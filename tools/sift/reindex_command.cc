@@ -36,7 +36,8 @@ int RunReindex(const ReindexOptions& options) {
 
 Command AddReindexCommand(CLI::App& app) {
   auto options = std::make_shared<ReindexOptions>();
-  CLI::App* sub = app.add_subcommand("reindex", "Build the chunk summaries a stream lacks (chunks written before them)");
+  CLI::App* sub =
+      app.add_subcommand("reindex", "Build the chunk summaries a stream lacks (chunks written before them)");
   AddStoreFlag(sub, &options->store);
   sub->add_option("--stream", options->stream, "Stream name")->required();
   return {sub, [options] { return RunReindex(*options); }};

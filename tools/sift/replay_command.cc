@@ -55,8 +55,8 @@ class ReplaySink : public engine::ScanSink {
   }
   void Progress(uint64_t scanned, uint64_t total) override {
     // Ranges run side by side, so "where" is how far the scan would be had it run alone.
-    report_->Progress(first_offset_ + scanned, total == 0 ? -1 : static_cast<double>(scanned) / static_cast<double>(total),
-                      scanned);
+    report_->Progress(first_offset_ + scanned,
+                      total == 0 ? -1 : static_cast<double>(scanned) / static_cast<double>(total), scanned);
   }
   const engine::Status& status() const { return status_; }
 
@@ -132,8 +132,8 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
   if (!flushed.ok()) return ReportError(flushed);
   if (stats.chunks_skipped > 0) {
     PrintError("warning", stream,
-               "skipped " + std::to_string(stats.chunks_skipped) + " corrupt chunk(s); last: " +
-                   std::string(last_skipped.why()));
+               "skipped " + std::to_string(stats.chunks_skipped) +
+                   " corrupt chunk(s); last: " + std::string(last_skipped.why()));
   }
   return MatchExitCode(writer->matched());
 }
@@ -219,9 +219,10 @@ int RunReplay(const ReplayOptions& options) {
     if (!status.ok()) break;
     if (options.follow && !batch.empty()) (void)sink->Flush();  // a tail shows matches as they come
     const uint64_t position = consumer->position();
-    const double fraction = range_end > range_start && !options.follow
-                                ? static_cast<double>(position - std::min(position, range_start)) / (range_end - range_start)
-                                : -1;
+    const double fraction =
+        range_end > range_start && !options.follow
+            ? static_cast<double>(position - std::min(position, range_start)) / (range_end - range_start)
+            : -1;
     report.Progress(position, fraction, consumer->stats().scanned);
   }
   return FinishReplay(options.stream, status, consumer->stats(), consumer->last_skipped(), &writer, &report);
@@ -237,20 +238,24 @@ Command AddReplayCommand(CLI::App& app) {
   AddFilterFlags(sub, &options->filters);
   sub->add_option("-o,--offset", options->offset,
                   "Start: beginning, end (new messages only), last, N (offset), -N (last N), s@MS (timestamp)")
-      ->capture_default_str()->allow_extra_args(false);
+      ->capture_default_str()
+      ->allow_extra_args(false);
   sub->add_option("--until", options->until, "End (exclusive): N (offset) or e@MS (append timestamp)");
   sub->add_option("-c,--count", options->count, "Stop after this many matches (0: no limit)");
   sub->add_flag("--follow", options->follow, "At the end of the stream, wait for new messages");
   sub->add_option("-f,--output-format", options->output_format, "Output: offsets, json, count or amqp")
-      ->check(CLI::IsMember({"offsets", "json", "count", "amqp"}))->capture_default_str();
+      ->check(CLI::IsMember({"offsets", "json", "count", "amqp"}))
+      ->capture_default_str();
   sub->add_option("--on-corruption", options->on_corruption, "A corrupt chunk: stop (exit 3) or skip it")
-      ->check(CLI::IsMember({"stop", "skip"}))->capture_default_str();
+      ->check(CLI::IsMember({"stop", "skip"}))
+      ->capture_default_str();
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
   sub->add_flag("--no-skip", options->no_skip,
                 "Read every chunk, even those whose summary shows no message can match (same result, slower)");
   sub->add_option("--threads", options->threads,
                   "Threads scanning the range (0: one per core; ignored with --follow); output stays in order")
-      ->check(CLI::Range(0, 64))->capture_default_str();
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
   return {sub, [options] { return RunReplay(*options); }};
 }
 

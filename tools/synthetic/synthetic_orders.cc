@@ -17,8 +17,8 @@ namespace {
 constexpr std::array<std::string_view, 3> kProfiles = {"orders", "wide", "minimal"};
 
 // Regions are skewed (real traffic is); colors are uniform; subjects follow an order's life cycle.
-constexpr std::array<std::string_view, 8> kRegions = {"eu-west", "us-east", "eu-central", "us-west",
-                                                      "ap-south", "ap-northeast", "sa-east", "af-south"};
+constexpr std::array<std::string_view, 8> kRegions = {"eu-west",  "us-east",      "eu-central", "us-west",
+                                                      "ap-south", "ap-northeast", "sa-east",    "af-south"};
 constexpr std::array<uint32_t, 8> kRegionWeights = {25, 25, 15, 12, 10, 8, 4, 1};  // percent
 constexpr std::array<std::string_view, 8> kColors = {"red",   "green", "blue",   "yellow",
                                                      "black", "white", "purple", "orange"};
@@ -198,15 +198,15 @@ Status SyntheticOrders::Encode(uint64_t index, std::string* out) {
     body_.clear();
     char item[160];
     int len = std::snprintf(item, sizeof item,
-                            "{\"order\":\"order-%08" PRIu64 "\",\"customer\":\"cust-%05u\",\"currency\":\"%s\","
+                            "{\"order\":\"order-%08" PRIu64
+                            "\",\"customer\":\"cust-%05u\",\"currency\":\"%s\","
                             "\"items\":[{\"sku\":\"SKU-%05u\",\"qty\":%u}",
                             index, o.customer, std::string(kCurrencies[rng.Below(kCurrencies.size())]).c_str(),
                             rng.Below(100000), 1 + rng.Below(9));
     body_.append(item, static_cast<size_t>(len));
     // More items while they fit, then a note that pads to exactly body_size bytes.
     while (body_.size() + 40 + 16 < body_size) {
-      len = std::snprintf(item, sizeof item, ",{\"sku\":\"SKU-%05u\",\"qty\":%u}", rng.Below(100000),
-                          1 + rng.Below(9));
+      len = std::snprintf(item, sizeof item, ",{\"sku\":\"SKU-%05u\",\"qty\":%u}", rng.Below(100000), 1 + rng.Below(9));
       body_.append(item, static_cast<size_t>(len));
     }
     body_ += "],\"note\":\"";

@@ -8,9 +8,9 @@
 //
 // Profiles (AMQP 1.0 core part 3 sections, encoded by Proton's C encoder, pn_message_encode):
 // - "orders" (default, ~450 bytes): header (durable, priority, ttl), message annotations
-//   (x-opt-partition), properties (message-id, to, subject, content-type, creation-time), 8 application properties — region (string), color (string),
-//   amount (long 1..1000), price (double 0.50..999.99), customer (string "cust-NNNNN"),
-//   vip (boolean, ~5%), tier (ubyte 0..3), ordered_at (timestamp) — and a ~200-byte JSON data body.
+//   (x-opt-partition), properties (message-id, to, subject, content-type, creation-time), 8 application properties —
+//   region (string), color (string), amount (long 1..1000), price (double 0.50..999.99), customer (string
+//   "cust-NNNNN"), vip (boolean, ~5%), tier (ubyte 0..3), ordered_at (timestamp) — and a ~200-byte JSON data body.
 // - "wide" (~1.5 KB): the same plus 24 more application properties attr_00..attr_23 of mixed types
 //   (string, long, int, double, boolean, timestamp, symbol, short) and an ~800-byte body.
 // - "minimal" (~60 bytes): application properties region and amount only, no other section.

@@ -118,8 +118,7 @@ TEST(CursorTest, UnsignedIntegersAllEncodings) {
       {B({0x70, 0x80, 0x00, 0x00, 0x01}), ValueType::kUInt, 0x80000001u},
       {B({0x52, 0xfe}), ValueType::kUInt, 254},
       {B({0x43}), ValueType::kUInt, 0},
-      {B({0x80, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88}), ValueType::kULong,
-       0xffeeddccbbaa9988u},
+      {B({0x80, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88}), ValueType::kULong, 0xffeeddccbbaa9988u},
       {B({0x53, 0x07}), ValueType::kULong, 7},
       {B({0x44}), ValueType::kULong, 0},
   };
@@ -171,11 +170,10 @@ TEST(CursorTest, IntegersFromProtonsEncoder) {
   const ByteVector bytes = d.Encode();
   Cursor c(bytes);
   EncodedValue v;
-  const Value expected[] = {
-      Value::Signed(ValueType::kInt, -7),      Value::Signed(ValueType::kLong, 1 << 20),
-      Value::Unsigned(ValueType::kUInt, 0),    Value::Unsigned(ValueType::kULong, 200),
-      Value::Unsigned(ValueType::kUShort, 65535), Value::Signed(ValueType::kShort, -300),
-      Value::Signed(ValueType::kByte, -1),     Value::Unsigned(ValueType::kUByte, 9)};
+  const Value expected[] = {Value::Signed(ValueType::kInt, -7),         Value::Signed(ValueType::kLong, 1 << 20),
+                            Value::Unsigned(ValueType::kUInt, 0),       Value::Unsigned(ValueType::kULong, 200),
+                            Value::Unsigned(ValueType::kUShort, 65535), Value::Signed(ValueType::kShort, -300),
+                            Value::Signed(ValueType::kByte, -1),        Value::Unsigned(ValueType::kUByte, 9)};
   for (const Value& e : expected) {
     ASSERT_TRUE(c.Next(&v)) << c.error().Message();
     const Value got = v.ToValue();
@@ -270,8 +268,7 @@ TEST(CursorTest, VariableWidthShortAndLongForms) {
     EXPECT_EQ(v.ToValue().bytes(), texts[i]);
     // The view points into the buffer: no copy.
     EXPECT_GE(reinterpret_cast<const uint8_t*>(v.ToValue().data), bytes.data());
-    EXPECT_LE(reinterpret_cast<const uint8_t*>(v.ToValue().data) + v.ToValue().size,
-              bytes.data() + bytes.size());
+    EXPECT_LE(reinterpret_cast<const uint8_t*>(v.ToValue().data) + v.ToValue().size, bytes.data() + bytes.size());
   }
   std::string_view s;
   EXPECT_FALSE(v.GetString(&s));
@@ -304,8 +301,8 @@ TEST(CursorTest, ListAllEncodingsAndElements) {
 
 TEST(CursorTest, MapAllEncodingsAndKeys) {
   // map8 {"k": 1, sym "s": 2, ulong 7: 3}
-  const ByteVector m8 = Cat({B({0xc1, 0x0f, 0x06}), B({0xa1, 1, 'k', 0x52, 1}),
-                             B({0xa3, 1, 's', 0x52, 2}), B({0x53, 7, 0x52, 3})});
+  const ByteVector m8 =
+      Cat({B({0xc1, 0x0f, 0x06}), B({0xa1, 1, 'k', 0x52, 1}), B({0xa3, 1, 's', 0x52, 2}), B({0x53, 7, 0x52, 3})});
   ASSERT_EQ(m8.size(), 0x0fu + 2);
   EncodedValue v = ReadOne(m8);
   EXPECT_TRUE(v.is_map());
@@ -477,8 +474,7 @@ TEST(CursorTest, SkipValueAndSkipPlainValue) {
 }
 
 TEST(CursorTest, FindKeyInMapWithoutMaterialisingTheMap) {
-  const ByteVector m8 = testing::Map8(4, Cat({testing::Str8("a"), B({0x52, 1}),
-                                              testing::Sym8("b"), B({0x52, 2})}));
+  const ByteVector m8 = testing::Map8(4, Cat({testing::Str8("a"), B({0x52, 1}), testing::Sym8("b"), B({0x52, 2})}));
   EncodedValue v;
   DecodeError e;
   ASSERT_TRUE(FindKeyInMap(m8.data(), m8.data(), m8.data() + m8.size(), "b", &v, &e));

@@ -50,8 +50,7 @@ inline uint64_t ExerciseView(const amqp::MessageView& view) {
     sum += Touch(view.Header(static_cast<amqp::HeaderField>(i)));
   }
   uint32_t ttl = 0;
-  sum += view.durable() + view.priority() + view.ttl(&ttl) + view.first_acquirer() +
-         view.delivery_count();
+  sum += view.durable() + view.priority() + view.ttl(&ttl) + view.first_acquirer() + view.delivery_count();
   for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
     sum += Touch(view.Property(static_cast<amqp::PropertiesField>(i)));
   }

@@ -60,8 +60,7 @@ TEST(GeneratedJsonRoundTrip, EveryMessageRoundTripsThroughTypedJson) {
     const std::vector<uint8_t>& bytes = gen.messages[i];
     std::string json;
     ConversionStatus s = DecodeToTypedJson(bytes, i, &json);
-    ASSERT_TRUE(s.ok()) << "record " << i << " (" << gen.kinds[i] << "): " << s.error() << "\n"
-                        << Hex(bytes);
+    ASSERT_TRUE(s.ok()) << "record " << i << " (" << gen.kinds[i] << "): " << s.error() << "\n" << Hex(bytes);
     std::vector<uint8_t> again;
     s = EncodeTypedJson(json, i + 1, &again);
     ASSERT_TRUE(s.ok()) << "record " << i << ": " << s.error() << "\n" << json;
@@ -76,9 +75,10 @@ TEST(GeneratedJsonRoundTrip, EveryMessageRoundTripsThroughTypedJson) {
     ASSERT_EQ(json_again, json) << "record " << i << " (" << gen.kinds[i] << ")";
     ++stable;
   }
-  std::printf("typed JSON round trip: %zu messages, %zu byte-exact (pn_message_encode), %zu "
-              "JSON-stable\n",
-              gen.messages.size(), exact, stable);
+  std::printf(
+      "typed JSON round trip: %zu messages, %zu byte-exact (pn_message_encode), %zu "
+      "JSON-stable\n",
+      gen.messages.size(), exact, stable);
   EXPECT_GE(gen.messages.size(), 10000u);
   EXPECT_GT(exact, 3000u);
 }
@@ -97,8 +97,7 @@ TEST(GeneratedJsonRoundTrip, FullDecodeMatchesProtonMessageDecode) {
     ASSERT_TRUE(sections.Split(bytes, &error)) << "record " << i << ": " << error;
     size_t body_sections = 0;
     for (const ProtonSection& section : sections.sections()) {
-      body_sections += section.kind == ProtonSectionKind::kData ||
-                       section.kind == ProtonSectionKind::kAmqpSequence;
+      body_sections += section.kind == ProtonSectionKind::kData || section.kind == ProtonSectionKind::kAmqpSequence;
     }
     if (body_sections > 1) {
       // pn_message_t holds one body section: the decode refuses rather than dropping data.
@@ -126,9 +125,10 @@ TEST(GeneratedJsonRoundTrip, FullDecodeMatchesProtonMessageDecode) {
     ASSERT_EQ(Hex(a), Hex(bytes)) << "record " << i;
     ++compared;
   }
-  std::printf("full decode: %zu messages decoded, %zu compared with pn_message_decode, refused: %zu "
-              "with several body sections, %zu with a NUL in a text property\n",
-              decoded, compared, multiple_body, nul_text);
+  std::printf(
+      "full decode: %zu messages decoded, %zu compared with pn_message_decode, refused: %zu "
+      "with several body sections, %zu with a NUL in a text property\n",
+      decoded, compared, multiple_body, nul_text);
   EXPECT_EQ(decoded + multiple_body + nul_text, gen.messages.size());
   EXPECT_GT(compared, 3000u);
   pn_message_free(mine);

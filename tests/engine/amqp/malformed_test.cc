@@ -31,26 +31,22 @@ std::vector<ByteVector> ValidMessages() {
   std::vector<ByteVector> out;
   for (int n = 0; n < 8; ++n) out.push_back(testing::RichMessage(n));
   // Symbol descriptors, list32/map32, footer, multiple data sections.
-  out.push_back(Cat({B({0x00}), Sym8("amqp:header:list"), B({0xd0, 0, 0, 0, 7, 0, 0, 0, 2, 0x41,
-                                                             0x50, 0x07}),
-                     B({0x00}), Sym8("amqp:application-properties:map"),
-                     B({0xd1, 0, 0, 0, 16, 0, 0, 0, 2}), Str8("k"), B({0x80, 0, 0, 0, 0, 0, 0, 0, 1}),
-                     Section(0x75, B({0xa0, 0x02, 'a', 'b'})),
+  out.push_back(Cat({B({0x00}), Sym8("amqp:header:list"), B({0xd0, 0, 0, 0, 7, 0, 0, 0, 2, 0x41, 0x50, 0x07}),
+                     B({0x00}), Sym8("amqp:application-properties:map"), B({0xd1, 0, 0, 0, 16, 0, 0, 0, 2}), Str8("k"),
+                     B({0x80, 0, 0, 0, 0, 0, 0, 0, 1}), Section(0x75, B({0xa0, 0x02, 'a', 'b'})),
                      Section(0x75, B({0xb0, 0, 0, 0, 1, 'c'})),
                      Section(0x78, Map8(4, Cat({Sym8("x-hash"), Str8("abc"), B({0x53, 0x09, 0x41})})))}));
   // amqp-sequence bodies with arrays, including a described element constructor.
-  out.push_back(Cat({Section(0x72, Map8(2, Cat({B({0x53, 0x01}),
-                                                B({0xe0, 0x08, 0x02, 0x00, 0xa3, 0x01, 'd', 0x50,
-                                                   0x07, 0x09})}))),
-                     Section(0x76, List8(2, B({0x43, 0x44}))),
-                     Section(0x76, List8(1, B({0xf0, 0, 0, 0, 7, 0, 0, 0, 2, 0x56, 1, 0})))}));
+  out.push_back(Cat(
+      {Section(0x72, Map8(2, Cat({B({0x53, 0x01}), B({0xe0, 0x08, 0x02, 0x00, 0xa3, 0x01, 'd', 0x50, 0x07, 0x09})}))),
+       Section(0x76, List8(2, B({0x43, 0x44}))),
+       Section(0x76, List8(1, B({0xf0, 0, 0, 0, 7, 0, 0, 0, 2, 0x56, 1, 0})))}));
   // amqp-value with nested compounds and every fixed-width type.
-  out.push_back(Section(
-      0x77, List8(6, Cat({B({0x00, 0x53, 0x01, 0x45}), Map8(2, Cat({Str8("k"), List8(1, B({0x40}))})),
-                          B({0x73, 0, 0, 0, 'a'}), B({0x94, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                      0, 0, 0}),
-                          B({0x98, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}),
-                          B({0x83, 0, 0, 1, 0, 0, 0, 0, 0})}))));
+  out.push_back(
+      Section(0x77, List8(6, Cat({B({0x00, 0x53, 0x01, 0x45}), Map8(2, Cat({Str8("k"), List8(1, B({0x40}))})),
+                                  B({0x73, 0, 0, 0, 'a'}), B({0x94, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}),
+                                  B({0x98, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}),
+                                  B({0x83, 0, 0, 1, 0, 0, 0, 0, 0})}))));
   return out;
 }
 
@@ -91,8 +87,7 @@ TEST(MalformedTest, EveryTruncation) {
     while (c.Next(&v)) boundaries.push_back(v.offset() + v.raw().size());
     for (size_t cut = 0; cut < m.size(); ++cut) {
       ByteVector prefix(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(cut));
-      const bool at_boundary =
-          cut > 0 && std::find(boundaries.begin(), boundaries.end(), cut) != boundaries.end();
+      const bool at_boundary = cut > 0 && std::find(boundaries.begin(), boundaries.end(), cut) != boundaries.end();
       const bool valid = CheckOne(prefix);
       EXPECT_EQ(valid, at_boundary) << "cut at " << cut << " of " << m.size();
       invalid += !valid;
@@ -118,10 +113,7 @@ TEST(MalformedTest, HundredThousandSeededMutations) {
         case 1: m[at] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
         case 2: m[at] = kInteresting[rng() % sizeof kInteresting]; break;
         case 3: m.erase(m.begin() + static_cast<std::ptrdiff_t>(at)); break;
-        case 4:
-          m.insert(m.begin() + static_cast<std::ptrdiff_t>(at),
-                   kInteresting[rng() % sizeof kInteresting]);
-          break;
+        case 4: m.insert(m.begin() + static_cast<std::ptrdiff_t>(at), kInteresting[rng() % sizeof kInteresting]); break;
       }
     }
     invalid += !CheckOne(m);

@@ -53,46 +53,48 @@ std::string Render(const Value& v) {
     case ValueType::kList:
     case ValueType::kMap:
     case ValueType::kArray:
-    case ValueType::kDescribed:
-      return name;
-    case ValueType::kBoolean:
-      return name + ":" + (v.boolean ? "true" : "false");
+    case ValueType::kDescribed: return name;
+    case ValueType::kBoolean: return name + ":" + (v.boolean ? "true" : "false");
     case ValueType::kUByte:
     case ValueType::kUShort:
     case ValueType::kUInt:
-    case ValueType::kULong:
-      return name + ":" + std::to_string(v.u64);
+    case ValueType::kULong: return name + ":" + std::to_string(v.u64);
     case ValueType::kByte:
     case ValueType::kShort:
     case ValueType::kInt:
     case ValueType::kLong:
-    case ValueType::kTimestamp:
-      return name + ":" + std::to_string(v.i64);
+    case ValueType::kTimestamp: return name + ":" + std::to_string(v.i64);
     case ValueType::kFloat:
     case ValueType::kDouble: {
       uint64_t bits;
       std::memcpy(&bits, &v.f64, 8);
       return name + ":" + std::to_string(bits);
     }
-    case ValueType::kChar:
-      return name + ":" + std::to_string(v.u32);
-    default:
-      return name + ":" + Hex(v.data, v.size);
+    case ValueType::kChar: return name + ":" + std::to_string(v.u32);
+    default: return name + ":" + Hex(v.data, v.size);
   }
 }
 
 ValueType TypeOfCode(uint8_t code) {
   switch (code) {
     case 0x40: return ValueType::kNull;
-    case 0x41: case 0x42: case 0x56: return ValueType::kBoolean;
+    case 0x41:
+    case 0x42:
+    case 0x56: return ValueType::kBoolean;
     case 0x50: return ValueType::kUByte;
     case 0x60: return ValueType::kUShort;
-    case 0x43: case 0x52: case 0x70: return ValueType::kUInt;
-    case 0x44: case 0x53: case 0x80: return ValueType::kULong;
+    case 0x43:
+    case 0x52:
+    case 0x70: return ValueType::kUInt;
+    case 0x44:
+    case 0x53:
+    case 0x80: return ValueType::kULong;
     case 0x51: return ValueType::kByte;
     case 0x61: return ValueType::kShort;
-    case 0x54: case 0x71: return ValueType::kInt;
-    case 0x55: case 0x81: return ValueType::kLong;
+    case 0x54:
+    case 0x71: return ValueType::kInt;
+    case 0x55:
+    case 0x81: return ValueType::kLong;
     case 0x72: return ValueType::kFloat;
     case 0x82: return ValueType::kDouble;
     case 0x74: return ValueType::kDecimal32;
@@ -101,12 +103,19 @@ ValueType TypeOfCode(uint8_t code) {
     case 0x73: return ValueType::kChar;
     case 0x83: return ValueType::kTimestamp;
     case 0x98: return ValueType::kUuid;
-    case 0xa0: case 0xb0: return ValueType::kBinary;
-    case 0xa1: case 0xb1: return ValueType::kString;
-    case 0xa3: case 0xb3: return ValueType::kSymbol;
-    case 0x45: case 0xc0: case 0xd0: return ValueType::kList;
-    case 0xc1: case 0xd1: return ValueType::kMap;
-    case 0xe0: case 0xf0: return ValueType::kArray;
+    case 0xa0:
+    case 0xb0: return ValueType::kBinary;
+    case 0xa1:
+    case 0xb1: return ValueType::kString;
+    case 0xa3:
+    case 0xb3: return ValueType::kSymbol;
+    case 0x45:
+    case 0xc0:
+    case 0xd0: return ValueType::kList;
+    case 0xc1:
+    case 0xd1: return ValueType::kMap;
+    case 0xe0:
+    case 0xf0: return ValueType::kArray;
     default: return ValueType::kMissing;
   }
 }
@@ -228,8 +237,7 @@ std::string RenderProton(pn_data_t* d) {
     case PN_ARRAY: {
       size_t n = pn_data_get_array(d);
       bool described = pn_data_is_array_described(d);
-      std::string out = "array<" + std::string(selector::ValueTypeName(TypeOfProton(
-                                       pn_data_get_array_type(d))));
+      std::string out = "array<" + std::string(selector::ValueTypeName(TypeOfProton(pn_data_get_array_type(d))));
       pn_data_enter(d);
       if (described) {
         pn_data_next(d);
@@ -243,8 +251,7 @@ std::string RenderProton(pn_data_t* d) {
       pn_data_exit(d);
       return out + "]";
     }
-    default:
-      return RenderProtonScalar(d);
+    default: return RenderProtonScalar(d);
   }
 }
 
@@ -275,8 +282,7 @@ std::string RenderView(const EncodedValue& v) {
       EncodedValue descriptor;
       DecodeError error;
       const uint8_t* limit = v.raw().data() + v.raw().size();
-      if (ReadValue(v.raw().data(), v.element_descriptor_data(), limit, &descriptor, &error) ==
-          nullptr) {
+      if (ReadValue(v.raw().data(), v.element_descriptor_data(), limit, &descriptor, &error) == nullptr) {
         return "error:" + error.Message();
       }
       out += ",descriptor=" + RenderView(descriptor);
@@ -298,21 +304,18 @@ struct Comparison {
   size_t mismatches = 0;
   std::vector<std::string> examples;
 
-  void Check(size_t record, const std::string& what, const std::string& lazy,
-             const std::string& proton) {
+  void Check(size_t record, const std::string& what, const std::string& lazy, const std::string& proton) {
     ++fields;
     if (lazy == proton) return;
     ++mismatches;
     if (examples.size() < 10) {
-      examples.push_back("record " + std::to_string(record) + " " + what + ":\n  MessageView: " +
-                         lazy + "\n  Proton:      " + proton);
+      examples.push_back("record " + std::to_string(record) + " " + what + ":\n  MessageView: " + lazy +
+                         "\n  Proton:      " + proton);
     }
   }
 };
 
-SectionKind ViewKind(ProtonSectionKind kind) {
-  return static_cast<SectionKind>(static_cast<uint8_t>(kind) - 0x70);
-}
+SectionKind ViewKind(ProtonSectionKind kind) { return static_cast<SectionKind>(static_cast<uint8_t>(kind) - 0x70); }
 
 // The reference lookup MessageView documents for a text key: the first entry whose key is a string
 // or symbol equal to `key`, or a ulong whose decimal text is `key`.
@@ -376,8 +379,7 @@ void CompareMessage(size_t record, std::span<const uint8_t> bytes, Comparison* c
 
   for (int k = 0; k <= 8; ++k) {
     auto kind = static_cast<ProtonSectionKind>(0x70 + k);
-    c->Check(record, "has " + std::string(ProtonSectionName(kind)),
-             view.HasSection(ViewKind(kind)) ? "yes" : "no",
+    c->Check(record, "has " + std::string(ProtonSectionName(kind)), view.HasSection(ViewKind(kind)) ? "yes" : "no",
              sections.Find(kind) != nullptr ? "yes" : "no");
   }
 
@@ -415,9 +417,8 @@ void CompareMessage(size_t record, std::span<const uint8_t> bytes, Comparison* c
   }
 
   // Every entry of every map section, looked up by its key.
-  for (ProtonSectionKind kind :
-       {ProtonSectionKind::kDeliveryAnnotations, ProtonSectionKind::kMessageAnnotations,
-        ProtonSectionKind::kApplicationProperties, ProtonSectionKind::kFooter}) {
+  for (ProtonSectionKind kind : {ProtonSectionKind::kDeliveryAnnotations, ProtonSectionKind::kMessageAnnotations,
+                                 ProtonSectionKind::kApplicationProperties, ProtonSectionKind::kFooter}) {
     const ProtonSection* section = sections.Find(kind);
     if (section == nullptr) continue;
     std::string name(ProtonSectionName(kind));
@@ -445,22 +446,18 @@ void CompareMessage(size_t record, std::span<const uint8_t> bytes, Comparison* c
       ASSERT_TRUE(FindByText(ref, text_key));
       std::string expected_value = RenderProtonScalar(ref);
       std::string expected_deep = RenderProton(ref);
-      c->Check(record, what, Render(ViewMapValue(view, kind, std::string_view(text_key))),
-               expected_value);
+      c->Check(record, what, Render(ViewMapValue(view, kind, std::string_view(text_key))), expected_value);
       EncodedValue entry;
       c->Check(record, what + " (whole value)",
-               view.FindMapEntry(ViewKind(kind), text_key, &entry) ? RenderView(entry) : "absent",
-               expected_deep);
+               view.FindMapEntry(ViewKind(kind), text_key, &entry) ? RenderView(entry) : "absent", expected_deep);
       if (key_type == PN_ULONG && kind != ProtonSectionKind::kApplicationProperties) {
         ref = section->Value();
         ASSERT_TRUE(FindByULong(ref, ulong_key));
         expected_value = RenderProtonScalar(ref);
         expected_deep = RenderProton(ref);
-        c->Check(record, what + " (ulong key)", Render(ViewMapValue(view, kind, ulong_key)),
-                 expected_value);
+        c->Check(record, what + " (ulong key)", Render(ViewMapValue(view, kind, ulong_key)), expected_value);
         c->Check(record, what + " (ulong key, whole value)",
-                 view.FindMapEntry(ViewKind(kind), ulong_key, &entry) ? RenderView(entry) : "absent",
-                 expected_deep);
+                 view.FindMapEntry(ViewKind(kind), ulong_key, &entry) ? RenderView(entry) : "absent", expected_deep);
       }
     }
   }
@@ -476,8 +473,7 @@ void CompareMessage(size_t record, std::span<const uint8_t> bytes, Comparison* c
   static const char* kBodyKinds[] = {"none", "data", "amqp-sequence", "amqp-value"};
   int expected_kind = body.empty() ? 0 : static_cast<int>(body[0]->kind) - 0x74;
   c->Check(record, "body kind", kBodyKinds[static_cast<int>(view.body_kind())], kBodyKinds[expected_kind]);
-  c->Check(record, "body section count", std::to_string(view.body_section_count()),
-           std::to_string(body.size()));
+  c->Check(record, "body section count", std::to_string(view.body_section_count()), std::to_string(body.size()));
   for (size_t i = 0; i < body.size(); ++i) {
     EncodedValue value;
     c->Check(record, "body section " + std::to_string(i),
@@ -492,8 +488,8 @@ void CompareMessage(size_t record, std::span<const uint8_t> bytes, Comparison* c
   c->Check(record, "data", Hex(view.data().data(), view.data().size()), expected_data);
   std::string expected_span = "empty";
   if (!body.empty()) {
-    expected_span = std::to_string(body.front()->offset) + ".." +
-                    std::to_string(body.back()->offset + body.back()->size);
+    expected_span =
+        std::to_string(body.front()->offset) + ".." + std::to_string(body.back()->offset + body.back()->size);
   }
   std::span<const uint8_t> span = view.body_bytes();
   c->Check(record, "body bytes",
@@ -510,8 +506,8 @@ TEST(MessageViewDifferential, EveryFieldEqualsProtonsDecode) {
   ASSERT_GE(gen.messages.size(), 10000u);
   Comparison c;
   for (size_t i = 0; i < gen.messages.size(); ++i) CompareMessage(i, gen.messages[i], &c);
-  std::printf("MessageView vs Proton: %zu messages, %zu field comparisons, %zu mismatches\n",
-              gen.messages.size(), c.fields, c.mismatches);
+  std::printf("MessageView vs Proton: %zu messages, %zu field comparisons, %zu mismatches\n", gen.messages.size(),
+              c.fields, c.mismatches);
   for (const std::string& e : c.examples) std::printf("%s\n", e.c_str());
   EXPECT_EQ(c.mismatches, 0u);
   EXPECT_GT(c.fields, 30u * gen.messages.size());
@@ -573,20 +569,17 @@ TEST(MessageViewDifferential, GeneratedMessagesCoverEveryTypeInEverySection) {
     }
   }
   const ValueType kAll[] = {
-      ValueType::kNull, ValueType::kBoolean, ValueType::kUByte, ValueType::kUShort, ValueType::kUInt,
-      ValueType::kULong, ValueType::kByte, ValueType::kShort, ValueType::kInt, ValueType::kLong,
-      ValueType::kFloat, ValueType::kDouble, ValueType::kDecimal32, ValueType::kDecimal64,
-      ValueType::kDecimal128, ValueType::kChar, ValueType::kTimestamp, ValueType::kUuid,
-      ValueType::kBinary, ValueType::kString, ValueType::kSymbol, ValueType::kList, ValueType::kMap,
-      ValueType::kArray, ValueType::kDescribed};
-  for (ProtonSectionKind kind : {ProtonSectionKind::kDeliveryAnnotations,
-                                 ProtonSectionKind::kMessageAnnotations,
-                                 ProtonSectionKind::kApplicationProperties,
-                                 ProtonSectionKind::kAmqpSequence, ProtonSectionKind::kAmqpValue,
-                                 ProtonSectionKind::kFooter}) {
+      ValueType::kNull,   ValueType::kBoolean,   ValueType::kUByte,     ValueType::kUShort,    ValueType::kUInt,
+      ValueType::kULong,  ValueType::kByte,      ValueType::kShort,     ValueType::kInt,       ValueType::kLong,
+      ValueType::kFloat,  ValueType::kDouble,    ValueType::kDecimal32, ValueType::kDecimal64, ValueType::kDecimal128,
+      ValueType::kChar,   ValueType::kTimestamp, ValueType::kUuid,      ValueType::kBinary,    ValueType::kString,
+      ValueType::kSymbol, ValueType::kList,      ValueType::kMap,       ValueType::kArray,     ValueType::kDescribed};
+  for (ProtonSectionKind kind : {ProtonSectionKind::kDeliveryAnnotations, ProtonSectionKind::kMessageAnnotations,
+                                 ProtonSectionKind::kApplicationProperties, ProtonSectionKind::kAmqpSequence,
+                                 ProtonSectionKind::kAmqpValue, ProtonSectionKind::kFooter}) {
     for (ValueType t : kAll) {
-      bool compound = t == ValueType::kList || t == ValueType::kMap || t == ValueType::kArray ||
-                      t == ValueType::kDescribed;
+      bool compound =
+          t == ValueType::kList || t == ValueType::kMap || t == ValueType::kArray || t == ValueType::kDescribed;
       if (kind == ProtonSectionKind::kApplicationProperties && compound && t != ValueType::kMap) {
         continue;  // core 3.2.5: simple values only (the section itself is the one map)
       }

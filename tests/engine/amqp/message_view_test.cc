@@ -184,8 +184,7 @@ TEST(MessageViewTest, AnnotationsBySymbolAndULongKeys) {
 }
 
 TEST(MessageViewTest, FooterEntries) {
-  const ByteVector footer =
-      Section(0x78, Map8(4, Cat({Sym8("x-hash"), Str8("abc"), B({0x53, 0x09}), B({0x41})})));
+  const ByteVector footer = Section(0x78, Map8(4, Cat({Sym8("x-hash"), Str8("abc"), B({0x53, 0x09}), B({0x41})})));
   const ByteVector bytes = Cat({Section(0x75, B({0xa0, 0x01, 'z'})), footer});
   MessageView view(bytes);
   EXPECT_EQ(view.FooterEntry("x-hash").bytes(), "abc");
@@ -212,8 +211,7 @@ TEST(MessageViewTest, DescriptorsInAllThreeForms) {
   const ByteVector zero = Cat({B({0x00, 0x44}), map});
   MessageView view(zero);
   EXPECT_FALSE(view.ApplicationProperty("k").present());
-  EXPECT_EQ(view.error().Message(),
-            "byte 0: described value with an unknown descriptor is not a message section");
+  EXPECT_EQ(view.error().Message(), "byte 0: described value with an unknown descriptor is not a message section");
 }
 
 TEST(MessageViewTest, SymbolDescriptorsForEverySection) {
@@ -244,8 +242,7 @@ TEST(MessageViewTest, SymbolDescriptorsForEverySection) {
 }
 
 TEST(MessageViewTest, MultipleDataSections) {
-  const ByteVector bytes = Cat({Section(0x75, B({0xa0, 0x02, 'a', 'b'})),
-                                Section(0x75, B({0xb0, 0, 0, 0, 1, 'c'})),
+  const ByteVector bytes = Cat({Section(0x75, B({0xa0, 0x02, 'a', 'b'})), Section(0x75, B({0xb0, 0, 0, 0, 1, 'c'})),
                                 Section(0x75, B({0xa0, 0x00}))});
   MessageView view(bytes);
   EXPECT_EQ(view.body_kind(), BodyKind::kData);
@@ -261,8 +258,8 @@ TEST(MessageViewTest, MultipleDataSections) {
 }
 
 TEST(MessageViewTest, AmqpSequenceSectionsRepeat) {
-  const ByteVector bytes = Cat({Section(0x70, B({0x45})), Section(0x76, List8(1, B({0x41}))),
-                                Section(0x76, B({0x45}))});
+  const ByteVector bytes =
+      Cat({Section(0x70, B({0x45})), Section(0x76, List8(1, B({0x41}))), Section(0x76, B({0x45}))});
   MessageView view(bytes);
   EXPECT_EQ(view.body_kind(), BodyKind::kAmqpSequence);
   EXPECT_EQ(view.body_section_count(), 2u);
@@ -332,8 +329,8 @@ TEST(MessageViewTest, GarbageFirstSectionMakesHeaderMissing) {
 }
 
 TEST(MessageViewTest, FirstOccurrenceWinsForRepeatedSections) {
-  const ByteVector bytes = Cat({Section(0x74, Map8(2, Cat({Str8("k"), B({0x52, 1})}))),
-                                Section(0x74, Map8(2, Cat({Str8("k"), B({0x52, 2})})))});
+  const ByteVector bytes = Cat(
+      {Section(0x74, Map8(2, Cat({Str8("k"), B({0x52, 1})}))), Section(0x74, Map8(2, Cat({Str8("k"), B({0x52, 2})})))});
   MessageView view(bytes);
   EXPECT_EQ(view.ApplicationProperty("k").u64, 1u);
 }

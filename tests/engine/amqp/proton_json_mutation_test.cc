@@ -33,8 +33,7 @@ std::vector<uint8_t> Mutate(std::vector<uint8_t> bytes, std::mt19937_64& rng) {
       bytes.resize(rng() % bytes.size());
       break;
     case 2:  // insert a byte
-      bytes.insert(bytes.begin() + static_cast<ptrdiff_t>(rng() % (bytes.size() + 1)),
-                   static_cast<uint8_t>(rng()));
+      bytes.insert(bytes.begin() + static_cast<ptrdiff_t>(rng() % (bytes.size() + 1)), static_cast<uint8_t>(rng()));
       break;
     default:  // set a size-ish byte to an extreme
       bytes[rng() % bytes.size()] = (rng() % 2) ? 0xff : 0x00;

@@ -113,9 +113,7 @@ bool SameNodes(pn_data_t* a, pn_data_t* b, std::string* why) {
                pn_data_get_array_type(a) == pn_data_get_array_type(b);
         break;
       case PN_DESCRIBED: break;
-      default:
-        *why = "unexpected type";
-        return false;
+      default: *why = "unexpected type"; return false;
     }
     if (!same) {
       *why = "values differ";
@@ -134,8 +132,7 @@ bool SameNodes(pn_data_t* a, pn_data_t* b, std::string* why) {
 // Equal content, and the same position (what a consumer that does not rewind would see).
 std::string DataDifference(const char* name, pn_data_t* a, pn_data_t* b) {
   if (pn_data_size(a) != pn_data_size(b)) {
-    return std::string(name) + ": sizes " + std::to_string(pn_data_size(a)) + " vs " +
-           std::to_string(pn_data_size(b));
+    return std::string(name) + ": sizes " + std::to_string(pn_data_size(a)) + " vs " + std::to_string(pn_data_size(b));
   }
   if (pn_data_point(a) != pn_data_point(b)) return std::string(name) + ": positions differ";
   const pn_handle_t pa = pn_data_point(a);
@@ -166,20 +163,17 @@ std::string MessageDifference(pn_message_t* a, pn_message_t* b) {
   check(pn_message_is_first_acquirer(a) == pn_message_is_first_acquirer(b), "first-acquirer");
   check(pn_message_get_delivery_count(a) == pn_message_get_delivery_count(b), "delivery-count");
   pn_bytes_t ua = pn_message_get_user_id(a), ub = pn_message_get_user_id(b);
-  check(ua.size == ub.size && (ua.size == 0 || std::memcmp(ua.start, ub.start, ua.size) == 0),
-        "user-id");
+  check(ua.size == ub.size && (ua.size == 0 || std::memcmp(ua.start, ub.start, ua.size) == 0), "user-id");
   check(Str(pn_message_get_address(a)) == Str(pn_message_get_address(b)), "to");
   check(Str(pn_message_get_subject(a)) == Str(pn_message_get_subject(b)), "subject");
   check(Str(pn_message_get_reply_to(a)) == Str(pn_message_get_reply_to(b)), "reply-to");
   check(Str(pn_message_get_content_type(a)) == Str(pn_message_get_content_type(b)), "content-type");
-  check(Str(pn_message_get_content_encoding(a)) == Str(pn_message_get_content_encoding(b)),
-        "content-encoding");
+  check(Str(pn_message_get_content_encoding(a)) == Str(pn_message_get_content_encoding(b)), "content-encoding");
   check(pn_message_get_expiry_time(a) == pn_message_get_expiry_time(b), "absolute-expiry-time");
   check(pn_message_get_creation_time(a) == pn_message_get_creation_time(b), "creation-time");
   check(Str(pn_message_get_group_id(a)) == Str(pn_message_get_group_id(b)), "group-id");
   check(pn_message_get_group_sequence(a) == pn_message_get_group_sequence(b), "group-sequence");
-  check(Str(pn_message_get_reply_to_group_id(a)) == Str(pn_message_get_reply_to_group_id(b)),
-        "reply-to-group-id");
+  check(Str(pn_message_get_reply_to_group_id(a)) == Str(pn_message_get_reply_to_group_id(b)), "reply-to-group-id");
   check(pn_message_is_inferred(a) == pn_message_is_inferred(b), "inferred");
   const pn_msgid_t ia = pn_message_get_id(a), ib = pn_message_get_id(b);
   check(ia.type == ib.type, "message-id type");
@@ -209,8 +203,7 @@ struct Counts {
 
 class Differential {
  public:
-  Differential()
-      : new_(pn_message()), old_(pn_message()), new_footer_(pn_data(0)), old_footer_(pn_data(0)) {}
+  Differential() : new_(pn_message()), old_(pn_message()), new_footer_(pn_data(0)), old_footer_(pn_data(0)) {}
   ~Differential() {
     pn_message_free(new_);
     pn_message_free(old_);
@@ -223,8 +216,7 @@ class Differential {
     ++c->messages;
     for (int with_footer = 0; with_footer < 2; ++with_footer) {
       ConversionStatus got = DecodeToProton(bytes, new_, with_footer ? new_footer_ : nullptr);
-      ConversionStatus want = reference::ReferenceDecodeToProton(bytes, old_,
-                                                                 with_footer ? old_footer_ : nullptr);
+      ConversionStatus want = reference::ReferenceDecodeToProton(bytes, old_, with_footer ? old_footer_ : nullptr);
       std::string difference;
       if (!got.ok() && want.ok() && !Validate(bytes).ok()) {
         // Stricter than the reference, on a message the project's validator refuses too: bytes
@@ -236,8 +228,8 @@ class Differential {
           if (c->stricter_examples.size() < 5) c->stricter_examples.push_back(label + ": " + got.error());
         }
       } else if (got.ok() != want.ok()) {
-        difference = "verdicts differ: new " + (got.ok() ? std::string("ok") : got.error()) +
-                     ", reference " + (want.ok() ? std::string("ok") : want.error());
+        difference = "verdicts differ: new " + (got.ok() ? std::string("ok") : got.error()) + ", reference " +
+                     (want.ok() ? std::string("ok") : want.error());
       } else if (got.ok()) {
         difference = MessageDifference(new_, old_);
         if (with_footer) difference += DataDifference("footer", new_footer_, old_footer_);
@@ -251,8 +243,7 @@ class Differential {
             std::snprintf(buf, sizeof buf, "%02x", bytes[i]);
             hex += buf;
           }
-          c->examples.push_back(label + (with_footer ? " (footer)" : "") + ": " + difference +
-                                "\n    bytes " + hex);
+          c->examples.push_back(label + (with_footer ? " (footer)" : "") + ": " + difference + "\n    bytes " + hex);
         }
       }
       if (with_footer) continue;
@@ -273,9 +264,10 @@ class Differential {
 };
 
 void Report(const char* corpus, const Counts& c) {
-  std::printf("%s: %zu messages, %zu ok, %zu errors (%zu with the reference's exact text), "
-              "%zu refused that the reference accepted (all malformed per Validate), %zu mismatches\n",
-              corpus, c.messages, c.ok, c.errors, c.same_text, c.stricter, c.mismatches);
+  std::printf(
+      "%s: %zu messages, %zu ok, %zu errors (%zu with the reference's exact text), "
+      "%zu refused that the reference accepted (all malformed per Validate), %zu mismatches\n",
+      corpus, c.messages, c.ok, c.errors, c.same_text, c.stricter, c.mismatches);
   for (const std::string& e : c.stricter_examples) std::printf("  stricter: %s\n", e.c_str());
   for (const std::string& e : c.examples) std::printf("  %s\n", e.c_str());
 }
@@ -302,8 +294,7 @@ std::vector<Bytes> ValidMessages() {
 TEST(ProtonMessageDifferential, RichMessages) {
   Differential d;
   Counts c;
-  for (int n = 0; n < 500; ++n) d.Compare("RichMessage(" + std::to_string(n) + ")",
-                                          sift::testing::RichMessage(n), &c);
+  for (int n = 0; n < 500; ++n) d.Compare("RichMessage(" + std::to_string(n) + ")", sift::testing::RichMessage(n), &c);
   Report("RichMessage", c);
   EXPECT_EQ(c.mismatches, 0u);
   EXPECT_EQ(c.ok, c.messages);
@@ -356,8 +347,7 @@ TEST(ProtonMessageDifferential, FuzzCorpora) {
       d.Compare(label, bytes, &c);
       // Every prefix too, and the bytes after a 4-byte record length if they look like one.
       for (size_t n = 0; n < bytes.size() && n < 2048; ++n) {
-        d.Compare(label + " prefix " + std::to_string(n),
-                  std::span<const uint8_t>(bytes.data(), n), &c);
+        d.Compare(label + " prefix " + std::to_string(n), std::span<const uint8_t>(bytes.data(), n), &c);
       }
     }
   }
@@ -371,9 +361,8 @@ TEST(ProtonMessageDifferential, FuzzCorpora) {
 TEST(ProtonMessageDifferential, RandomMutations) {
   const std::vector<Bytes> seeds = ValidMessages();
   ASSERT_GT(seeds.size(), 100u);
-  static constexpr uint8_t kInteresting[] = {0x00, 0x40, 0x41, 0x45, 0x53, 0x70, 0x73, 0x75,
-                                             0x77, 0x78, 0xa0, 0xa1, 0xa3, 0xb1, 0xc0, 0xc1,
-                                             0xd0, 0xd1, 0xe0, 0xf0, 0xff, 0x01, 0x02, 0x7f};
+  static constexpr uint8_t kInteresting[] = {0x00, 0x40, 0x41, 0x45, 0x53, 0x70, 0x73, 0x75, 0x77, 0x78, 0xa0, 0xa1,
+                                             0xa3, 0xb1, 0xc0, 0xc1, 0xd0, 0xd1, 0xe0, 0xf0, 0xff, 0x01, 0x02, 0x7f};
   Random rng{20261201};
   Differential d;
   Counts c;
@@ -387,9 +376,7 @@ TEST(ProtonMessageDifferential, RandomMutations) {
         case 0: b[at] ^= static_cast<uint8_t>(1u << rng.Below(8)); break;
         case 1: b[at] = kInteresting[rng.Below(sizeof kInteresting)]; break;
         case 2: b[at] = static_cast<uint8_t>(rng.Next()); break;
-        case 3: b.insert(b.begin() + static_cast<ptrdiff_t>(at),
-                         kInteresting[rng.Below(sizeof kInteresting)]);
-          break;
+        case 3: b.insert(b.begin() + static_cast<ptrdiff_t>(at), kInteresting[rng.Below(sizeof kInteresting)]); break;
         case 4: b.erase(b.begin() + static_cast<ptrdiff_t>(at)); break;
         case 5: b.resize(at); break;
         case 6: {  // a slice of another message spliced in

@@ -97,16 +97,14 @@ TEST(ProtonMessageMalloc, PerMessage) {
     const double now = MallocsPerMessage(c.messages, [](const Bytes& m, pn_message_t* msg, pn_data_t* f) {
       ASSERT_TRUE(DecodeToProton(m, msg, f).ok());
     });
-    const double reference =
-        MallocsPerMessage(c.messages, [](const Bytes& m, pn_message_t* msg, pn_data_t* f) {
-          ASSERT_TRUE(reference::ReferenceDecodeToProton(m, msg, f).ok());
-        });
-    const double proton =
-        MallocsPerMessage(c.messages, [](const Bytes& m, pn_message_t* msg, pn_data_t*) {
-          ASSERT_EQ(pn_message_decode(msg, reinterpret_cast<const char*>(m.data()), m.size()), 0);
-        });
-    std::printf("%s: mallocs per message: DecodeToProton %.2f, reference %.2f, pn_message_decode %.2f\n",
-                c.name, now, reference, proton);
+    const double reference = MallocsPerMessage(c.messages, [](const Bytes& m, pn_message_t* msg, pn_data_t* f) {
+      ASSERT_TRUE(reference::ReferenceDecodeToProton(m, msg, f).ok());
+    });
+    const double proton = MallocsPerMessage(c.messages, [](const Bytes& m, pn_message_t* msg, pn_data_t*) {
+      ASSERT_EQ(pn_message_decode(msg, reinterpret_cast<const char*>(m.data()), m.size()), 0);
+    });
+    std::printf("%s: mallocs per message: DecodeToProton %.2f, reference %.2f, pn_message_decode %.2f\n", c.name, now,
+                reference, proton);
     EXPECT_LE(now, proton) << c.name;
   }
 }

@@ -142,10 +142,10 @@ TEST_F(ProtonMessageTest, SymbolDescriptorsAreSectionsToo) {
   // header [durable=true], properties [null, null, to="q"], application-properties {"k": 1},
   // amqp-value "x", footer {"f": true} -- every descriptor as its symbol. pn_message_decode ignores
   // all of these but the body.
-  Bytes bytes = Hex("00" + Sym8("amqp:header:list") + "c0020141" + "00" + Sym8("amqp:properties:list") +
-                    "c00603" + "4040" + Str8("q") + "00" + Sym8("amqp:application-properties:map") +
-                    "c10602" + Str8("k") + "5501" + "00" + Sym8("amqp:amqp-value:*") + Str8("x") +
-                    "00" + Sym8("amqp:footer:map") + "c10502" + Sym8("f") + "41");
+  Bytes bytes =
+      Hex("00" + Sym8("amqp:header:list") + "c0020141" + "00" + Sym8("amqp:properties:list") + "c00603" + "4040" +
+          Str8("q") + "00" + Sym8("amqp:application-properties:map") + "c10602" + Str8("k") + "5501" + "00" +
+          Sym8("amqp:amqp-value:*") + Str8("x") + "00" + Sym8("amqp:footer:map") + "c10502" + Sym8("f") + "41");
   pn_data_t* footer = pn_data(0);
   ConversionStatus s = DecodeToProton(bytes, msg_, footer);
   ASSERT_TRUE(s.ok()) << s.error();
@@ -196,16 +196,14 @@ TEST_F(ProtonMessageTest, AReusedMessageCarriesNothingOver) {
 }
 
 TEST_F(ProtonMessageTest, FieldsOfTheWrongTypeAreRefused) {
-  EXPECT_EQ(Error(Hex("005370c00401" + Str8("x"))),
-            "byte 0: header durable: has type string, expected a boolean");
+  EXPECT_EQ(Error(Hex("005370c00401" + Str8("x"))), "byte 0: header durable: has type string, expected a boolean");
   EXPECT_EQ(Error(Hex("005370c00402405501")), "byte 0: header priority: has type long, expected a ubyte");
   EXPECT_EQ(Error(Hex("005370c00402405201")), "byte 0: header priority: has type uint, expected a ubyte");
-  EXPECT_EQ(Error(Hex("005373c0050240" + Str8("u"))),
-            "byte 0: properties user-id: has type string, expected a binary");
-  EXPECT_EQ(Error(Hex("005373c00503404053" "07")),
+  EXPECT_EQ(Error(Hex("005373c0050240" + Str8("u"))), "byte 0: properties user-id: has type string, expected a binary");
+  EXPECT_EQ(Error(Hex("005373c00503404053"
+                      "07")),
             "byte 0: properties to: has type ulong, expected a string");
-  EXPECT_EQ(Error(Hex("005373c00e0c" + std::string(22, '0').replace(0, 22, "4040404040404040404040") +
-                      "5401")),
+  EXPECT_EQ(Error(Hex("005373c00e0c" + std::string(22, '0').replace(0, 22, "4040404040404040404040") + "5401")),
             "byte 0: properties group-sequence: has type int, expected a uint");
   EXPECT_EQ(Error(Hex("005373c00f0e" + std::string("4040404040404040404040404040"))),
             "byte 0: properties: list has 14 fields, the spec defines 13");
@@ -224,14 +222,21 @@ TEST_F(ProtonMessageTest, MalformedMessagesAreRefusedWithTheByte) {
   EXPECT_EQ(Error(Hex("00" + Sym8("amqp:nothing:list") + "45")),
             "byte 0: unknown section descriptor symbol \"amqp:nothing:list\"");
   EXPECT_EQ(Error(Hex("45")), "byte 0: expected a described section, found a list");
-  EXPECT_EQ(Error(Hex("005377a10178" "00537045")),
+  EXPECT_EQ(Error(Hex("005377a10178"
+                      "00537045")),
             "byte 6: header section after a later section (core 3.2: sections come in spec order)");
-  EXPECT_EQ(Error(Hex("005378c10100" "005378c10100")), "byte 6: second footer section");
+  EXPECT_EQ(Error(Hex("005378c10100"
+                      "005378c10100")),
+            "byte 6: second footer section");
   EXPECT_EQ(Error(Hex("0053705501")), "byte 0: header section holds a long, expected a list");
 }
 
 TEST_F(ProtonMessageTest, EveryTruncationIsRefusedOrDecodesTheSectionsBeforeIt) {
-  Bytes bytes = Hex("005370c0020141" "005373c00603" "4040" + Str8("q") + "005377" + Str8("hello"));
+  Bytes bytes =
+      Hex("005370c0020141"
+          "005373c00603"
+          "4040" +
+          Str8("q") + "005377" + Str8("hello"));
   size_t ok = 0;
   for (size_t n = 0; n < bytes.size(); ++n) {
     Bytes prefix(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(n));

@@ -37,15 +37,13 @@ inline GeneratedMessages Generate(uint64_t seed, uint64_t count) {
   size_t hash = std::hash<std::string>()(ReadWholeFile(script));
   std::filesystem::path dir = std::filesystem::path(SIFT_BINARY_DIR) / "tests" / "generated";
   std::filesystem::create_directories(dir);
-  std::string stem = (dir / ("messages_" + std::to_string(seed) + "_" + std::to_string(count) + "_" +
-                             std::to_string(hash)))
-                         .string();
+  std::string stem =
+      (dir / ("messages_" + std::to_string(seed) + "_" + std::to_string(count) + "_" + std::to_string(hash))).string();
   if (!std::filesystem::exists(stem + ".kinds")) {
     // Write under a private name, then rename: tests running in parallel may race to generate.
     std::string tmp = stem + ".tmp" + std::to_string(getpid());
-    std::string command = std::string(SIFT_PYTHON) + " " + script + " --seed " + std::to_string(seed) +
-                          " --count " + std::to_string(count) + " --out " + tmp + ".amqp --kinds " +
-                          tmp + ".kinds";
+    std::string command = std::string(SIFT_PYTHON) + " " + script + " --seed " + std::to_string(seed) + " --count " +
+                          std::to_string(count) + " --out " + tmp + ".amqp --kinds " + tmp + ".kinds";
     if (std::system(command.c_str()) != 0) {
       result.error = "generator failed: " + command;
       return result;
@@ -73,9 +71,8 @@ inline GeneratedMessages Generate(uint64_t seed, uint64_t count) {
     at += n;
   }
   if (result.messages.size() != count || result.kinds.size() != count) {
-    result.error = "expected " + std::to_string(count) + " messages, read " +
-                   std::to_string(result.messages.size()) + " and " +
-                   std::to_string(result.kinds.size()) + " kinds";
+    result.error = "expected " + std::to_string(count) + " messages, read " + std::to_string(result.messages.size()) +
+                   " and " + std::to_string(result.kinds.size()) + " kinds";
   }
   return result;
 }

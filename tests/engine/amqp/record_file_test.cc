@@ -20,8 +20,7 @@ namespace {
 using testing::ByteVector;
 
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("sift_record_file_test_" + std::to_string(getpid()) + "_" + name))
+  return (std::filesystem::temp_directory_path() / ("sift_record_file_test_" + std::to_string(getpid()) + "_" + name))
       .string();
 }
 
@@ -114,9 +113,8 @@ TEST(RecordFileTest, TruncatedLastRecord) {
   EXPECT_FALSE(r.Next(&m));
   EXPECT_FALSE(r.ok());
   const size_t len = testing::RichMessage(1).size();
-  EXPECT_EQ(r.error(), "orders.amqp: record 1 at byte " + std::to_string(first) +
-                           ": truncated: length " + std::to_string(len) + " but only " +
-                           std::to_string(len - 10) + " bytes left");
+  EXPECT_EQ(r.error(), "orders.amqp: record 1 at byte " + std::to_string(first) + ": truncated: length " +
+                           std::to_string(len) + " but only " + std::to_string(len - 10) + " bytes left");
   EXPECT_FALSE(r.Next(&m));  // stays failed
 }
 
@@ -139,8 +137,7 @@ TEST(RecordFileTest, OversizedLength) {
   r.OpenBytes(bytes, "f");
   std::span<const uint8_t> m;
   EXPECT_FALSE(r.Next(&m));
-  EXPECT_EQ(r.error(),
-            "f: record 0 at byte 0: length 2147483647 exceeds the maximum record size 16777216");
+  EXPECT_EQ(r.error(), "f: record 0 at byte 0: length 2147483647 exceeds the maximum record size 16777216");
   // A configured maximum applies too.
   std::vector<uint8_t> two;
   AppendRecord(ByteVector(10, 0x40), &two);

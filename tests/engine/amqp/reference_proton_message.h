@@ -68,9 +68,7 @@ inline bool CopyNode(pn_data_t* src, pn_data_t* dst, int depth, std::string* err
       children = 2;
       pn_data_put_described(dst);
       break;
-    default:
-      *error = fmt::format("value of unknown type {}", static_cast<int>(type));
-      return false;
+    default: *error = fmt::format("value of unknown type {}", static_cast<int>(type)); return false;
   }
   pn_data_enter(src);
   pn_data_enter(dst);
@@ -85,8 +83,7 @@ inline bool CopyNode(pn_data_t* src, pn_data_t* dst, int depth, std::string* err
 
 class SectionDecoder {
  public:
-  SectionDecoder(const ProtonSection& section, std::string* error)
-      : section_(section), error_(error) {}
+  SectionDecoder(const ProtonSection& section, std::string* error) : section_(section), error_(error) {}
 
   bool Fail(std::string_view field, std::string_view why) {
     *error_ = fmt::format("byte {}: {}{}{}: {}", section_.offset, ProtonSectionName(section_.kind),
@@ -134,8 +131,7 @@ inline bool DecodeHeader(const ProtonSection& section, pn_message_t* msg, std::s
   size_t count = pn_data_get_list(data);
   if (count > 5) return d.Fail("", fmt::format("list has {} fields, the spec defines 5", count));
   pn_data_enter(data);
-  static constexpr std::string_view kNames[] = {"durable", "priority", "ttl", "first-acquirer",
-                                                "delivery-count"};
+  static constexpr std::string_view kNames[] = {"durable", "priority", "ttl", "first-acquirer", "delivery-count"};
   for (size_t i = 0; i < count; ++i) {
     pn_data_next(data);
     pn_type_t type = pn_data_type(data);
@@ -236,8 +232,7 @@ inline bool DecodeProperties(const ProtonSection& section, pn_message_t* msg, st
   return true;
 }
 
-inline bool Decode(std::span<const uint8_t> bytes, pn_message_t* msg, pn_data_t* footer,
-            std::string* error) {
+inline bool Decode(std::span<const uint8_t> bytes, pn_message_t* msg, pn_data_t* footer, std::string* error) {
   pn_message_clear(msg);
   if (footer != nullptr) pn_data_clear(footer);
   ProtonSections sections;
@@ -280,7 +275,6 @@ inline bool Decode(std::span<const uint8_t> bytes, pn_message_t* msg, pn_data_t*
   }
   return true;
 }
-
 
 inline ConversionStatus ReferenceDecodeToProton(std::span<const uint8_t> bytes, pn_message_t* out,
                                                 pn_data_t* footer = nullptr) {

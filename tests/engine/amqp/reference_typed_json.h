@@ -25,7 +25,6 @@
 #include "engine/amqp/proton_message.h"
 #include "engine/amqp/proton_sections.h"
 
-
 namespace sift::amqp::reference {
 namespace detail {
 
@@ -36,16 +35,26 @@ enum class PlainKind { kNone, kInteger, kNumber, kString };
 
 inline PlainKind PlainKindOf(pn_type_t type) {
   switch (type) {
-    case PN_UBYTE: case PN_USHORT: case PN_UINT: case PN_ULONG:
-    case PN_BYTE: case PN_SHORT: case PN_INT: case PN_LONG: case PN_TIMESTAMP:
-      return PlainKind::kInteger;
-    case PN_FLOAT: case PN_DOUBLE:
-      return PlainKind::kNumber;
-    case PN_CHAR: case PN_DECIMAL32: case PN_DECIMAL64: case PN_DECIMAL128:
-    case PN_UUID: case PN_BINARY: case PN_STRING: case PN_SYMBOL:
-      return PlainKind::kString;
-    default:
-      return PlainKind::kNone;
+    case PN_UBYTE:
+    case PN_USHORT:
+    case PN_UINT:
+    case PN_ULONG:
+    case PN_BYTE:
+    case PN_SHORT:
+    case PN_INT:
+    case PN_LONG:
+    case PN_TIMESTAMP: return PlainKind::kInteger;
+    case PN_FLOAT:
+    case PN_DOUBLE: return PlainKind::kNumber;
+    case PN_CHAR:
+    case PN_DECIMAL32:
+    case PN_DECIMAL64:
+    case PN_DECIMAL128:
+    case PN_UUID:
+    case PN_BINARY:
+    case PN_STRING:
+    case PN_SYMBOL: return PlainKind::kString;
+    default: return PlainKind::kNone;
   }
 }
 
@@ -54,9 +63,18 @@ inline bool WritesPlain(pn_type_t type, const JsonHint& hint) {
   pn_type_t reads_as;
   pn_type_t natural;
   switch (PlainKindOf(type)) {
-    case PlainKind::kInteger: reads_as = hint.integer; natural = PN_LONG; break;
-    case PlainKind::kNumber: reads_as = hint.number; natural = PN_DOUBLE; break;
-    case PlainKind::kString: reads_as = hint.string; natural = PN_STRING; break;
+    case PlainKind::kInteger:
+      reads_as = hint.integer;
+      natural = PN_LONG;
+      break;
+    case PlainKind::kNumber:
+      reads_as = hint.number;
+      natural = PN_DOUBLE;
+      break;
+    case PlainKind::kString:
+      reads_as = hint.string;
+      natural = PN_STRING;
+      break;
     default: return true;
   }
   return reads_as == type && (hint.plain_output || type == natural);
@@ -77,8 +95,8 @@ inline std::string HexEncode(const uint8_t* bytes, size_t size) {
 inline std::string UuidText(const pn_uuid_t& uuid) {
   const auto* b = reinterpret_cast<const uint8_t*>(uuid.bytes);
   std::string hex = HexEncode(b, 16);
-  return fmt::format("{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4),
-                     hex.substr(16, 4), hex.substr(20, 12));
+  return fmt::format("{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4), hex.substr(16, 4),
+                     hex.substr(20, 12));
 }
 
 // One Unicode scalar value as UTF-8, or false when `cp` is not one (a surrogate or above U+10FFFF).
@@ -114,8 +132,7 @@ inline bool HasWrapperShape(const Json& json, std::string_view* name) {
   if (t == json.end() || !t->is_string() || !json.contains("value")) return false;
   for (auto it = json.begin(); it != json.end(); ++it) {
     const std::string& key = it.key();
-    if (key != "type" && key != "value" && key != "encoding" && key != "element" &&
-        key != "descriptor") {
+    if (key != "type" && key != "value" && key != "encoding" && key != "element" && key != "descriptor") {
       return false;
     }
   }
@@ -183,8 +200,8 @@ inline bool GetScalar(pn_data_t* data, pn_type_t type, const JsonHint& hint, Jso
     }
     case PN_DECIMAL32: {
       uint32_t d = pn_data_get_decimal32(data);
-      uint8_t be[4] = {static_cast<uint8_t>(d >> 24), static_cast<uint8_t>(d >> 16),
-                       static_cast<uint8_t>(d >> 8), static_cast<uint8_t>(d)};
+      uint8_t be[4] = {static_cast<uint8_t>(d >> 24), static_cast<uint8_t>(d >> 16), static_cast<uint8_t>(d >> 8),
+                       static_cast<uint8_t>(d)};
       v = HexEncode(be, 4);
       break;
     }
@@ -224,9 +241,7 @@ inline bool GetScalar(pn_data_t* data, pn_type_t type, const JsonHint& hint, Jso
       }
       break;
     }
-    default:
-      *error = fmt::format("value of unknown type {}", static_cast<int>(type));
-      return false;
+    default: *error = fmt::format("value of unknown type {}", static_cast<int>(type)); return false;
   }
   if (plain_ok && WritesPlain(type, hint)) {
     *out = std::move(v);
@@ -236,8 +251,8 @@ inline bool GetScalar(pn_data_t* data, pn_type_t type, const JsonHint& hint, Jso
   return true;
 }
 
-inline bool GetPairs(pn_data_t* data, std::vector<std::pair<Json, Json>>* pairs,
-              std::vector<pn_type_t>* key_types, std::string* error, int depth) {
+inline bool GetPairs(pn_data_t* data, std::vector<std::pair<Json, Json>>* pairs, std::vector<pn_type_t>* key_types,
+                     std::string* error, int depth) {
   size_t count = pn_data_get_map(data);
   if (count % 2 != 0) {
     *error = fmt::format("map with an odd number ({}) of keys and values", count);
@@ -272,8 +287,7 @@ inline bool AllDigits(std::string_view s) {
 }
 
 inline std::string Base64Encode(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   size_t i = 0;
@@ -388,8 +402,7 @@ inline bool GetJson(pn_data_t* data, const JsonHint& hint, Json* out, std::strin
       *out = std::move(result);
       return true;
     }
-    default:
-      return GetScalar(data, type, hint, out, error);
+    default: return GetScalar(data, type, hint, out, error);
   }
 }
 
@@ -423,7 +436,6 @@ inline bool GetSectionMap(pn_data_t* data, MapKeys keys, Json* out, std::string*
   }
   return true;
 }
-
 
 // A field of the header or properties list: its JSON key and how plain JSON maps to its spec type.
 struct ListField {
@@ -468,8 +480,8 @@ constexpr std::array<ListField, 13> kPropertiesFields = {{
 }};
 
 template <size_t N>
-inline bool DecodeFieldList(const ProtonSection& section, const std::array<ListField, N>& fields,
-                     Json* out, std::string* error) {
+inline bool DecodeFieldList(const ProtonSection& section, const std::array<ListField, N>& fields, Json* out,
+                            std::string* error) {
   pn_data_t* data = section.Value();
   size_t count = pn_data_get_list(data);
   if (count > N) {
@@ -524,8 +536,7 @@ inline bool DecodeMessage(std::span<const uint8_t> bytes, Json* message, std::st
         ok = GetSectionMap(section.Value(), MapKeys::kStrings, &value, &why);
         key = "application_properties";
         break;
-      case ProtonSectionKind::kFooter:
-        break;  // written after the body, below
+      case ProtonSectionKind::kFooter: break;  // written after the body, below
       case ProtonSectionKind::kData: {
         pn_bytes_t b = pn_data_get_binary(section.Value());
         body_items.push_back(Base64Encode(std::string_view(b.start, b.size)));
@@ -577,7 +588,7 @@ inline bool DecodeMessage(std::span<const uint8_t> bytes, Json* message, std::st
 
 // DecodeToTypedJson as it was: see engine/amqp/typed_json.h for the contract.
 inline ConversionStatus ReferenceDecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset,
-                                   std::string* out) {
+                                                   std::string* out) {
   try {
     Json message = Json::object();
     if (offset.has_value()) message["offset"] = *offset;

@@ -58,18 +58,13 @@ class Validator {
     const uint8_t c = v.format_code();
     const auto payload = v.payload();
     switch (c) {
-      case code::kBoolean:
-        return Boolean(payload.data());
-      case code::kChar:
-        return Char(payload.data());
+      case code::kBoolean: return Boolean(payload.data());
+      case code::kChar: return Char(payload.data());
       case code::kStr8:
-      case code::kStr32:
-        return Utf8(c, payload.data(), payload.data() + payload.size());
+      case code::kStr32: return Utf8(c, payload.data(), payload.data() + payload.size());
       case code::kSym8:
-      case code::kSym32:
-        return Ascii(c, payload.data(), payload.data() + payload.size());
-      default:
-        break;
+      case code::kSym32: return Ascii(c, payload.data(), payload.data() + payload.size());
+      default: break;
     }
     if (v.is_list() || v.is_map()) return Elements(v, depth);
     if (v.is_array()) return Array(v, depth);
@@ -77,8 +72,7 @@ class Validator {
   }
 
   const uint8_t* TooDeep(const uint8_t* p) {
-    error_ = DecodeError::Make(DecodeErrorCode::kTooDeep, Off(p), 0, kMaxNestingDepth, 0,
-                               "values");
+    error_ = DecodeError::Make(DecodeErrorCode::kTooDeep, Off(p), 0, kMaxNestingDepth, 0, "values");
     return nullptr;
   }
 
@@ -169,8 +163,7 @@ class Validator {
     if (depth >= kMaxNestingDepth) return TooDeep(v.raw().data()) != nullptr;
     if (v.element_described()) {
       // The element descriptor ends just before the element format code.
-      if (Value(v.element_descriptor_data(), v.payload().data() - 1, depth + 1, nullptr) ==
-          nullptr) {
+      if (Value(v.element_descriptor_data(), v.payload().data() - 1, depth + 1, nullptr) == nullptr) {
         return false;
       }
     }
@@ -209,8 +202,7 @@ class Validator {
 };
 
 inline bool IsBody(SectionKind k) {
-  return k == SectionKind::kData || k == SectionKind::kAmqpSequence ||
-         k == SectionKind::kAmqpValue;
+  return k == SectionKind::kData || k == SectionKind::kAmqpSequence || k == SectionKind::kAmqpValue;
 }
 
 inline bool IsSymbolOrULong(const EncodedValue& k) {
@@ -228,9 +220,8 @@ inline bool IsSymbolOrULong(const EncodedValue& k) {
 // Section-specific rules on a section's value, after its generic structure is known to be sound.
 inline DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
   if (!SectionValueTypeOk(kind, v)) {
-    return DecodeError::Make(DecodeErrorCode::kSectionType, v.offset(), v.format_code(),
-                             static_cast<uint64_t>(kind), 0, SectionLabel(kind),
-                             SectionValueExpected(kind));
+    return DecodeError::Make(DecodeErrorCode::kSectionType, v.offset(), v.format_code(), static_cast<uint64_t>(kind), 0,
+                             SectionLabel(kind), SectionValueExpected(kind));
   }
   Cursor c = Cursor::Elements(v);
   EncodedValue e;
@@ -243,10 +234,9 @@ inline DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
       for (int i = 0; i < fields && c.Next(&e); ++i) {
         if (e.is_null()) continue;
         if (header ? !HeaderFieldTypeOk(i, e) : !PropertiesFieldTypeOk(i, e)) {
-          return DecodeError::Make(
-              DecodeErrorCode::kFieldType, e.offset(), e.format_code(), 0, 0,
-              header ? HeaderFieldLabel(i) : PropertiesFieldLabel(i),
-              header ? HeaderFieldExpected(i) : PropertiesFieldExpected(i));
+          return DecodeError::Make(DecodeErrorCode::kFieldType, e.offset(), e.format_code(), 0, 0,
+                                   header ? HeaderFieldLabel(i) : PropertiesFieldLabel(i),
+                                   header ? HeaderFieldExpected(i) : PropertiesFieldExpected(i));
         }
       }
       break;
@@ -257,8 +247,7 @@ inline DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
       while (c.Next(&e) && c.Next(&value)) {
         if (!IsSymbolOrULong(e)) {
           return DecodeError::Make(DecodeErrorCode::kAnnotationKey, e.offset(),
-                                   e.is_described() ? code::kDescribed : e.format_code(), 0, 0,
-                                   SectionLabel(kind));
+                                   e.is_described() ? code::kDescribed : e.format_code(), 0, 0, SectionLabel(kind));
         }
       }
       break;
@@ -271,8 +260,7 @@ inline DecodeError CheckSection(SectionKind kind, const EncodedValue& v) {
         // Compound values are accepted on purpose (validate.h), despite core 3.2.5.
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return c.error();
 }
@@ -305,10 +293,9 @@ inline DecodeError ReferenceValidate(std::span<const uint8_t> message) {
     const uint8_t* end = ReadValue(base, p, limit, &v, nullptr);
     SectionKind kind = SectionKind::kHeader;
     if (end != nullptr && !SectionOfDescriptor(v, &kind)) {
-      return DecodeError::Make(DecodeErrorCode::kNotASection, v.offset(),
-                               v.is_described() ? code::kDescribed : v.format_code(), 0, 0,
-                               v.is_described() ? "described value with an unknown descriptor"
-                                                : FormatCodeName(v.format_code()).data());
+      return DecodeError::Make(
+          DecodeErrorCode::kNotASection, v.offset(), v.is_described() ? code::kDescribed : v.format_code(), 0, 0,
+          v.is_described() ? "described value with an unknown descriptor" : FormatCodeName(v.format_code()).data());
     }
     end = check.Value(p, limit, 0, &v);
     if (end == nullptr) return check.error();
@@ -321,11 +308,9 @@ inline DecodeError ReferenceValidate(std::span<const uint8_t> message) {
           return DecodeError::Make(DecodeErrorCode::kMixedBody, at, 0, prev, 0, SectionLabel(kind));
         }
       } else if (k == prev) {
-        return DecodeError::Make(DecodeErrorCode::kDuplicateSection, at, 0, k, 0,
-                                 SectionLabel(kind));
+        return DecodeError::Make(DecodeErrorCode::kDuplicateSection, at, 0, k, 0, SectionLabel(kind));
       } else if (k < prev) {
-        return DecodeError::Make(DecodeErrorCode::kSectionOrder, at, 0, prev, 0,
-                                 SectionLabel(kind));
+        return DecodeError::Make(DecodeErrorCode::kSectionOrder, at, 0, prev, 0, SectionLabel(kind));
       }
     }
     DecodeError e = reference_detail::CheckSection(kind, v.WithoutDescriptor());

@@ -34,17 +34,11 @@ inline ByteVector Cat(std::initializer_list<ByteVector> parts) {
 inline ByteVector Text(std::string_view s) { return ByteVector(s.begin(), s.end()); }
 
 // str8 / sym8 / vbin8 encodings of short text.
-inline ByteVector Str8(std::string_view s) {
-  return Cat({B({0xa1, static_cast<int>(s.size())}), Text(s)});
-}
-inline ByteVector Sym8(std::string_view s) {
-  return Cat({B({0xa3, static_cast<int>(s.size())}), Text(s)});
-}
+inline ByteVector Str8(std::string_view s) { return Cat({B({0xa1, static_cast<int>(s.size())}), Text(s)}); }
+inline ByteVector Sym8(std::string_view s) { return Cat({B({0xa3, static_cast<int>(s.size())}), Text(s)}); }
 
 // A section: 0x00 0x53 <code> <value>.
-inline ByteVector Section(int descriptor, const ByteVector& value) {
-  return Cat({B({0x00, 0x53, descriptor}), value});
-}
+inline ByteVector Section(int descriptor, const ByteVector& value) { return Cat({B({0x00, 0x53, descriptor}), value}); }
 
 // list8 / map8 around already-encoded elements.
 inline ByteVector List8(int count, const ByteVector& elements) {

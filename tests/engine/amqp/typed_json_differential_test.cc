@@ -64,19 +64,19 @@ bool Same(const Bytes& bytes, Tally* tally, const char* what) {
     return got == want;
   }
   ++tally->errors;
-  EXPECT_FALSE(n.ok()) << what << ": new writer accepts what the reference refuses ("
-                       << r.error() << ")\nbytes: " << HexOf(bytes) << "\nnew: " << got;
+  EXPECT_FALSE(n.ok()) << what << ": new writer accepts what the reference refuses (" << r.error()
+                       << ")\nbytes: " << HexOf(bytes) << "\nnew: " << got;
   if (n.ok()) return false;
   if (n.error() == r.error()) ++tally->same_error_text;
   return true;
 }
 
 void Report(const char* name, const Tally& t) {
-  std::printf("%s: %llu accepted (identical text), %llu refused by both (%llu with identical error "
-              "text), %llu accepted only by the reference (elements short of a compound's size)\n",
-              name, static_cast<unsigned long long>(t.ok), static_cast<unsigned long long>(t.errors),
-              static_cast<unsigned long long>(t.same_error_text),
-              static_cast<unsigned long long>(t.short_compounds));
+  std::printf(
+      "%s: %llu accepted (identical text), %llu refused by both (%llu with identical error "
+      "text), %llu accepted only by the reference (elements short of a compound's size)\n",
+      name, static_cast<unsigned long long>(t.ok), static_cast<unsigned long long>(t.errors),
+      static_cast<unsigned long long>(t.same_error_text), static_cast<unsigned long long>(t.short_compounds));
 }
 
 // --- random typed messages -----------------------------------------------------------------------
@@ -89,9 +89,29 @@ class RandomMessages {
   bool Coin(int percent) { return U(100) < static_cast<uint64_t>(percent); }
 
   std::string Text(bool ascii) {
-    static const char* kPieces[] = {"a", "order", "\"", "\\", "\n", "\t", "\x01", "\x7f", "é", "€",
-                                    "😀", "/", " ", "map", "type", "value", "12", "\xff", "\xc3",
-                                    "\xe2\x82", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf"};
+    static const char* kPieces[] = {"a",
+                                    "order",
+                                    "\"",
+                                    "\\",
+                                    "\n",
+                                    "\t",
+                                    "\x01",
+                                    "\x7f",
+                                    "é",
+                                    "€",
+                                    "😀",
+                                    "/",
+                                    " ",
+                                    "map",
+                                    "type",
+                                    "value",
+                                    "12",
+                                    "\xff",
+                                    "\xc3",
+                                    "\xe2\x82",
+                                    "\xed\xa0\x80",
+                                    "\xf4\x90\x80\x80",
+                                    "\xc0\xaf"};
     std::string s;
     const uint64_t n = U(6);
     for (uint64_t i = 0; i < n; ++i) {
@@ -109,7 +129,7 @@ class RandomMessages {
       case 1: return Coin(50) ? INFINITY : -INFINITY;
       case 2: return Coin(50) ? 0.0 : -0.0;
       case 3: return std::numeric_limits<double>::denorm_min() * static_cast<double>(U(1000) + 1);
-      case 4: return static_cast<double>(static_cast<int64_t>(rng_())) ;
+      case 4: return static_cast<double>(static_cast<int64_t>(rng_()));
       case 5: return std::ldexp(static_cast<double>(rng_() >> 11), static_cast<int>(U(2000)) - 1000);
       default: {
         uint64_t bits = rng_();
@@ -181,9 +201,9 @@ class RandomMessages {
   }
 
   static constexpr pn_type_t kArrayTypes[] = {
-      PN_NULL, PN_BOOL, PN_UBYTE, PN_USHORT, PN_UINT, PN_ULONG, PN_BYTE, PN_SHORT, PN_INT, PN_LONG,
-      PN_FLOAT, PN_DOUBLE, PN_DECIMAL32, PN_DECIMAL64, PN_DECIMAL128, PN_CHAR, PN_TIMESTAMP, PN_UUID,
-      PN_BINARY, PN_STRING, PN_SYMBOL, PN_LIST, PN_MAP};
+      PN_NULL,      PN_BOOL, PN_UBYTE,  PN_USHORT, PN_UINT,      PN_ULONG,     PN_BYTE,       PN_SHORT,
+      PN_INT,       PN_LONG, PN_FLOAT,  PN_DOUBLE, PN_DECIMAL32, PN_DECIMAL64, PN_DECIMAL128, PN_CHAR,
+      PN_TIMESTAMP, PN_UUID, PN_BINARY, PN_STRING, PN_SYMBOL,    PN_LIST,      PN_MAP};
 
   void PutDescriptor(pn_data_t* d) {
     if (Coin(50)) {
@@ -313,11 +333,16 @@ class RandomMessages {
         pn_data_enter(d);
         const uint64_t n = U(6);
         for (uint64_t i = 0; i < n; ++i) {
-          if (Coin(25)) { pn_data_put_null(d); continue; }
+          if (Coin(25)) {
+            pn_data_put_null(d);
+            continue;
+          }
           switch (Coin(90) ? i : 99) {
-            case 0: case 3: pn_data_put_bool(d, Coin(50)); break;
+            case 0:
+            case 3: pn_data_put_bool(d, Coin(50)); break;
             case 1: pn_data_put_ubyte(d, static_cast<uint8_t>(U(10))); break;
-            case 2: case 4: pn_data_put_uint(d, static_cast<uint32_t>(rng_())); break;
+            case 2:
+            case 4: pn_data_put_uint(d, static_cast<uint32_t>(rng_())); break;
             default: PutValue(d, 2); break;
           }
         }
@@ -332,7 +357,10 @@ class RandomMessages {
         pn_data_enter(d);
         const uint64_t n = U(14);
         for (uint64_t i = 0; i < n; ++i) {
-          if (Coin(20)) { pn_data_put_null(d); continue; }
+          if (Coin(20)) {
+            pn_data_put_null(d);
+            continue;
+          }
           const uint64_t field = Coin(90) ? i : 99;
           if (field == 0 || field == 5) {
             switch (U(4)) {
@@ -382,11 +410,8 @@ class RandomMessages {
           Section(0x76, &out, [&](pn_data_t* d) { PutOfType(d, PN_LIST, 0); });
         }
         break;
-      case 2:
-        Section(0x77, &out, [&](pn_data_t* d) { PutValue(d, 0); });
-        break;
-      default:
-        break;
+      case 2: Section(0x77, &out, [&](pn_data_t* d) { PutValue(d, 0); }); break;
+      default: break;
     }
     if (Coin(20)) Section(0x78, &out, [&](pn_data_t* d) { AnnotationMap(d); });
     return out;
@@ -472,8 +497,7 @@ class RandomMessages {
 
 TEST(TypedJsonDifferential, JsonOfTheTypedJsonTests) {
   // Every raw string literal of typed_json_test.cc that is a valid typed JSON message.
-  std::string source = testing::ReadWholeFile(std::string(SIFT_SOURCE_DIR) +
-                                              "/tests/engine/amqp/typed_json_test.cc");
+  std::string source = testing::ReadWholeFile(std::string(SIFT_SOURCE_DIR) + "/tests/engine/amqp/typed_json_test.cc");
   Tally tally;
   size_t at = 0;
   int candidates = 0;
@@ -503,8 +527,7 @@ TEST(TypedJsonDifferential, TestMessages) {
 
 TEST(TypedJsonDifferential, FuzzCorpora) {
   Tally tally;
-  for (const auto& dir :
-       std::filesystem::directory_iterator(std::string(SIFT_SOURCE_DIR) + "/tests/fuzz/corpus")) {
+  for (const auto& dir : std::filesystem::directory_iterator(std::string(SIFT_SOURCE_DIR) + "/tests/fuzz/corpus")) {
     for (const auto& file : std::filesystem::directory_iterator(dir.path())) {
       std::string data = testing::ReadWholeFile(file.path().string());
       Bytes bytes(data.begin(), data.end());
@@ -563,7 +586,9 @@ TEST(TypedJsonDifferential, Mutations) {
         case 0: x[random.U(x.size())] = static_cast<uint8_t>(random.U(256)); break;
         case 1: x[random.U(x.size())] ^= static_cast<uint8_t>(1u << random.U(8)); break;
         case 2: x.resize(random.U(x.size())); break;
-        case 3: x.insert(x.begin() + static_cast<long>(random.U(x.size() + 1)), static_cast<uint8_t>(random.U(256))); break;
+        case 3:
+          x.insert(x.begin() + static_cast<long>(random.U(x.size() + 1)), static_cast<uint8_t>(random.U(256)));
+          break;
         default: x.erase(x.begin() + static_cast<long>(random.U(x.size()))); break;
       }
       if (!Same(x, &tally, "mutation")) ++failures;

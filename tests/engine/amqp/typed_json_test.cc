@@ -118,8 +118,8 @@ TEST(TypedJson, FormatsExampleEncodesToTheFieldsProtonReads) {
   pn_data_enter(props);
   std::vector<pn_type_t> types;
   while (pn_data_next(props)) types.push_back(pn_data_type(props));
-  EXPECT_EQ(types, (std::vector<pn_type_t>{PN_STRING, PN_STRING, PN_STRING, PN_LONG, PN_STRING, PN_DOUBLE,
-                                           PN_STRING, PN_BOOL, PN_STRING, PN_UBYTE}));
+  EXPECT_EQ(types, (std::vector<pn_type_t>{PN_STRING, PN_STRING, PN_STRING, PN_LONG, PN_STRING, PN_DOUBLE, PN_STRING,
+                                           PN_BOOL, PN_STRING, PN_UBYTE}));
   pn_data_t* body = pn_message_body(m);
   pn_data_rewind(body);
   pn_data_next(body);
@@ -131,14 +131,13 @@ TEST(TypedJson, FormatsExampleEncodesToTheFieldsProtonReads) {
 TEST(TypedJson, FormatsExampleDecodesWithAbsentFieldsOmitted) {
   std::string out;
   ASSERT_TRUE(DecodeToTypedJson(Encode(kFormatsExample), 17, &out).ok());
-  EXPECT_EQ(out,
-            R"({"offset":17,"header":{"durable":true,"priority":4,"ttl":60000,"first_acquirer":false,)"
-            R"("delivery_count":0},"delivery_annotations":{},"message_annotations":{"x-opt-partition":3},)"
-            R"("properties":{"message_id":"order-17","user_id":{"type":"binary","value":"YWxpY2U="},)"
-            R"("to":"orders","subject":"created","content_type":"application/json",)"
-            R"("creation_time":{"type":"timestamp","value":1764460800000}},)"
-            R"("application_properties":{"region":"eu-west","amount":250,"price":19.99,"vip":true,)"
-            R"("tier":{"type":"ubyte","value":2}},"body":{"data":"eyJpZCI6MTd9"}})");
+  EXPECT_EQ(out, R"({"offset":17,"header":{"durable":true,"priority":4,"ttl":60000,"first_acquirer":false,)"
+                 R"("delivery_count":0},"delivery_annotations":{},"message_annotations":{"x-opt-partition":3},)"
+                 R"("properties":{"message_id":"order-17","user_id":{"type":"binary","value":"YWxpY2U="},)"
+                 R"("to":"orders","subject":"created","content_type":"application/json",)"
+                 R"("creation_time":{"type":"timestamp","value":1764460800000}},)"
+                 R"("application_properties":{"region":"eu-west","amount":250,"price":19.99,"vip":true,)"
+                 R"("tier":{"type":"ubyte","value":2}},"body":{"data":"eyJpZCI6MTd9"}})");
 }
 
 TEST(TypedJson, HeaderAndPropertiesAreLaidOutAsPnMessageEncodeDoes) {
@@ -223,8 +222,7 @@ TEST(TypedJson, EveryWrapperTypeRoundTrips) {
 }
 
 TEST(TypedJson, InputConveniencesAreNormalised) {
-  EXPECT_EQ(BodyValue(R"({"type":"binary","value":"0001ff","encoding":"hex"})"),
-            R"({"type":"binary","value":"AAH/"})");
+  EXPECT_EQ(BodyValue(R"({"type":"binary","value":"0001ff","encoding":"hex"})"), R"({"type":"binary","value":"AAH/"})");
   EXPECT_EQ(BodyValue(R"({"type":"binary","value":"AAH/","encoding":"base64"})"),
             R"({"type":"binary","value":"AAH/"})");
   EXPECT_EQ(BodyValue(R"({"type":"binary","value":"AA"})"), R"({"type":"binary","value":"AA=="})");
@@ -269,16 +267,14 @@ TEST(TypedJson, MapsThatAnObjectCannotSayUseTheMapForm) {
   // An object that merely has a "type" key among others is a plain map.
   EXPECT_EQ(BodyValue(R"({"type":"order","id":5})"), R"({"type":"order","id":5})");
   // Duplicate keys cannot be an object.
-  EXPECT_EQ(BodyValue(R"({"type":"map","value":[["a",1],["a",2]]})"),
-            R"({"type":"map","value":[["a",1],["a",2]]})");
+  EXPECT_EQ(BodyValue(R"({"type":"map","value":[["a",1],["a",2]]})"), R"({"type":"map","value":[["a",1],["a",2]]})");
 }
 
 TEST(TypedJson, AnnotationKeysAreSymbolsOrUlongs) {
   Bytes bytes = Encode(R"({"message_annotations": {"x-opt-a": 1, "42": 2}})");
   // The all-digit key is a ulong 42 (smallulong 0x53 0x2a), the other a symbol.
   Bytes expected_keys = Hex("a307782d6f70742d61");
-  EXPECT_NE(std::search(bytes.begin(), bytes.end(), expected_keys.begin(), expected_keys.end()),
-            bytes.end());
+  EXPECT_NE(std::search(bytes.begin(), bytes.end(), expected_keys.begin(), expected_keys.end()), bytes.end());
   Bytes ulong_key = Hex("532a5502");
   EXPECT_NE(std::search(bytes.begin(), bytes.end(), ulong_key.begin(), ulong_key.end()), bytes.end());
   EXPECT_EQ(Decode(bytes), R"({"message_annotations":{"x-opt-a":1,"42":2}})");
@@ -331,14 +327,15 @@ TEST(TypedJson, NonAsciiSymbolsAreRefusedBothWays) {
   // message-annotations {sym8 "\xc3\xa9": 1}: input refuses such a symbol, so output does too.
   EXPECT_EQ(DecodeError(Hex("005372c10702a302c3a95501")),
             "byte 0: message-annotations: symbol \"é\" is not ASCII (core 1.6.21)");
-  EXPECT_EQ(DecodeError(Hex("005373c00b0840404040404040" "a301ff")),
+  EXPECT_EQ(DecodeError(Hex("005373c00b0840404040404040"
+                            "a301ff")),
             "byte 0: content_encoding: symbol \"\xEF\xBF\xBD\" is not ASCII (core 1.6.21)");
 }
 
 TEST(TypedJson, SymbolSectionDescriptorsAndFooterDecode) {
   // amqp:header:list [true] by symbol, amqp-value "x", footer {"k": 1} by ulong.
   Bytes bytes = Hex(std::string("00a310") + "616d71703a6865616465723a6c697374" + "c0020141" + "005377a10178" +
-              "005378c10602a3016b5501");
+                    "005378c10602a3016b5501");
   EXPECT_EQ(Decode(bytes), R"({"header":{"durable":true},"body":{"value":"x"},"footer":{"k":1}})");
 }
 
@@ -414,27 +411,23 @@ TEST(TypedJson, DecodeErrorsNameTheByte) {
   EXPECT_EQ(DecodeError(Hex("0053734500537045")),
             "byte 4: header section after a later section (core 3.2: sections come in spec order)");
   EXPECT_EQ(DecodeError(Hex("0053704500537045")), "byte 4: second header section");
-  EXPECT_EQ(DecodeError(Hex("005377a1017800537545"))
-                .rfind("byte 6: data section holds a list, expected a binary", 0),
+  EXPECT_EQ(DecodeError(Hex("005377a1017800537545")).rfind("byte 6: data section holds a list, expected a binary", 0),
             0u);
-  EXPECT_EQ(DecodeError(Hex("005377a10178005375a000"))
-                .rfind("byte 6: data section after amqp-value section", 0),
-            0u);
-  EXPECT_EQ(DecodeError(Hex("005370c00706414141414141")),
-            "byte 0: header list has 6 fields, the spec defines 5");
+  EXPECT_EQ(DecodeError(Hex("005377a10178005375a000")).rfind("byte 6: data section after amqp-value section", 0), 0u);
+  EXPECT_EQ(DecodeError(Hex("005370c00706414141414141")), "byte 0: header list has 6 fields, the spec defines 5");
   // A described value inside a described value, followed by more: Proton would misplace the 7.
   EXPECT_EQ(DecodeError(Hex("005377c00a02005301004455055507")),
             "byte 9: a described value inside a described value, followed by more values: Proton 0.37 "
             "decodes this wrongly, so it cannot be fully decoded");
   // ... but as the last thing in a section it is decoded.
-  EXPECT_EQ(Decode(Hex("00537700530100445505")),
-            R"({"body":{"value":{"type":"described","descriptor":1,"value":{"type":"described","descriptor":0,"value":5}}}})");
+  EXPECT_EQ(
+      Decode(Hex("00537700530100445505")),
+      R"({"body":{"value":{"type":"described","descriptor":1,"value":{"type":"described","descriptor":0,"value":5}}}})");
 }
 
 TEST(TypedJson, CountsBeyondTheSizeAreRefused) {
   // An array32 claiming 4294967295 null elements in 5 bytes: refused before Proton makes a node for each.
-  EXPECT_EQ(DecodeError(Hex("005377f000000005ffffffff40")),
-            "byte 3: compound count 4294967295 exceeds its size 5");
+  EXPECT_EQ(DecodeError(Hex("005377f000000005ffffffff40")), "byte 3: compound count 4294967295 exceeds its size 5");
 }
 
 TEST(TypedJson, DeepNestingIsAnErrorNotACrash) {
@@ -458,8 +451,10 @@ TEST(TypedJson, EveryTruncationOfAValidMessageIsAnErrorOrAShorterMessage) {
     Bytes prefix(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(n));
     std::string out;
     ConversionStatus s = DecodeToTypedJson(prefix, std::nullopt, &out);
-    if (s.ok()) boundaries.push_back(n);
-    else EXPECT_EQ(s.error().rfind("byte ", 0), 0u) << s.error();
+    if (s.ok())
+      boundaries.push_back(n);
+    else
+      EXPECT_EQ(s.error().rfind("byte ", 0), 0u) << s.error();
   }
   // Only cuts between sections decode: at 0 and after each of the six sections but the last.
   EXPECT_EQ(boundaries.size(), 6u);

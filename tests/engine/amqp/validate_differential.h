@@ -47,17 +47,16 @@ inline bool SameText(const char* a, const char* b) {
 // Every field; the static texts by content (the reference's copies of string literals may live at
 // other addresses than the engine's).
 inline bool SameError(const DecodeError& x, const DecodeError& y) {
-  return x.code == y.code && x.offset == y.offset && x.format_code == y.format_code && x.a == y.a &&
-         x.b == y.b && SameText(x.what, y.what) && SameText(x.expected, y.expected);
+  return x.code == y.code && x.offset == y.offset && x.format_code == y.format_code && x.a == y.a && x.b == y.b &&
+         SameText(x.what, y.what) && SameText(x.expected, y.expected);
 }
 
 inline std::string Describe(const DecodeError& e) {
   if (e.ok()) return "ok";
   char buf[160];
   std::snprintf(buf, sizeof buf, " [code %d offset %u format 0x%02x a %llu b %llu what %s exp %s]",
-                static_cast<int>(e.code), e.offset, e.format_code,
-                static_cast<unsigned long long>(e.a), static_cast<unsigned long long>(e.b),
-                e.what ? e.what : "-", e.expected ? e.expected : "-");
+                static_cast<int>(e.code), e.offset, e.format_code, static_cast<unsigned long long>(e.a),
+                static_cast<unsigned long long>(e.b), e.what ? e.what : "-", e.expected ? e.expected : "-");
   return e.Message() + buf;
 }
 
@@ -89,8 +88,7 @@ inline void Compare(const std::vector<uint8_t>& bytes, DifferentialStats* stats)
     bool fast;
   } pairs[] = {
       {"Validate", Validate(span), ReferenceValidate(span), internal::WellFormedMessage(span)},
-      {"ValidateValue", ValidateValue(span), ReferenceValidateValue(span),
-       internal::WellFormedValue(span)},
+      {"ValidateValue", ValidateValue(span), ReferenceValidateValue(span), internal::WellFormedValue(span)},
   };
   stats->valid_messages += pairs[0].want.ok();
   stats->valid_values += pairs[1].want.ok();
@@ -98,19 +96,16 @@ inline void Compare(const std::vector<uint8_t>& bytes, DifferentialStats* stats)
     if (SameError(p.got, p.want) && p.fast == p.want.ok()) continue;
     ++stats->mismatches;
     if (stats->examples.size() < 10) {
-      stats->examples.push_back(std::string(p.what) + ": got " + Describe(p.got) + ", want " +
-                                Describe(p.want) + ", fast verdict " + (p.fast ? "ok" : "bad") +
-                                "\n  input " + HexOf(bytes));
+      stats->examples.push_back(std::string(p.what) + ": got " + Describe(p.got) + ", want " + Describe(p.want) +
+                                ", fast verdict " + (p.fast ? "ok" : "bad") + "\n  input " + HexOf(bytes));
     }
   }
 }
 
 inline void Report(const char* name, const DifferentialStats& stats) {
   std::printf("%s: %llu inputs (%llu valid messages, %llu valid values), %llu mismatches\n", name,
-              static_cast<unsigned long long>(stats.inputs),
-              static_cast<unsigned long long>(stats.valid_messages),
-              static_cast<unsigned long long>(stats.valid_values),
-              static_cast<unsigned long long>(stats.mismatches));
+              static_cast<unsigned long long>(stats.inputs), static_cast<unsigned long long>(stats.valid_messages),
+              static_cast<unsigned long long>(stats.valid_values), static_cast<unsigned long long>(stats.mismatches));
   for (const std::string& e : stats.examples) std::printf("%s\n", e.c_str());
 }
 
@@ -183,10 +178,9 @@ inline std::vector<ByteVector> EdgeCases() {
   v.push_back(B({0xe0, 0x06, 0x01, 0x00, 0x53, 0x01, 0x00, 0x41}));
   // Text: every UTF-8 length, the boundaries of overlong forms and surrogates, bad symbols.
   for (const ByteVector& s :
-       {B({0xc2, 0x80}), B({0xdf, 0xbf}), B({0xe0, 0xa0, 0x80}), B({0xed, 0x9f, 0xbf}),
-        B({0xef, 0xbf, 0xbf}), B({0xf0, 0x90, 0x80, 0x80}), B({0xf4, 0x8f, 0xbf, 0xbf}),
-        B({0xc1, 0xbf}), B({0xe0, 0x9f, 0x80}), B({0xed, 0xa0, 0x80}), B({0xf4, 0x90, 0x80, 0x80}),
-        B({0xf5, 0x80, 0x80, 0x80}), B({0xe2, 0x82}), B({0x80}),
+       {B({0xc2, 0x80}), B({0xdf, 0xbf}), B({0xe0, 0xa0, 0x80}), B({0xed, 0x9f, 0xbf}), B({0xef, 0xbf, 0xbf}),
+        B({0xf0, 0x90, 0x80, 0x80}), B({0xf4, 0x8f, 0xbf, 0xbf}), B({0xc1, 0xbf}), B({0xe0, 0x9f, 0x80}),
+        B({0xed, 0xa0, 0x80}), B({0xf4, 0x90, 0x80, 0x80}), B({0xf5, 0x80, 0x80, 0x80}), B({0xe2, 0x82}), B({0x80}),
         Text("plain ascii text longer than eight bytes"),
         Cat({Text("0123456789abcde"), B({0xc3, 0xa9}), Text("tail")})}) {
     ByteVector str = Cat({B({0xa1, static_cast<int>(s.size())}), s});
@@ -209,8 +203,7 @@ inline std::vector<ByteVector> EdgeCases() {
   v.push_back(Section(0x77, B({0x00, 0x53, 0x01, 0x45})));
   v.push_back(Section(0x70, List8(6, B({0x42, 0x50, 0x04, 0x43, 0x41, 0x52, 0x01, 0x99}))));
   v.push_back(Section(0x70, List8(1, B({0x00, 0x53, 0x01, 0x41}))));
-  v.push_back(Section(0x73, List8(3, Cat({B({0x98}), ByteVector(16, 0), B({0xa0, 0x00}),
-                                           Str8("to")}))));
+  v.push_back(Section(0x73, List8(3, Cat({B({0x98}), ByteVector(16, 0), B({0xa0, 0x00}), Str8("to")}))));
   v.push_back(Section(0x72, Map8(4, Cat({Sym8("x-opt"), B({0x41, 0x53, 0x05, 0x40})}))));
   v.push_back(Section(0x72, Map8(2, Cat({Str8("k"), B({0x40})}))));
   v.push_back(Section(0x74, Map8(2, Cat({Sym8("k"), B({0x40})}))));
@@ -243,8 +236,7 @@ inline std::vector<ByteVector> SeedCorpus(size_t generated_stride, std::string* 
   }
   for (size_t i = 0; i < gen.messages.size(); i += generated_stride) seeds.push_back(gen.messages[i]);
   for (const char* dir : {"validate", "message_view", "message_filter"}) {
-    const std::filesystem::path path =
-        std::filesystem::path(SIFT_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / dir;
+    const std::filesystem::path path = std::filesystem::path(SIFT_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / dir;
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(path)) files.push_back(entry.path());
     std::sort(files.begin(), files.end());
@@ -289,10 +281,10 @@ inline std::vector<ByteVector> SeedCorpus(size_t generated_stride, std::string* 
 using Rng = sift::testing::SplitMix;
 
 // Bytes that mean something to the validator: constructors, limits of UTF-8 and of the rules.
-inline constexpr uint8_t kInteresting[] = {
-    0x00, 0x01, 0x02, 0x40, 0x41, 0x44, 0x45, 0x53, 0x56, 0x70, 0x73, 0x77, 0x78, 0x79,
-    0x80, 0x98, 0xa0, 0xa1, 0xa3, 0xb0, 0xb1, 0xb3, 0xc0, 0xc1, 0xc2, 0xd0, 0xd1, 0xdf,
-    0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x7f, 0xbf, 0x9f, 0x8f};
+inline constexpr uint8_t kInteresting[] = {0x00, 0x01, 0x02, 0x40, 0x41, 0x44, 0x45, 0x53, 0x56, 0x70,
+                                           0x73, 0x77, 0x78, 0x79, 0x80, 0x98, 0xa0, 0xa1, 0xa3, 0xb0,
+                                           0xb1, 0xb3, 0xc0, 0xc1, 0xc2, 0xd0, 0xd1, 0xdf, 0xe0, 0xed,
+                                           0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x7f, 0xbf, 0x9f, 0x8f};
 
 // Positions that look like size prefixes or counts: after a sized or compound constructor.
 inline size_t SomePrefixPosition(const ByteVector& b, Rng* rng) {
@@ -330,8 +322,8 @@ inline void MutateOnce(ByteVector* b, const std::vector<ByteVector>& corpus, Rng
       const size_t n = 1 + rng->Below(4);
       const size_t at = rng->Below(b->size() + 1);
       for (size_t i = 0; i < n; ++i) {
-        const uint8_t byte = rng->Below(2) ? kInteresting[rng->Below(sizeof kInteresting)]
-                                           : static_cast<uint8_t>(rng->Next());
+        const uint8_t byte =
+            rng->Below(2) ? kInteresting[rng->Below(sizeof kInteresting)] : static_cast<uint8_t>(rng->Next());
         b->insert(b->begin() + static_cast<std::ptrdiff_t>(at), byte);
       }
       break;
@@ -340,8 +332,7 @@ inline void MutateOnce(ByteVector* b, const std::vector<ByteVector>& corpus, Rng
       if (!b->empty()) {
         const size_t at = rng->Below(b->size());
         const size_t n = std::min(b->size() - at, 1 + rng->Below(8));
-        b->erase(b->begin() + static_cast<std::ptrdiff_t>(at),
-                 b->begin() + static_cast<std::ptrdiff_t>(at + n));
+        b->erase(b->begin() + static_cast<std::ptrdiff_t>(at), b->begin() + static_cast<std::ptrdiff_t>(at + n));
       }
       break;
     case 5:  // truncate
@@ -367,10 +358,8 @@ inline void MutateOnce(ByteVector* b, const std::vector<ByteVector>& corpus, Rng
       const size_t n = std::min(other.size() - from, 1 + rng->Below(64));
       const size_t at = rng->Below(b->size() + 1);
       const size_t drop = std::min(b->size() - at, rng->Below(64));
-      b->erase(b->begin() + static_cast<std::ptrdiff_t>(at),
-               b->begin() + static_cast<std::ptrdiff_t>(at + drop));
-      b->insert(b->begin() + static_cast<std::ptrdiff_t>(at),
-                other.begin() + static_cast<std::ptrdiff_t>(from),
+      b->erase(b->begin() + static_cast<std::ptrdiff_t>(at), b->begin() + static_cast<std::ptrdiff_t>(at + drop));
+      b->insert(b->begin() + static_cast<std::ptrdiff_t>(at), other.begin() + static_cast<std::ptrdiff_t>(from),
                 other.begin() + static_cast<std::ptrdiff_t>(from + n));
       break;
     }

@@ -43,26 +43,22 @@ TEST(ValidateTest, HandWrittenValidMessages) {
   EXPECT_EQ(Check(Section(0x77, B({0x00, 0x53, 0x01, 0xc1, 0x01, 0x00}))), "ok");
   EXPECT_EQ(Check(kHeader), "ok");  // no body at all
   // Every type in one amqp-value list, including compact forms and a described-element array.
-  ByteVector all = Cat({B({0x40, 0x41, 0x42, 0x56, 0x01, 0x43, 0x44, 0x45, 0x50, 1, 0x51, 2,
-                          0x52, 3, 0x53, 4, 0x54, 5, 0x55, 6, 0x60, 0, 7, 0x61, 0, 8}),
-                        B({0x70, 0, 0, 0, 9, 0x71, 0, 0, 0, 10, 0x72, 0x3f, 0x80, 0, 0,
-                           0x73, 0, 0, 0, 'a', 0x74, 1, 2, 3, 4}),
-                        B({0x80, 0, 0, 0, 0, 0, 0, 0, 1, 0x81, 0, 0, 0, 0, 0, 0, 0, 2}),
-                        B({0x82, 0, 0, 0, 0, 0, 0, 0, 0, 0x83, 0, 0, 0, 0, 0, 0, 0, 3}),
-                        B({0x84, 0, 0, 0, 0, 0, 0, 0, 0}),
-                        B({0x94, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}),
-                        B({0x98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}),
-                        B({0xa0, 0, 0xa1, 2, 0xc3, 0xa9, 0xa3, 1, 's'}),
-                        B({0xb0, 0, 0, 0, 0, 0xb1, 0, 0, 0, 0, 0xb3, 0, 0, 0, 0}),
-                        B({0xc0, 1, 0, 0xc1, 1, 0, 0xd0, 0, 0, 0, 4, 0, 0, 0, 0}),
-                        B({0xd1, 0, 0, 0, 4, 0, 0, 0, 0}),
-                        B({0xe0, 8, 2, 0x00, 0xa3, 1, 'd', 0x50, 7, 9}),
-                        B({0xf0, 0, 0, 0, 7, 0, 0, 0, 2, 0x56, 1, 0}),
-                        B({0xe0, 2, 5, 0x40})});  // five nulls: zero-width elements
-  const int count = 40;  // values in `all`, one per encoding above
-  ByteVector list = Cat({B({0xd0}), B({0, 0, static_cast<int>((all.size() + 4) >> 8),
-                                       static_cast<int>((all.size() + 4) & 0xff)}),
-                         B({0, 0, 0, count}), all});
+  ByteVector all =
+      Cat({B({0x40, 0x41, 0x42, 0x56, 0x01, 0x43, 0x44, 0x45, 0x50, 1, 0x51, 2, 0x52,
+              3,    0x53, 4,    0x54, 5,    0x55, 6,    0x60, 0,    7, 0x61, 0, 8}),
+           B({0x70, 0, 0, 0, 9, 0x71, 0, 0, 0, 10, 0x72, 0x3f, 0x80, 0, 0, 0x73, 0, 0, 0, 'a', 0x74, 1, 2, 3, 4}),
+           B({0x80, 0, 0, 0, 0, 0, 0, 0, 1, 0x81, 0, 0, 0, 0, 0, 0, 0, 2}),
+           B({0x82, 0, 0, 0, 0, 0, 0, 0, 0, 0x83, 0, 0, 0, 0, 0, 0, 0, 3}), B({0x84, 0, 0, 0, 0, 0, 0, 0, 0}),
+           B({0x94, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}),
+           B({0x98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}), B({0xa0, 0, 0xa1, 2, 0xc3, 0xa9, 0xa3, 1, 's'}),
+           B({0xb0, 0, 0, 0, 0, 0xb1, 0, 0, 0, 0, 0xb3, 0, 0, 0, 0}),
+           B({0xc0, 1, 0, 0xc1, 1, 0, 0xd0, 0, 0, 0, 4, 0, 0, 0, 0}), B({0xd1, 0, 0, 0, 4, 0, 0, 0, 0}),
+           B({0xe0, 8, 2, 0x00, 0xa3, 1, 'd', 0x50, 7, 9}), B({0xf0, 0, 0, 0, 7, 0, 0, 0, 2, 0x56, 1, 0}),
+           B({0xe0, 2, 5, 0x40})});  // five nulls: zero-width elements
+  const int count = 40;              // values in `all`, one per encoding above
+  ByteVector list =
+      Cat({B({0xd0}), B({0, 0, static_cast<int>((all.size() + 4) >> 8), static_cast<int>((all.size() + 4) & 0xff)}),
+           B({0, 0, 0, count}), all});
   EXPECT_EQ(Check(Section(0x77, list)), "ok");
 }
 
@@ -86,8 +82,7 @@ TEST(ValidateTest, TruncatedSection) {
 
 TEST(ValidateTest, SectionOrder) {
   EXPECT_EQ(Check(Cat({kProps, kHeader})), "byte 10: header section after the properties section");
-  EXPECT_EQ(Check(Cat({kData, kAppProps})),
-            "byte 6: application-properties section after the data section");
+  EXPECT_EQ(Check(Cat({kData, kAppProps})), "byte 6: application-properties section after the data section");
   EXPECT_EQ(Check(Cat({kFooter, kData})), "byte 10: data section after the footer section");
 }
 
@@ -99,14 +94,10 @@ TEST(ValidateTest, DuplicateSection) {
 TEST(ValidateTest, MixedBody) {
   const ByteVector seq = Section(0x76, B({0x45}));
   const ByteVector value = Section(0x77, B({0x40}));
-  const std::string tail =
-      " (the body is one or more data, one or more amqp-sequence, or one amqp-value)";
-  EXPECT_EQ(Check(Cat({kData, seq})),
-            "byte 6: amqp-sequence section after a data body section" + tail);
-  EXPECT_EQ(Check(Cat({value, value})),
-            "byte 4: amqp-value section after a amqp-value body section" + tail);
-  EXPECT_EQ(Check(Cat({seq, kData})),
-            "byte 4: data section after a amqp-sequence body section" + tail);
+  const std::string tail = " (the body is one or more data, one or more amqp-sequence, or one amqp-value)";
+  EXPECT_EQ(Check(Cat({kData, seq})), "byte 6: amqp-sequence section after a data body section" + tail);
+  EXPECT_EQ(Check(Cat({value, value})), "byte 4: amqp-value section after a amqp-value body section" + tail);
+  EXPECT_EQ(Check(Cat({seq, kData})), "byte 4: data section after a amqp-sequence body section" + tail);
 }
 
 TEST(ValidateTest, TrailingGarbageIsNotASection) {
@@ -120,13 +111,11 @@ TEST(ValidateTest, CompoundElementsMustFillItsSize) {
   EXPECT_EQ(Check(Section(0x77, B({0xc0, 0x04, 0x01, 0x52, 0x01, 0x40}))),
             "byte 3: list8 elements end 1 bytes before the end of its size");
   // count 2 but the elements run past the size.
-  EXPECT_EQ(Check(Section(0x77, B({0xc0, 0x03, 0x02, 0x52, 0x01}))),
-            "byte 8: constructor needs 1 bytes, only 0 left");
+  EXPECT_EQ(Check(Section(0x77, B({0xc0, 0x03, 0x02, 0x52, 0x01}))), "byte 8: constructor needs 1 bytes, only 0 left");
 }
 
 TEST(ValidateTest, ListCountExceedsSize) {
-  EXPECT_EQ(Check(Section(0x77, B({0xc0, 0x02, 0x09, 0x40}))),
-            "byte 3: list8 count 9 does not fit its size 2");
+  EXPECT_EQ(Check(Section(0x77, B({0xc0, 0x02, 0x09, 0x40}))), "byte 3: list8 count 9 does not fit its size 2");
 }
 
 TEST(ValidateTest, OddMapCount) {
@@ -145,16 +134,14 @@ TEST(ValidateTest, ArrayElementsMustMatchTheConstructor) {
   EXPECT_EQ(Check(Section(0x77, B({0xe0, 0x03, 0x01, 0x40, 0x40}))),
             "byte 3: array8 elements end 1 bytes before the end of its size");
   // invalid element constructor
-  EXPECT_EQ(Check(Section(0x77, B({0xe0, 0x02, 0x00, 0x2a}))),
-            "byte 6: 0x2a is not an AMQP 1.0 format code");
+  EXPECT_EQ(Check(Section(0x77, B({0xe0, 0x02, 0x00, 0x2a}))), "byte 6: 0x2a is not an AMQP 1.0 format code");
   // boolean elements must be 0 or 1
   EXPECT_EQ(Check(Section(0x77, B({0xe0, 0x04, 0x02, 0x56, 0x01, 0x07}))),
             "byte 8: boolean byte 0x07 is neither 0x00 nor 0x01");
 }
 
 TEST(ValidateTest, InvalidBoolean) {
-  EXPECT_EQ(Check(Section(0x77, B({0x56, 0x02}))),
-            "byte 4: boolean byte 0x02 is neither 0x00 nor 0x01");
+  EXPECT_EQ(Check(Section(0x77, B({0x56, 0x02}))), "byte 4: boolean byte 0x02 is neither 0x00 nor 0x01");
 }
 
 TEST(ValidateTest, InvalidChar) {
@@ -171,19 +158,16 @@ TEST(ValidateTest, InvalidUtf8) {
             "byte 6: str8 is not valid UTF-8 (bad byte 0xa0)");
   EXPECT_EQ(Check(Section(0x77, B({0xa1, 0x02, 'a', 0xe2}))),  // cut sequence
             "byte 6: str8 is not valid UTF-8 (bad byte 0xe2)");
-  EXPECT_EQ(Check(Section(0x77, B({0xb1, 0, 0, 0, 2, 0xe2, 'a'}))),
-            "byte 8: str32 is not valid UTF-8 (bad byte 0xe2)");
+  EXPECT_EQ(Check(Section(0x77, B({0xb1, 0, 0, 0, 2, 0xe2, 'a'}))), "byte 8: str32 is not valid UTF-8 (bad byte 0xe2)");
   EXPECT_EQ(Check(Section(0x77, B({0xa1, 0x04, 0xf0, 0x9f, 0x98, 0x80}))), "ok");
 }
 
 TEST(ValidateTest, InvalidSymbol) {
-  EXPECT_EQ(Check(Section(0x77, B({0xa3, 0x02, 'a', 0xe9}))),
-            "byte 6: sym8 byte 0xe9 is not 7-bit ASCII");
+  EXPECT_EQ(Check(Section(0x77, B({0xa3, 0x02, 'a', 0xe9}))), "byte 6: sym8 byte 0xe9 is not 7-bit ASCII");
 }
 
 TEST(ValidateTest, InvalidFormatCodeInsideAList) {
-  EXPECT_EQ(Check(Section(0x77, B({0xc0, 0x02, 0x01, 0x2f}))),
-            "byte 6: 0x2f is not an AMQP 1.0 format code");
+  EXPECT_EQ(Check(Section(0x77, B({0xc0, 0x02, 0x01, 0x2f}))), "byte 6: 0x2f is not an AMQP 1.0 format code");
 }
 
 TEST(ValidateTest, NestingTooDeep) {
@@ -204,21 +188,17 @@ TEST(ValidateTest, NestingTooDeep) {
 }
 
 TEST(ValidateTest, DescriptorContentsAreValidatedToo) {
-  EXPECT_EQ(Check(Section(0x77, B({0x00, 0xa1, 0x01, 0xff, 0x40}))),
-            "byte 6: str8 is not valid UTF-8 (bad byte 0xff)");
+  EXPECT_EQ(Check(Section(0x77, B({0x00, 0xa1, 0x01, 0xff, 0x40}))), "byte 6: str8 is not valid UTF-8 (bad byte 0xff)");
 }
 
 // ---- Section types ----
 
 TEST(ValidateTest, SectionValueTypes) {
   EXPECT_EQ(Check(Section(0x70, Map8(0, {}))), "byte 3: header section holds a map8, not a list");
-  EXPECT_EQ(Check(Section(0x71, B({0x45}))),
-            "byte 3: delivery-annotations section holds a list0, not a map");
-  EXPECT_EQ(Check(Section(0x74, B({0x40}))),
-            "byte 3: application-properties section holds a null, not a map");
+  EXPECT_EQ(Check(Section(0x71, B({0x45}))), "byte 3: delivery-annotations section holds a list0, not a map");
+  EXPECT_EQ(Check(Section(0x74, B({0x40}))), "byte 3: application-properties section holds a null, not a map");
   EXPECT_EQ(Check(Section(0x75, Str8("x"))), "byte 3: data section holds a str8, not a binary");
-  EXPECT_EQ(Check(Section(0x76, B({0x40}))),
-            "byte 3: amqp-sequence section holds a null, not a list");
+  EXPECT_EQ(Check(Section(0x76, B({0x40}))), "byte 3: amqp-sequence section holds a null, not a list");
   EXPECT_EQ(Check(Section(0x78, B({0x45}))), "byte 3: footer section holds a list0, not a map");
 }
 
@@ -235,11 +215,9 @@ TEST(ValidateTest, HeaderFieldTypes) {
 TEST(ValidateTest, PropertiesFieldTypes) {
   EXPECT_EQ(Check(Section(0x73, List8(1, Sym8("id")))),
             "byte 6: properties field message-id is a sym8, not a ulong, uuid, binary or string");
-  EXPECT_EQ(Check(Section(0x73, List8(7, Cat({B({0x40, 0x40, 0x40, 0x40, 0x40, 0x40}),
-                                              Str8("text/plain")})))),
+  EXPECT_EQ(Check(Section(0x73, List8(7, Cat({B({0x40, 0x40, 0x40, 0x40, 0x40, 0x40}), Str8("text/plain")})))),
             "byte 12: properties field content-type is a str8, not a symbol");
-  EXPECT_EQ(Check(Section(0x73, List8(9, Cat({B({0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40}),
-                                              B({0x55, 0x01})})))),
+  EXPECT_EQ(Check(Section(0x73, List8(9, Cat({B({0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40}), B({0x55, 0x01})})))),
             "byte 14: properties field absolute-expiry-time is a smalllong, not a timestamp");
 }
 
@@ -280,8 +258,7 @@ TEST(ValidateTest, ApplicationPropertiesKeysAndValues) {
 
 TEST(ValidateValueTest, OneValueExactly) {
   EXPECT_TRUE(ValidateValue(B({0x52, 0x01})).ok());
-  EXPECT_EQ(ValidateValue(B({0x52, 0x01, 0x40})).Message(),
-            "byte 2: 1 trailing bytes after the value");
+  EXPECT_EQ(ValidateValue(B({0x52, 0x01, 0x40})).Message(), "byte 2: 1 trailing bytes after the value");
   EXPECT_EQ(ValidateValue(B({0x52})).Message(), "byte 0: smalluint needs 1 bytes, only 0 left");
 }
 

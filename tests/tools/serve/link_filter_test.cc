@@ -35,7 +35,10 @@ void Described(pn_data_t* d, const char* key, const char* descriptor, uint64_t c
   Symbol(d, key);
   pn_data_put_described(d);
   pn_data_enter(d);
-  if (descriptor != nullptr) Symbol(d, descriptor); else pn_data_put_ulong(d, code);
+  if (descriptor != nullptr)
+    Symbol(d, descriptor);
+  else
+    pn_data_put_ulong(d, code);
   String(d, expression);
   pn_data_exit(d);
 }

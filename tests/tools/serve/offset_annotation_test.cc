@@ -96,8 +96,14 @@ TEST(OffsetAnnotation, MessageWithHeaderOnlyGetsTheSectionAtTheEnd) {
 
 TEST(OffsetAnnotation, MalformedBytesAreRefused) {
   std::string out;
-  EXPECT_FALSE(AddOffsetAnnotation(std::string("\x00\x53\x77\xa1\x05" "ab", 7), 1, &out));
-  EXPECT_FALSE(AddOffsetAnnotation(std::string("\xa1\x01" "a", 3), 1, &out));  // not a section
+  EXPECT_FALSE(AddOffsetAnnotation(std::string("\x00\x53\x77\xa1\x05"
+                                               "ab",
+                                               7),
+                                   1, &out));
+  EXPECT_FALSE(AddOffsetAnnotation(std::string("\xa1\x01"
+                                               "a",
+                                               3),
+                                   1, &out));  // not a section
 }
 
 }  // namespace
