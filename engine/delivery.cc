@@ -24,11 +24,7 @@ void DeliveryBatch::Add(uint64_t offset, int64_t timestamp_ms, std::string_view 
       deliveries_[i].bytes_ = std::string_view(arena_.data() + starts_[i], deliveries_[i].bytes_.size());
     }
   }
-  Delivery d;
-  d.offset_ = offset;
-  d.timestamp_ms_ = timestamp_ms;
-  d.bytes_ = std::string_view(arena_.data() + start, bytes.size());
-  deliveries_.push_back(d);
+  deliveries_.emplace_back(offset, timestamp_ms, std::string_view(arena_.data() + start, bytes.size()));
   starts_.push_back(start);
 }
 

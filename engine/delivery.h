@@ -25,6 +25,12 @@ namespace sift::engine {
 
 class Delivery {
  public:
+  Delivery() = default;
+  // A delivery viewing `bytes`, which must outlive it (a batch's deliveries view the batch's bytes; a
+  // parallel scan's view the match it hands to its sink).
+  Delivery(uint64_t offset, int64_t timestamp_ms, std::string_view bytes)
+      : offset_(offset), timestamp_ms_(timestamp_ms), bytes_(bytes) {}
+
   uint64_t offset() const { return offset_; }
   int64_t timestamp_ms() const { return timestamp_ms_; }  // append time, ms since the Unix epoch
   std::string_view bytes() const { return bytes_; }       // one encoded AMQP 1.0 message

@@ -63,7 +63,7 @@ class Handover {
     Range& r = ranges_[k];
     if (turn_ == k) {
       for (const Delivery& d : batch) {
-        if (!sink_->Deliver(d.offset(), d.timestamp_ms(), d.bytes())) {
+        if (!sink_->Deliver(d)) {
           Stop();
           break;
         }
@@ -105,7 +105,7 @@ class Handover {
   void DeliverHeld(Range& r) {
     while (!r.held.empty() && !stop_) {
       const HeldMatch& m = r.held.front();
-      if (!sink_->Deliver(m.offset, m.timestamp_ms, m.bytes)) Stop();
+      if (!sink_->Deliver(Delivery(m.offset, m.timestamp_ms, m.bytes))) Stop();
       r.held_bytes -= m.bytes.size();
       r.held.pop_front();
     }

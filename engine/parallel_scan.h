@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "engine/consumer.h"
+#include "engine/delivery.h"
 #include "engine/status.h"
 
 namespace sift::engine {
@@ -38,8 +39,9 @@ struct ParallelScanOptions {
 class ScanSink {
  public:
   virtual ~ScanSink() = default;
-  // One match, in offset order. `bytes` lives until the call returns. Return false to end the scan.
-  virtual bool Deliver(uint64_t offset, int64_t timestamp_ms, std::string_view bytes) = 0;
+  // One match, in offset order, as a consumer delivers it (decode it with ToJson / ToProton if
+  // wanted). Its bytes live until the call returns. Return false to end the scan.
+  virtual bool Deliver(const Delivery& delivery) = 0;
   // Now and then: messages scanned so far by all threads, out of `total` (0 when unknown).
   virtual void Progress(uint64_t scanned, uint64_t total) { (void)scanned, (void)total; }
 };

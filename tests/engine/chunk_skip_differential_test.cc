@@ -338,8 +338,8 @@ TEST_F(ChunkSkipStoreTest, ParallelScanSkipsAndAgrees) {
   Load(engine.get(), corpus);
   struct Collect : ScanSink {
     std::vector<uint64_t> offsets;
-    bool Deliver(uint64_t offset, int64_t, std::string_view) override {
-      offsets.push_back(offset);
+    bool Deliver(const Delivery& delivery) override {
+      offsets.push_back(delivery.offset());
       return true;
     }
   };

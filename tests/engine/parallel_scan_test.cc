@@ -25,10 +25,20 @@ struct Match {
 class CollectingSink : public ScanSink {
  public:
   explicit CollectingSink(size_t limit = 0) : limit_(limit) {}
-  bool Deliver(uint64_t offset, int64_t, std::string_view bytes) override {
-    matches.push_back({offset, std::string(bytes)});
+  bool Deliver(const Delivery& delivery) override {
+    matches.push_back({delivery.offset(), std::string(delivery.bytes())});
+    if (decode) {
+      // A match is a Delivery like a consumer's: it decodes in full, held or not.
+      std::string json;
+      const Status s = delivery.ToJson(&json);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      EXPECT_NE(json.find("\"offset\":" + std::to_string(delivery.offset())), std::string::npos) << json;
+      ++decoded;
+    }
     return limit_ == 0 || matches.size() < limit_;
   }
+  bool decode = false;
+  size_t decoded = 0;
   void Progress(uint64_t scanned, uint64_t total) override {
     EXPECT_LE(scanned, total);
     ++progress_calls;
@@ -152,6 +162,23 @@ TEST_F(ParallelScanTest, SinkStopEndsTheScanAfterExactlyThoseMatches) {
 TEST_F(ParallelScanTest, LaterRangesWaitWhenTheirBufferIsFull) {
   ConsumerOptions options;  // every message, so later ranges fill their buffers at once
   EXPECT_EQ(Parallel(options, 4, nullptr, nullptr, 0, /*max_buffered=*/1), Sequential(options));
+}
+
+// The sink gets each match as a Delivery, so it can decode it in full, whether the match came straight
+// from the range in turn or was held by a later range (a 1-byte buffer makes later ranges hold).
+TEST_F(ParallelScanTest, MatchesAreDeliveriesThatDecode) {
+  ParallelScanOptions scan;
+  scan.consumer.stream = "orders";
+  scan.consumer.filter = Sql("amount > 900");
+  scan.threads = 4;
+  scan.min_messages_per_thread = 100;
+  scan.max_buffered_bytes = 1;
+  CollectingSink sink;
+  sink.decode = true;
+  ASSERT_TRUE(engine_->ParallelScan(scan, &sink).ok());
+  EXPECT_GT(sink.decoded, 100u);
+  EXPECT_EQ(sink.decoded, sink.matches.size());
+  EXPECT_EQ(sink.matches, Sequential(scan.consumer));
 }
 
 TEST_F(ParallelScanTest, CorruptChunkStopsWhereOneConsumerStops) {

@@ -48,8 +48,8 @@ class ReplaySink : public engine::ScanSink {
   ReplaySink(MatchWriter* writer, RunReport* report, uint64_t limit, uint64_t first_offset)
       : writer_(writer), report_(report), limit_(limit), first_offset_(first_offset) {}
 
-  bool Deliver(uint64_t offset, int64_t /*timestamp_ms*/, std::string_view bytes) override {
-    status_ = writer_->Add(offset, bytes);
+  bool Deliver(const engine::Delivery& delivery) override {
+    status_ = writer_->Add(delivery.offset(), delivery.bytes());
     if (!status_.ok()) return false;
     return limit_ == 0 || writer_->matched() < limit_;
   }
