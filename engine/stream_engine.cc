@@ -23,7 +23,7 @@ std::span<const uint8_t> Bytes(std::string_view s) { return {reinterpret_cast<co
 }  // namespace
 
 Status StreamEngine::Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out) {
-  if (!options.create_if_missing) {
+  if (!options.store.create_if_missing) {
     // "Missing" is checked here, before RocksDB is asked, so a read-only command never creates a store.
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return Status::NotFound("cannot open store", path, "no such directory");
@@ -35,21 +35,15 @@ Status StreamEngine::Open(const std::string& path, const EngineOptions& options,
       return Status::NotFound("cannot open store", path, "not a sift store (empty directory)");
     }
   }
-  storage::StoreOptions store_options;
-  store_options.sync = options.sync;
-  store_options.create_if_missing = options.create_if_missing;
-  store_options.max_message_bytes = options.max_message_bytes;
-  store_options.max_chunk_messages = options.max_chunk_messages;
-  store_options.max_chunk_bytes = options.max_chunk_bytes;
-  store_options.block_cache_bytes = options.block_cache_bytes;
-  store_options.read_only = options.read_only;
-  if (options.summarize_chunks) store_options.chunk_summarizer = ChunkSummaryBuilder::Factory();
+  storage::StoreOptions store_options = options.store;
+  store_options.validator = nullptr;  // the engine validates (EngineOptions::validate), naming the byte
+  store_options.chunk_summarizer = options.summarize_chunks ? ChunkSummaryBuilder::Factory() : nullptr;
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   storage::Status s = storage::StreamStore::Open(path, store_options, &impl->store);
   if (!s.ok()) {
     // A folder that exists but holds no store, opened without create, is "missing" for the caller too.
-    if (!options.create_if_missing && s.IsInvalidArgument()) {
+    if (!options.store.create_if_missing && s.IsInvalidArgument()) {
       return Status::NotFound("cannot open store", path, "not a sift store (" + std::string(s.message()) + ")");
     }
     return FromStorage(s, "cannot open store", path);

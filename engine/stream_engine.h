@@ -27,31 +27,24 @@
 #include "engine/consumer.h"
 #include "engine/parallel_scan.h"
 #include "engine/status.h"
+#include "storage/options.h"
 
 namespace sift::engine {
 
 struct EngineOptions {
-  // Durability of appends: true fsyncs before an append returns; false leaves the last appends in
-  // the OS page cache (they survive a process crash, not a power loss) until Flush().
-  bool sync = true;
-  // Create the store folder when it does not exist. When false, opening a missing store is NotFound.
-  bool create_if_missing = true;
+  // The store's settings, each with its one default (storage/options.h): durability of appends
+  // (`sync`: true fsyncs before an append returns; false leaves the last appends in the OS page cache
+  // until Flush()), `create_if_missing` (when false, opening a missing store is NotFound), chunk bounds
+  // (`max_chunk_messages`, `max_chunk_bytes`, `linger`), the largest accepted message
+  // (`max_message_bytes`), the block cache and write buffer, and `read_only` (nothing is written, no
+  // lock is taken, every write returns NotSupported: a one-shot reader opens and closes faster). The
+  // engine sets `validator` and `chunk_summarizer` itself, from the two options below.
+  storage::StoreOptions store;
   // Validate every appended message strictly (engine/amqp/validate.h) and refuse malformed ones.
   bool validate = true;
-  // Largest accepted message, in bytes.
-  uint32_t max_message_bytes = 16u << 20;
-  // Chunk bounds of the store (messages, bytes): see storage/options.h.
-  uint32_t max_chunk_messages = 4096;
-  uint32_t max_chunk_bytes = 1u << 20;
-  // The store's block cache, in bytes.
-  size_t block_cache_bytes = 256u << 20;
   // Write a summary of every new chunk's header, properties and application-properties values
   // (engine/chunk_summary.h), so that filtered reads skip chunks no message of which can match.
   bool summarize_chunks = true;
-  // Open for reading only (storage::StoreOptions::read_only): nothing is written, no lock is taken
-  // (another process may be appending; this one sees the store as it was when opened), and every
-  // write returns NotSupported. A one-shot reader opens and closes faster this way.
-  bool read_only = false;
 };
 
 // Work done ahead of a bulk append (StreamEngine::PrepareIngest), for StreamEngine::IngestBatch with

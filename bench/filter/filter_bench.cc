@@ -495,8 +495,8 @@ class Store {
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
     engine::EngineOptions options;
-    options.sync = false;                         // a benchmark store: nothing to lose
-    options.block_cache_bytes = size_t{2} << 30;  // holds the whole corpus: the cache stays warm
+    options.store.sync = false;                         // a benchmark store: nothing to lose
+    options.store.block_cache_bytes = size_t{2} << 30;  // holds the whole corpus: the cache stays warm
     engine::Status s = engine::StreamEngine::Open(path, options, &engine_);
     if (s.ok()) s = engine_->CreateStream(kStream);
     std::vector<std::string_view> batch;

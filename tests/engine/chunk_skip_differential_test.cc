@@ -264,7 +264,7 @@ class ChunkSkipStoreTest : public ::testing::Test {
   // refuses (the spec allows only simple types there) but the selector reads: store them as they are.
   static EngineOptions Options() {
     EngineOptions options;
-    options.sync = false;
+    options.store.sync = false;
     options.validate = false;
     return options;
   }

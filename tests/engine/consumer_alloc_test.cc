@@ -16,7 +16,7 @@ class ConsumerAllocTest : public ::testing::Test {
   static void SetUpTestSuite() {
     folder_ = new StoreFolder("consumer-alloc");
     EngineOptions options;
-    options.sync = false;
+    options.store.sync = false;
     ASSERT_TRUE(StreamEngine::Open(folder_->path(), options, &engine_).ok());
     ASSERT_TRUE(engine_->CreateStream("orders").ok());
     AppendOrders(engine_.get(), "orders", 0, kMessages, 1, 4096);

@@ -17,8 +17,8 @@ class ConsumerApiTest : public ::testing::Test {
   void SetUp() override {
     folder_ = std::make_unique<StoreFolder>(::testing::UnitTest::GetInstance()->current_test_info()->name());
     EngineOptions options;
-    options.sync = false;
-    options.max_chunk_messages = 512;  // several chunks
+    options.store.sync = false;
+    options.store.max_chunk_messages = 512;  // several chunks
     Status s = StreamEngine::Open(folder_->path(), options, &engine_);
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_TRUE(engine_->CreateStream("orders").ok());
@@ -242,7 +242,7 @@ TEST_F(ConsumerApiTest, StoreErrorsKeepTheirCodes) {
   EXPECT_TRUE(s.IsBusy()) << s.ToString();
   EXPECT_FALSE(s.IsInputError());
 
-  options.read_only = true;
+  options.store.read_only = true;
   std::unique_ptr<StreamEngine> reader;
   ASSERT_TRUE(StreamEngine::Open(folder_->path(), options, &reader).ok());
   s = reader->CreateStream("fresh");
@@ -286,7 +286,7 @@ TEST_F(ConsumerApiTest, StreamsAreListedAndDeleted) {
 TEST(StreamEngineOpenTest, MissingStoreIsNotFoundWithoutCreate) {
   StoreFolder folder("missing-store");
   EngineOptions options;
-  options.create_if_missing = false;
+  options.store.create_if_missing = false;
   std::unique_ptr<StreamEngine> engine;
   Status s = StreamEngine::Open(folder.path(), options, &engine);
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();

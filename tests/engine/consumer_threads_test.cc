@@ -16,8 +16,8 @@ class ConsumerThreadsTest : public ::testing::Test {
   void SetUp() override {
     folder_ = std::make_unique<StoreFolder>(::testing::UnitTest::GetInstance()->current_test_info()->name());
     EngineOptions options;
-    options.sync = false;
-    options.max_chunk_messages = 256;
+    options.store.sync = false;
+    options.store.max_chunk_messages = 256;
     Status s = StreamEngine::Open(folder_->path(), options, &engine_);
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_TRUE(engine_->CreateStream("orders").ok());

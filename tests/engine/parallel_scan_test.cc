@@ -61,8 +61,8 @@ class ParallelScanTest : public ::testing::Test {
 
   void Open() {
     EngineOptions options;
-    options.sync = false;
-    options.max_chunk_messages = 500;  // 24 chunks
+    options.store.sync = false;
+    options.store.max_chunk_messages = 500;  // 24 chunks
     Status s = StreamEngine::Open(folder_->path(), options, &engine_);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }

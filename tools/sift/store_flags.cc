@@ -21,9 +21,9 @@ std::string StorePath(const std::string& flag) {
 engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out, bool sync,
                          bool summarize) {
   engine::EngineOptions options;
-  options.create_if_missing = use == StoreUse::kCreate;
-  options.read_only = use == StoreUse::kRead;
-  options.sync = sync;
+  options.store.create_if_missing = use == StoreUse::kCreate;
+  options.store.read_only = use == StoreUse::kRead;
+  options.store.sync = sync;
   options.summarize_chunks = summarize;
   // The CLI validates every record as it reads it (naming the record and byte), before the engine.
   options.validate = false;
