@@ -1,23 +1,22 @@
 // Full decode into pn_message_t; see proton_message.h.
 //
-// One pass over the message's sections with the project's readers (ReadValue, SkipPlainValue) checks
-// the structure that Proton's decoder cannot be trusted with, and every map and body section is then
-// handed to Proton's own C decoder (pn_data_decode) straight into the pn_data_t of the message that
-// keeps it. Header and properties fields are read in place and set through the pn_message setters.
-// Nothing is decoded twice and nothing is copied node by node.
+// One pass over the message's sections with the project's readers checks each section and builds the
+// value of every map and body section node by node (pn_data_put_*) straight into the pn_data_t of the
+// message that keeps it, as Proton's own decoder (pn_data_decode) would have built it; header and
+// properties fields are read in place and set through the pn_message setters. Nothing is decoded
+// twice, nothing is copied node by node afterwards, and Proton's decoder is not used at all: building
+// the nodes directly costs less than Proton's decode (which also walks the bytes) after our own walk.
 //
-// The structure checks are those a decode through Proton needs to be safe and faithful:
-// - nesting at most kMaxWalkDepth levels deep (Proton 0.37's decoder recurses without a limit);
-// - a described value whose value is itself described (0x00 d 0x00 ...) only where nothing follows
-//   it up to the end of its section: after one, Proton 0.37 fails to leave a level, so what follows
-//   would land in the wrong container, silently;
+// The structure checks are those of a faithful decode:
+// - nesting at most kMaxWalkDepth levels deep;
+// - every compound filled exactly by its elements (Proton's decoder reads a compound's count and
+//   ignores its size, so bytes it would read out of step are refused);
 // - an array's count at most its size (zero-width elements would otherwise let a few bytes make
-//   Proton build billions of nodes);
-// - a compound's elements inside its size; in the sections Proton decodes, that Proton's decoder
-//   ends exactly at the section's end (it reads a compound's count and ignores its size, so a
-//   compound its elements do not fill would be read out of step with its bytes); in the sections
-//   read in place or dropped (header, properties, a footer nobody asked for), that every compound
-//   is filled exactly by its elements, which is what that comes to.
+//   billions of nodes);
+// - a described value whose value is itself described (0x00 d 0x00 ...) only where nothing follows
+//   it up to the end of its section: Proton 0.37's decoder fails to leave a level after one, so a
+//   message holding one elsewhere would decode differently through Proton (pn_message_decode, or a
+//   client re-reading what sift sends), and is refused rather than delivered two ways.
 // Then come the message rules of core part 3, section 3.2: described sections with known
 // descriptors, in spec order, each once, a body of one or more data, one or more amqp-sequence or
 // one amqp-value section, each section's value of its type. All structure errors of the message are
@@ -27,6 +26,7 @@
 
 #include <proton/error.h>
 
+#include <bit>
 #include <cstring>
 #include <exception>
 #include <string_view>
@@ -91,32 +91,108 @@ pn_type_t ProtonType(uint8_t c) {
   }
 }
 
-bool IsSizedCompound(uint8_t c) {
-  return c == code::kList8 || c == code::kList32 || c == code::kMap8 || c == code::kMap32 || c == code::kArray8 ||
-         c == code::kArray32;
+// Puts the scalar of format code c into d as Proton's decoder would: `data` is its payload (after the
+// size prefix for binary, string and symbol), whose extent the caller has checked. list0 is the
+// empty list.
+void PutScalar(pn_data_t* d, uint8_t c, const uint8_t* data, size_t size) {
+  switch (c) {
+    case code::kNull: pn_data_put_null(d); return;
+    case code::kTrue: pn_data_put_bool(d, true); return;
+    case code::kFalse: pn_data_put_bool(d, false); return;
+    case code::kBoolean: pn_data_put_bool(d, data[0] != 0); return;
+    case code::kUByte: pn_data_put_ubyte(d, data[0]); return;
+    case code::kByte: pn_data_put_byte(d, static_cast<int8_t>(data[0])); return;
+    case code::kUShort: pn_data_put_ushort(d, LoadU16(data)); return;
+    case code::kShort: pn_data_put_short(d, static_cast<int16_t>(LoadU16(data))); return;
+    case code::kUInt0: pn_data_put_uint(d, 0); return;
+    case code::kSmallUInt: pn_data_put_uint(d, data[0]); return;
+    case code::kUInt: pn_data_put_uint(d, LoadU32(data)); return;
+    case code::kSmallInt: pn_data_put_int(d, static_cast<int8_t>(data[0])); return;
+    case code::kInt: pn_data_put_int(d, static_cast<int32_t>(LoadU32(data))); return;
+    case code::kChar: pn_data_put_char(d, LoadU32(data)); return;
+    case code::kFloat: pn_data_put_float(d, std::bit_cast<float>(LoadU32(data))); return;
+    case code::kDecimal32: pn_data_put_decimal32(d, LoadU32(data)); return;
+    case code::kULong0: pn_data_put_ulong(d, 0); return;
+    case code::kSmallULong: pn_data_put_ulong(d, data[0]); return;
+    case code::kULong: pn_data_put_ulong(d, LoadU64(data)); return;
+    case code::kSmallLong: pn_data_put_long(d, static_cast<int8_t>(data[0])); return;
+    case code::kLong: pn_data_put_long(d, static_cast<int64_t>(LoadU64(data))); return;
+    case code::kTimestamp: pn_data_put_timestamp(d, static_cast<int64_t>(LoadU64(data))); return;
+    case code::kDouble: pn_data_put_double(d, std::bit_cast<double>(LoadU64(data))); return;
+    case code::kDecimal64: pn_data_put_decimal64(d, LoadU64(data)); return;
+    case code::kDecimal128: {
+      pn_decimal128_t v;
+      std::memcpy(v.bytes, data, sizeof v.bytes);
+      pn_data_put_decimal128(d, v);
+      return;
+    }
+    case code::kUuid: {
+      pn_uuid_t v;
+      std::memcpy(v.bytes, data, sizeof v.bytes);
+      pn_data_put_uuid(d, v);
+      return;
+    }
+    case code::kList0: pn_data_put_list(d); return;
+    case code::kVbin8:
+    case code::kVbin32: pn_data_put_binary(d, pn_bytes(size, reinterpret_cast<const char*>(data))); return;
+    case code::kStr8:
+    case code::kStr32: pn_data_put_string(d, pn_bytes(size, reinterpret_cast<const char*>(data))); return;
+    case code::kSym8:
+    case code::kSym32: pn_data_put_symbol(d, pn_bytes(size, reinterpret_cast<const char*>(data))); return;
+    default: return;  // not a scalar: the callers never pass one
+  }
 }
 
-// The structure checks of the file comment, over one section at a time.
-class StructureWalk {
+// Walks one section's value, checks it (the structure checks of the file comment, and every compound
+// filled exactly by its elements) and, when given a destination, builds it there node by node as
+// Proton's decoder would: one top-level value, the current node on it.
+class ValueBuilder {
  public:
-  explicit StructureWalk(const uint8_t* base) : base_(base) {}
+  explicit ValueBuilder(const uint8_t* base) : base_(base) {}
 
-  // Walks the section at p (a top-level value), bounded by limit; returns its end, or nullptr with
-  // error() set.
-  // With `exact`, every compound must be filled exactly by its elements.
-  const uint8_t* Section(const uint8_t* p, const uint8_t* limit, bool exact) {
-    nested_ = nullptr;
-    nested_end_ = nullptr;
-    exact_ = exact;
-    section_ = p;
+  // Walks the section at p (a top-level value, descriptor included), bounded by limit, building its
+  // value (after the descriptor) into dst when dst is not null (it must be empty: pn_message_clear
+  // empties the message's own); returns its end, or nullptr with error() set.
+  const uint8_t* Section(const uint8_t* p, const uint8_t* limit, pn_data_t* dst) {
     const uint8_t* end;
     if (limit - p >= 4 && p[0] == code::kDescribed && p[1] == code::kSmallULong) {
       // 0x00 0x53 <code>, the form every client writes: only the value is left to walk.
+      Start(p, dst);
       end = Value(p + 3, limit, 1);
       if (end != nullptr && p[3] == code::kDescribed) Note(p + 3, end);
     } else {
+      Start(p, nullptr);
       end = Value(p, limit, 0);
     }
+    return Finish(end);
+  }
+
+  // The pn_data_t the last Section() built the value into (nullptr: none).
+  pn_data_t* built() const { return dst_; }
+
+  // After a build: the first described value whose descriptor Proton's decoder refuses (a compound
+  // other than list0, or a described value), which pn_data_t cannot be trusted with; nullptr if none.
+  const uint8_t* refused_descriptor() const { return refused_; }
+
+  // Builds the value [value, end) of the section at `section` (walked before by Section()) into dst
+  // (empty).
+  bool Build(const uint8_t* section, const uint8_t* value, const uint8_t* end, pn_data_t* dst) {
+    Start(section, dst);
+    return Finish(Value(value, end, 1)) != nullptr;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  void Start(const uint8_t* section, pn_data_t* dst) {
+    nested_ = nullptr;
+    nested_end_ = nullptr;
+    refused_ = nullptr;
+    section_ = section;
+    dst_ = dst;
+  }
+
+  const uint8_t* Finish(const uint8_t* end) {
     if (end == nullptr) return nullptr;
     if (nested_ != nullptr && nested_end_ != end) {
       return Fail(nested_,
@@ -126,9 +202,23 @@ class StructureWalk {
     return end;
   }
 
-  const std::string& error() const { return error_; }
+  // The plain scalar at p (p < limit; its code below 0xc0 and not 0x00), built; its end, or nullptr
+  // when it is not a valid value or does not fit (Value() then says why).
+  const uint8_t* Scalar(const uint8_t* p, const uint8_t* limit) {
+    const uint8_t c = *p;
+    const uint8_t how = internal::kSkip.how[c];
+    if (how <= 16) {
+      if (static_cast<size_t>(limit - p) - 1 < how) return nullptr;
+      if (dst_ != nullptr) PutScalar(dst_, c, p + 1, how);
+      return p + 1 + how;
+    }
+    if (how == internal::kSlow) return nullptr;
+    const uint8_t* data = nullptr;
+    const uint8_t* end = internal::SizedExtent(how, p + 1, limit, &data);
+    if (end != nullptr && dst_ != nullptr) PutScalar(dst_, c, data, static_cast<size_t>(end - data));
+    return end;
+  }
 
- private:
   const uint8_t* Value(const uint8_t* p, const uint8_t* limit, int depth) {
     if (depth > kMaxWalkDepth) {
       return Fail(p, fmt::format("values nested deeper than {} levels", kMaxWalkDepth));
@@ -136,40 +226,69 @@ class StructureWalk {
     if (p < limit) {
       const uint8_t c = *p;
       if (c == code::kDescribed) {
+        if (dst_ != nullptr) {
+          pn_data_put_described(dst_);
+          pn_data_enter(dst_);
+          CheckDescriptor(p + 1, limit);
+        }
         const uint8_t* value = Value(p + 1, limit, depth + 1);  // the descriptor
         if (value == nullptr) return nullptr;
         const uint8_t* end = Value(value, limit, depth + 1);
         if (end == nullptr) return nullptr;
+        if (dst_ != nullptr) pn_data_exit(dst_);
         if (*value == code::kDescribed) Note(value, end);
         return end;
       }
-      if (!IsSizedCompound(c)) {
-        const uint8_t* end = SkipPlainValue(p, limit);
+      if (c < code::kList8) {
+        const uint8_t* end = Scalar(p, limit);
         if (end != nullptr) return end;
+      } else if (c != code::kArray8 && c != code::kArray32) {
+        // A list or map, the common compound, without the general reader.
+        const bool map = (c & 0x0f) == 0x01;
+        const uint8_t* q = nullptr;
+        const uint8_t* end = nullptr;
+        uint32_t count = 0;
+        if (PlainCompound(p, limit, map, &q, &end, &count)) {
+          if (dst_ != nullptr) {
+            map ? pn_data_put_map(dst_) : pn_data_put_list(dst_);
+            pn_data_enter(dst_);
+          }
+          if (!Elements(p, q, end, count, depth)) return nullptr;
+          if (dst_ != nullptr) pn_data_exit(dst_);
+          return end;
+        }
       }
     }
     EncodedValue v;
     DecodeError e;
     const uint8_t* end = ReadValue(base_, p, limit, &v, &e);
     if (end == nullptr) return Fail(e);
-    if (v.is_compound() && !Content(v, depth)) return nullptr;
+    if (!v.is_compound()) return Fail(p, "not a value Proton can decode");  // Scalar() takes every other
+    if (!Compound(v, depth)) return nullptr;
     return end;
+  }
+
+  // The plain compound v, whose body sits at `depth`: its node, then its elements inside it.
+  bool Compound(const EncodedValue& v, int depth) {
+    if (dst_ == nullptr) return Content(v, depth);
+    if (v.is_array()) {
+      pn_data_put_array(dst_, v.element_described(), ProtonType(v.element_format_code()));
+    } else if (v.is_map()) {
+      pn_data_put_map(dst_);
+    } else {
+      pn_data_put_list(dst_);
+    }
+    pn_data_enter(dst_);
+    if (!Content(v, depth)) return false;
+    pn_data_exit(dst_);
+    return true;
   }
 
   // The elements of the plain compound v, whose body sits at `depth`.
   bool Content(const EncodedValue& v, int depth) {
     const uint8_t* q = v.payload().data();
     const uint8_t* const end = q + v.payload().size();
-    if (!v.is_array()) {
-      for (uint32_t i = 0; i < v.count(); ++i) {
-        // Scalars (the common element) inline; compounds, described values and anything the
-        // quick skip does not take go through Value().
-        const uint8_t* next = q < end && *q != code::kDescribed && *q < code::kList8 ? SkipPlainValue(q, end) : nullptr;
-        q = next != nullptr ? next : Value(q, end, depth + 1);
-        if (q == nullptr) return false;
-      }
-      return Filled(v, q, end, depth);
-    }
+    if (!v.is_array()) return Elements(v.raw().data(), q, end, v.count(), depth);
     // The size prefix counts from the count prefix, which ends where the element constructor
     // (with its descriptor, if any) begins.
     const size_t width = v.format_code() == code::kArray8 ? 1 : 4;
@@ -179,33 +298,61 @@ class StructureWalk {
       Fail(count_prefix - width - 1, fmt::format("compound count {} exceeds its size {}", v.count(), size));
       return false;
     }
-    if (v.element_described() && Value(v.element_descriptor_data(), q - 1, depth + 2) == nullptr) {
-      return false;
+    if (v.element_described()) {
+      if (dst_ != nullptr) CheckDescriptor(v.element_descriptor_data(), q - 1);
+      if (Value(v.element_descriptor_data(), q - 1, depth + 2) == nullptr) return false;
     }
     const uint8_t ec = v.element_format_code();
     const int w = FixedWidth(ec);
-    if (w >= 0) return Filled(v, q + uint64_t{v.count()} * static_cast<uint64_t>(w), end, depth);
+    if (w >= 0) {
+      const uint8_t* const elements_end = q + uint64_t{v.count()} * static_cast<uint64_t>(w);
+      if (dst_ != nullptr && elements_end <= end) {
+        for (; q < elements_end; q += w) PutScalar(dst_, ec, q, static_cast<size_t>(w));
+      }
+      return Filled(v.raw().data(), v.format_code(), elements_end, end, depth);
+    }
     for (uint32_t i = 0; i < v.count(); ++i) {
       EncodedValue e;
       DecodeError error;
       q = ReadPayload(base_, ec, q, end, &e, &error);
       if (q == nullptr) return Fail(error) != nullptr;
-      if (e.is_compound() && !Content(e, depth + 1)) return false;
+      if (e.is_compound()) {
+        if (!Compound(e, depth + 1)) return false;
+      } else if (dst_ != nullptr) {
+        PutScalar(dst_, ec, e.payload().data(), e.payload().size());
+      }
     }
-    return Filled(v, q, end, depth);
+    return Filled(v.raw().data(), v.format_code(), q, end, depth);
   }
 
-  // In an exact walk, the elements of v, which end at q, must end at its end.
-  bool Filled(const EncodedValue& v, const uint8_t* q, const uint8_t* end, int depth) {
-    if (!exact_ || q == end) return true;
-    if (depth == 1 && v.raw().data() + v.raw().size() == end && Below(section_, v.raw().data())) {
+  // The `count` elements [q, end) of the list or map at `value`, whose body sits at `depth`.
+  bool Elements(const uint8_t* value, const uint8_t* q, const uint8_t* end, uint32_t count, int depth) {
+    for (uint32_t i = 0; i < count; ++i) {
+      // Scalars (the common element) inline; compounds, described values and anything the quick
+      // read does not take go through Value().
+      const uint8_t* next = q < end && *q != code::kDescribed && *q < code::kList8 ? Scalar(q, end) : nullptr;
+      q = next != nullptr ? next : Value(q, end, depth + 1);
+      if (q == nullptr) return false;
+    }
+    return Filled(value, *value, q, end, depth);
+  }
+
+  // Notes the descriptor at d when Proton's decoder refuses it (see refused_descriptor()).
+  void CheckDescriptor(const uint8_t* d, const uint8_t* limit) {
+    if (refused_ == nullptr && d < limit && (*d == code::kDescribed || *d >= code::kList8)) refused_ = d;
+  }
+
+  // The elements of the compound at `value` (format code `code`), which end at q, must end at its end.
+  bool Filled(const uint8_t* value, uint8_t code, const uint8_t* q, const uint8_t* end, int depth) {
+    if (q == end) return true;
+    if (depth == 1 && Below(section_, value)) {
       // The section's own value: what Proton's decoder would have said about the section.
       error_ = fmt::format("byte {}: Proton decoded {} bytes of a section {} bytes long", section_ - base_,
                            q - section_, end - section_);
       return false;
     }
-    Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, v.offset(), v.format_code(), static_cast<uint64_t>(end - q),
-                           0));
+    Fail(DecodeError::Make(DecodeErrorCode::kSizeMismatch, static_cast<uint32_t>(value - base_), code,
+                           static_cast<uint64_t>(end - q), 0));
     return false;
   }
 
@@ -251,7 +398,8 @@ class StructureWalk {
 
   const uint8_t* base_;
   const uint8_t* section_ = nullptr;
-  bool exact_ = false;
+  pn_data_t* dst_ = nullptr;  // where values are built; nullptr: walk only
+  const uint8_t* refused_ = nullptr;
   const uint8_t* nested_ = nullptr;
   const uint8_t* nested_end_ = nullptr;
   std::string error_;
@@ -311,17 +459,6 @@ bool ResolveDescriptor(const uint8_t* base, const uint8_t* d, const uint8_t* end
   return false;
 }
 
-// Decodes the encoded value [p, end) into dst with Proton's decoder, leaving dst as a node-by-node
-// copy would: one top-level value, the current node on it.
-bool ProtonDecode(const uint8_t* p, const uint8_t* end, pn_data_t* dst, ssize_t* used) {
-  pn_data_clear(dst);
-  *used = pn_data_decode(dst, reinterpret_cast<const char*>(p), static_cast<size_t>(end - p));
-  if (*used != end - p) return false;
-  pn_data_rewind(dst);
-  pn_data_next(dst);
-  return true;
-}
-
 // A header or properties field read in place: its format code (0x00 when described) and payload.
 struct Field {
   uint8_t code = 0;
@@ -331,7 +468,7 @@ struct Field {
   size_t size = 0;
 };
 
-// The end of the value at p, which the StructureWalk has accepted (so it is well formed and at most
+// The end of the value at p, which the ValueBuilder has accepted (so it is well formed and at most
 // kMaxWalkDepth deep; its descriptors are skipped one by one, as the walk took them).
 const uint8_t* SkipWalked(const uint8_t* base, const uint8_t* p, const uint8_t* limit) {
   if (*p == code::kDescribed) return SkipWalked(base, SkipWalked(base, p + 1, limit), limit);
@@ -390,9 +527,8 @@ class Decoder {
  private:
   size_t Offset(const uint8_t* p) const { return static_cast<size_t>(p - base_); }
 
-  // Walks and checks every section; decodes the map and body sections into the message.
+  // Walks and checks every section; builds the map and body sections into the message.
   bool Structure() {
-    StructureWalk walk(base_);
     int last_rank = -1;
     SectionKind previous = SectionKind::kHeader;
     size_t index = 0;
@@ -401,13 +537,12 @@ class Decoder {
       const size_t offset = Offset(p);
       Section s;
       s.begin = p;
-      // The kind, when the descriptor has the usual form, says whether to walk exactly now.
+      // The kind, when the descriptor has the usual form, says where to build the value now.
       SectionKind peek = SectionKind::kHeader;
       const bool peeked = SmallSectionHeader(p, limit_, &peek) != nullptr;
-      const bool exact = peeked && ReadInPlace(peek, peek == previous && last_rank == 5);
-      s.end = walk.Section(p, limit_, exact);
+      s.end = builder_.Section(p, limit_, peeked ? Destination(peek, peek == previous && last_rank == 5) : nullptr);
       if (s.end == nullptr) {
-        *error_ = walk.error();
+        *error_ = builder_.error();
         return false;
       }
       if (*p != code::kDescribed) {
@@ -450,70 +585,59 @@ class Decoder {
           return false;
         }
       }
-      if (!exact && ReadInPlace(s.kind, repeat) && walk.Section(p, limit_, true) == nullptr) {
-        *error_ = walk.error();
-        return false;
-      }
       last_rank = rank;
       previous = s.kind;
-      if (!Keep(s, repeat, index)) return false;
+      pn_data_t* const dst = Destination(s.kind, repeat);
+      if (dst != nullptr && dst != builder_.built() && !builder_.Build(s.begin, s.value, s.end, dst)) {
+        *error_ = builder_.error();  // not expected: the section was walked above
+        return false;
+      }
+      if (dst != nullptr && builder_.refused_descriptor() != nullptr) {
+        *error_ = fmt::format("byte {}: section {}: {}", offset, index, RefusedDescriptor());
+        return false;
+      }
+      Keep(s, repeat);
       p = s.end;
     }
     return true;
   }
 
-  // True for the sections Proton's decoder does not see: read in place or dropped.
-  bool ReadInPlace(SectionKind kind, bool repeat) const {
+  // Where the value of a section goes: the message's pn_data_t for it, or nullptr for the sections
+  // read in place (header, properties) or dropped (a repeated data or amqp-sequence section, reported
+  // later; a footer nobody asked for).
+  pn_data_t* Destination(SectionKind kind, bool repeat) const {
     switch (kind) {
       case SectionKind::kHeader:
-      case SectionKind::kProperties: return true;
-      case SectionKind::kFooter: return footer_ == nullptr;
+      case SectionKind::kProperties: return nullptr;
+      case SectionKind::kDeliveryAnnotations: return pn_message_instructions(msg_);
+      case SectionKind::kMessageAnnotations: return pn_message_annotations(msg_);
+      case SectionKind::kApplicationProperties: return pn_message_properties(msg_);
       case SectionKind::kData:
-      case SectionKind::kAmqpSequence: return repeat;
-      default: return false;
+      case SectionKind::kAmqpSequence: return repeat ? nullptr : pn_message_body(msg_);
+      case SectionKind::kAmqpValue: return pn_message_body(msg_);
+      case SectionKind::kFooter: return footer_;
     }
+    return nullptr;
   }
 
-  // Where a checked section goes.
-  bool Keep(const Section& s, bool repeat, size_t index) {
-    pn_data_t* dst = nullptr;
+  // Notes a checked section: where the header and properties are, the first repeated body section,
+  // and Proton's body convention.
+  void Keep(const Section& s, bool repeat) {
     switch (s.kind) {
-      case SectionKind::kHeader: header_ = s; return true;
-      case SectionKind::kProperties: properties_ = s; return true;
-      case SectionKind::kDeliveryAnnotations: dst = pn_message_instructions(msg_); break;
-      case SectionKind::kMessageAnnotations: dst = pn_message_annotations(msg_); break;
-      case SectionKind::kApplicationProperties: dst = pn_message_properties(msg_); break;
+      case SectionKind::kHeader: header_ = s; return;
+      case SectionKind::kProperties: properties_ = s; return;
       case SectionKind::kData:
       case SectionKind::kAmqpSequence:
         if (repeat) {
           if (second_body_.value == nullptr) second_body_ = s;
-          return true;
+          return;
         }
         // Proton's convention: a data or amqp-sequence body is "inferred" (core 3.2.6, 3.2.7).
         pn_message_set_inferred(msg_, true);
-        dst = pn_message_body(msg_);
-        break;
-      case SectionKind::kAmqpValue:
-        pn_message_set_inferred(msg_, false);
-        dst = pn_message_body(msg_);
-        break;
-      case SectionKind::kFooter:
-        if (footer_ == nullptr) return true;
-        dst = footer_;
-        break;
+        return;
+      case SectionKind::kAmqpValue: pn_message_set_inferred(msg_, false); return;
+      default: return;
     }
-    ssize_t used = 0;
-    if (ProtonDecode(s.value, s.end, dst, &used)) return true;
-    if (used <= 0) {
-      const char* text = pn_error_text(pn_data_error(dst));
-      *error_ = fmt::format("byte {}: section {}: not a well-formed AMQP value ({}{}{})", Offset(s.begin), index,
-                            used == 0 ? "no progress" : pn_code(static_cast<int>(used)),
-                            text != nullptr && *text != '\0' ? ": " : "", text != nullptr ? text : "");
-    } else {
-      *error_ = fmt::format("byte {}: Proton decoded {} bytes of a section {} bytes long", Offset(s.begin),
-                            (s.value - s.begin) + used, s.end - s.begin);
-    }
-    return false;
   }
 
   bool Fail(const Section& s, std::string_view field, std::string_view why) {
@@ -606,13 +730,19 @@ class Decoder {
     return true;
   }
 
-  // message-id or correlation-id: any type, kept as it is, by Proton's decoder.
+  // message-id or correlation-id: any type, kept as it is (the field was walked with its section).
   bool Id(const Section& s, const Field& f, pn_data_t* dst) {
-    ssize_t used = 0;
-    if (ProtonDecode(f.begin, f.end, dst, &used)) return true;
-    const char* text = pn_error_text(pn_data_error(dst));
-    return Fail(s, "",
-                fmt::format("cannot decode the field at byte {} ({})", Offset(f.begin), text != nullptr ? text : ""));
+    if (!builder_.Build(s.begin, f.begin, f.end, dst)) {
+      return Fail(s, "", fmt::format("cannot decode the field at byte {} ({})", Offset(f.begin), builder_.error()));
+    }
+    if (builder_.refused_descriptor() == nullptr) return true;
+    return Fail(s, "", fmt::format("cannot decode the field at byte {}: {}", Offset(f.begin), RefusedDescriptor()));
+  }
+
+  std::string RefusedDescriptor() const {
+    const uint8_t* d = builder_.refused_descriptor();
+    return fmt::format("the descriptor at byte {} is a {}, which Proton's decoder refuses", Offset(d),
+                       JsonTypeName(ProtonType(*d)));
   }
 
   static bool IsText(uint8_t c) {
@@ -688,6 +818,7 @@ class Decoder {
   pn_message_t* msg_;
   pn_data_t* footer_;
   std::string* error_;
+  ValueBuilder builder_{base_};
   Section header_;
   Section properties_;
   Section second_body_;  // the first data or amqp-sequence section after the first

@@ -1,5 +1,5 @@
-// libFuzzer target: arbitrary bytes through DecodeToProton (one walk, then Proton's own decoder per
-// section) and through the section-by-section reference (tests/engine/amqp/reference_proton_message.h).
+// libFuzzer target: arbitrary bytes through DecodeToProton (one walk that checks and builds every
+// pn_data_t node by node) and through the section-by-section reference (tests/engine/amqp/reference_proton_message.h).
 // A finding is a crash, an out-of-buffer read (ASan), UB (UBSan), or a disagreement: one accepting
 // what the other refuses, or two accepted messages that Proton encodes differently (content, footer,
 // inferred flag). The one tolerated difference: the new decoder refuses a message the reference

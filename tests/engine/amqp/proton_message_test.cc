@@ -231,6 +231,35 @@ TEST_F(ProtonMessageTest, MalformedMessagesAreRefusedWithTheByte) {
   EXPECT_EQ(Error(Hex("0053705501")), "byte 0: header section holds a long, expected a list");
 }
 
+// Proton's decoder refuses a described value whose descriptor is a compound (other than the empty
+// list0) or itself described; pn_message_t cannot be given such a value faithfully, so it is refused
+// wherever Proton would decode it (a map or body section, message-id, correlation-id), with the byte.
+TEST_F(ProtonMessageTest, DescriptorsProtonCannotHoldAreRefused) {
+  // amqp-value: 0x00 (list8 [] as descriptor) true
+  EXPECT_EQ(Error(Hex("00537700c0010041")),
+            "byte 0: section 0: the descriptor at byte 4 is a list, which Proton's decoder refuses");
+  // application-properties {"k": 0x00 (map8 {}) 1}, after a header
+  EXPECT_EQ(Error(Hex("005370c0020141"
+                      "005374c10a02" +
+                      Str8("k") + "00c101005201")),
+            "byte 7: section 1: the descriptor at byte 17 is a map, which Proton's decoder refuses");
+  // message-id 0x00 (0x00 0x53 0x01 0x41) 0x41: a described descriptor
+  EXPECT_EQ(Error(Hex("005373c00701000053014141")),
+            "byte 0: properties: cannot decode the field at byte 6: the descriptor at byte 7 is a described, "
+            "which Proton's decoder refuses");
+  // An array whose element constructor is described by a list.
+  EXPECT_EQ(Error(Hex("005377e0060100c0010041")),
+            "byte 0: section 0: the descriptor at byte 7 is a list, which Proton's decoder refuses");
+  // list0 and every scalar are descriptors Proton takes.
+  ASSERT_TRUE(DecodeToProton(Hex("005377004541"), msg_).ok());
+  pn_data_t* body = pn_message_body(msg_);
+  pn_data_rewind(body);
+  ASSERT_TRUE(pn_data_next(body));
+  EXPECT_EQ(pn_data_type(body), PN_DESCRIBED);
+  // Where nothing is handed to Proton (a header field), the field's type is what is refused.
+  EXPECT_EQ(Error(Hex("005370c0060100c0010041")), "byte 0: header durable: has type described, expected a boolean");
+}
+
 TEST_F(ProtonMessageTest, EveryTruncationIsRefusedOrDecodesTheSectionsBeforeIt) {
   Bytes bytes =
       Hex("005370c0020141"
