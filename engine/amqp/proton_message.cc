@@ -307,7 +307,8 @@ class ValueBuilder {
     if (w >= 0) {
       const uint8_t* const elements_end = q + uint64_t{v.count()} * static_cast<uint64_t>(w);
       if (dst_ != nullptr && elements_end <= end) {
-        for (; q < elements_end; q += w) PutScalar(dst_, ec, q, static_cast<size_t>(w));
+        // By count: zero-width elements (null, true, uint0, list0, ...) take no bytes.
+        for (uint32_t i = 0; i < v.count(); ++i, q += w) PutScalar(dst_, ec, q, static_cast<size_t>(w));
       }
       return Filled(v.raw().data(), v.format_code(), elements_end, end, depth);
     }

@@ -260,6 +260,24 @@ TEST_F(ProtonMessageTest, DescriptorsProtonCannotHoldAreRefused) {
   EXPECT_EQ(Error(Hex("005370c0060100c0010041")), "byte 0: header durable: has type described, expected a boolean");
 }
 
+// Elements of zero width (null, true, false, uint0, ulong0, list0) take no bytes: each is still a node.
+TEST_F(ProtonMessageTest, ArraysOfZeroWidthElementsKeepEveryElement) {
+  for (const char* code : {"40", "41", "42", "43", "44", "45"}) {
+    SCOPED_TRACE(code);
+    const ConversionStatus s = DecodeToProton(Hex(std::string("005377e00202") + code), msg_);
+    ASSERT_TRUE(s.ok()) << s.error();
+    pn_data_t* body = pn_message_body(msg_);
+    pn_data_rewind(body);
+    ASSERT_TRUE(pn_data_next(body));
+    ASSERT_EQ(pn_data_type(body), PN_ARRAY);
+    EXPECT_EQ(pn_data_get_array(body), 2u);
+    pn_data_enter(body);
+    size_t nodes = 0;
+    while (pn_data_next(body)) ++nodes;
+    EXPECT_EQ(nodes, 2u);
+  }
+}
+
 TEST_F(ProtonMessageTest, EveryTruncationIsRefusedOrDecodesTheSectionsBeforeIt) {
   Bytes bytes =
       Hex("005370c0020141"
