@@ -25,7 +25,7 @@
 //     flat search lets through (one of them always runs).
 //
 // Memory: everything is allocated at construction; Matches() never allocates once the evaluation
-// context has warmed up (a LIKE through re2 may grow its cache in the first messages). One filter
+// context has warmed up. One filter
 // per thread; the Selector it was built from may be shared.
 #ifndef SIFT_ENGINE_MESSAGE_FILTER_H_
 #define SIFT_ENGINE_MESSAGE_FILTER_H_

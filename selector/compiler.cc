@@ -368,8 +368,9 @@ class ProgramBuilder {
       case InstrKind::kNot: cost = ComputeCosts(in.a) + 0.25; break;
       case InstrKind::kIsNull: cost = ComputeCosts(in.a) + 0.5; break;
       case InstrKind::kLike: {
-        static constexpr double kLikeCost[] = {1, 1, 1, 3, 0.5, 4, 20};
-        cost = ComputeCosts(in.a) + kLikeCost[static_cast<int>(p_->likes_[in.aux]->kind())];
+        static constexpr double kLikeCost[] = {1, 1, 1, 3, 0.5, 4};
+        const LikeMatcher& like = *p_->likes_[in.aux];
+        cost = ComputeCosts(in.a) + (like.bit_parallel() ? 20 : kLikeCost[static_cast<int>(like.kind())]);
         break;
       }
       case InstrKind::kInSet: cost = ComputeCosts(in.a) + 2; break;

@@ -6,7 +6,7 @@
 //    operands that cannot decide the result (TRUE in AND, FALSE in OR) and become a constant when an
 //    operand decides it (FALSE in AND, TRUE in OR); nested AND / OR chains are flattened;
 // 2. choose fast paths: `field op constant` comparisons with the constant pre-decoded; LIKE patterns
-//    compiled to exact / prefix / suffix / contains / segments matchers or re2; IN lists of constants
+//    compiled to exact / prefix / suffix / contains / segments matchers; IN lists of constants
 //    indexed (hash for text, sorted for numbers);
 // 3. order AND / OR operands by estimated cost, then selectivity (stable, so deterministic);
 // 4. renumber field slots so fields() lists only fields some instruction still reads.

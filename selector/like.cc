@@ -1,8 +1,7 @@
 // LIKE compilation and matching (see like.h).
 #include "selector/like.h"
 
-#include <re2/re2.h>
-
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -10,15 +9,6 @@
 #include "selector/bytes_equal.h"
 
 namespace sift::selector {
-
-struct LikeMatcher::Regex {
-  explicit Regex(const std::string& re, const RE2::Options& options) : re2(re, options) {}
-  RE2 re2;
-};
-
-// Memory re2 may use for one LIKE pattern; patterns are at most Limits::max_like_pattern bytes, so
-// this is ample for any legitimate one and bounds a hostile one.
-constexpr int64_t kRegexMaxMem = 4 << 20;
 
 LikeMatcher::~LikeMatcher() = default;
 
@@ -57,13 +47,24 @@ std::vector<Piece> Split(std::string_view pattern, std::string_view escape) {
 
 namespace {
 
-// Patterns up to this many code points are matched by the segment search even when they hold '_':
-// its cost per text is at most text length x pattern length, and it never allocates.
-constexpr size_t kMaxSegmentPattern = 256;
+// Segments with a '_' longer than this many code points are searched bit-parallel; shorter ones by
+// trying each position, which costs at most this many comparisons per position and is faster on the
+// texts such patterns meet (most positions fail on their first byte).
+constexpr size_t kShortSegment = 16;
+// The longest segment searched bit-parallel (its state sits on the stack): 4,096 code points, four
+// times the default pattern limit. Longer ones (limits raised by an embedder) try each position.
+constexpr size_t kMaxWords = 64;
+
+// The code point of a literal piece, or a value no well-formed text holds for bytes that are not
+// UTF-8 (they never match: a text with a '_' to match must be UTF-8).
+uint32_t CodePointOf(std::string_view literal) {
+  uint32_t cp = 0;
+  return base::DecodeSingleCodePoint(literal, &cp) ? cp : 0xffffffffu;
+}
 
 }  // namespace
 
-std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std::string_view escape, Error* error) {
+std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std::string_view escape, Error* /*error*/) {
   std::unique_ptr<LikeMatcher> m(new LikeMatcher());
   m->pattern_ = std::string(pattern);
   std::vector<Piece> pieces = Split(pattern, escape);
@@ -89,78 +90,99 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
     has_one = has_one || p.kind == Piece::kOne;
     runs += p.kind == Piece::kAnyRun;
   }
-  if (!has_one || pieces.size() <= kMaxSegmentPattern) {
-    // Segments (literals and '_'s) separated by '%'s.
-    std::vector<Segment> segments(1);
-    for (const Piece& p : pieces) {
-      Segment& seg = segments.back();
-      if (p.kind == Piece::kAnyRun) {
-        segments.emplace_back();
-      } else if (p.kind == Piece::kOne) {
-        seg.text += '_';
-        if (!seg.has_one) seg.literal_head = seg.text.size() - 1;
-        seg.one_char.push_back(1);
-        seg.code_points += 1;
-        seg.has_one = true;
-      } else {
-        seg.text += p.text;
-        seg.one_char.insert(seg.one_char.end(), p.text.size(), 0);
-        seg.code_points += 1;
-      }
-    }
-    bool starts = !pieces.empty() && pieces.front().kind == Piece::kAnyRun;
-    bool ends = !pieces.empty() && pieces.back().kind == Piece::kAnyRun;
-    std::vector<Segment> nonempty;
-    for (auto& seg : segments) {
-      if (!seg.text.empty()) nonempty.push_back(std::move(seg));
-    }
-    if (!has_one && runs == 0) {
-      m->kind_ = Kind::kExact;
-      m->literal_ = nonempty.empty() ? std::string() : nonempty[0].text;
-    } else if (nonempty.empty()) {
-      m->kind_ = runs == 0 ? Kind::kExact : Kind::kAny;  // runs == 0 here means the empty pattern
-    } else if (!has_one && nonempty.size() == 1 && !starts && ends && runs == 1) {
-      m->kind_ = Kind::kPrefix;
-      m->literal_ = nonempty[0].text;
-    } else if (!has_one && nonempty.size() == 1 && starts && !ends && runs == 1) {
-      m->kind_ = Kind::kSuffix;
-      m->literal_ = nonempty[0].text;
-    } else if (!has_one && nonempty.size() == 1 && starts && ends) {
-      m->kind_ = Kind::kContains;
-      m->literal_ = nonempty[0].text;
-    } else {
-      m->kind_ = Kind::kSegments;
-      m->has_one_ = has_one;
-      m->segments_ = std::move(nonempty);
-      m->anchored_start_ = !starts;
-      m->anchored_end_ = !ends;
-    }
-    return m;
-  }
-  // re2 for long patterns with '_': '%' -> .*, '_' -> . (one code point in UTF-8 mode), literals quoted.
-  std::string re;
-  re.reserve(pattern.size() * 2);
+  // Segments (literals and '_'s) separated by '%'s.
+  std::vector<Segment> segments(1);
   for (const Piece& p : pieces) {
-    switch (p.kind) {
-      case Piece::kAnyRun: re += ".*"; break;
-      case Piece::kOne: re += '.'; break;
-      case Piece::kLiteral: re += RE2::QuoteMeta(p.text); break;
+    Segment& seg = segments.back();
+    if (p.kind == Piece::kAnyRun) {
+      segments.emplace_back();
+    } else if (p.kind == Piece::kOne) {
+      seg.text += '_';
+      if (!seg.has_one) seg.literal_head = seg.text.size() - 1;
+      seg.one_char.push_back(1);
+      seg.code_points += 1;
+      seg.has_one = true;
+    } else {
+      seg.text += p.text;
+      seg.one_char.insert(seg.one_char.end(), p.text.size(), 0);
+      seg.code_points += 1;
     }
   }
-  RE2::Options options;
-  options.set_encoding(RE2::Options::EncodingUTF8);
-  options.set_dot_nl(true);
-  options.set_log_errors(false);
-  options.set_max_mem(kRegexMaxMem);
-  options.set_case_sensitive(true);
-  m->regex_ = std::make_unique<Regex>(re, options);
-  if (!m->regex_->re2.ok()) {
-    error->code = ErrorCode::kInvalidPattern;
-    error->message = "LIKE pattern cannot be compiled: " + m->regex_->re2.error();
-    return nullptr;
+  bool starts = !pieces.empty() && pieces.front().kind == Piece::kAnyRun;
+  bool ends = !pieces.empty() && pieces.back().kind == Piece::kAnyRun;
+  std::vector<Segment> nonempty;
+  for (auto& seg : segments) {
+    if (!seg.text.empty()) nonempty.push_back(std::move(seg));
   }
-  m->kind_ = Kind::kRegex;
+  if (!has_one && runs == 0) {
+    m->kind_ = Kind::kExact;
+    m->literal_ = nonempty.empty() ? std::string() : nonempty[0].text;
+  } else if (nonempty.empty()) {
+    m->kind_ = runs == 0 ? Kind::kExact : Kind::kAny;  // runs == 0 here means the empty pattern
+  } else if (!has_one && nonempty.size() == 1 && !starts && ends && runs == 1) {
+    m->kind_ = Kind::kPrefix;
+    m->literal_ = nonempty[0].text;
+  } else if (!has_one && nonempty.size() == 1 && starts && !ends && runs == 1) {
+    m->kind_ = Kind::kSuffix;
+    m->literal_ = nonempty[0].text;
+  } else if (!has_one && nonempty.size() == 1 && starts && ends) {
+    m->kind_ = Kind::kContains;
+    m->literal_ = nonempty[0].text;
+  } else {
+    m->kind_ = Kind::kSegments;
+    m->has_one_ = has_one;
+    m->segments_ = std::move(nonempty);
+    for (Segment& seg : m->segments_) {
+      PrepareBitParallel(&seg);
+      m->bit_parallel_ = m->bit_parallel_ || seg.words != 0;
+    }
+    m->anchored_start_ = !starts;
+    m->anchored_end_ = !ends;
+  }
   return m;
+}
+
+void LikeMatcher::PrepareBitParallel(Segment* seg) {
+  if (!seg->has_one || seg->code_points <= kShortSegment || seg->code_points > kMaxWords * 64) return;
+  const size_t words = (seg->code_points + 63) / 64;
+  seg->words = words;
+  seg->one_mask.assign(words, 0);
+  // The code point at each literal position; every '_' position goes into one_mask.
+  std::vector<std::pair<uint32_t, size_t>> literals;
+  size_t j = 0;
+  for (size_t i = 0; i < seg->text.size(); ++j) {
+    if (seg->one_char[i]) {
+      seg->one_mask[j / 64] |= uint64_t{1} << (j % 64);
+      ++i;
+      continue;
+    }
+    size_t n = base::Utf8SequenceLength(seg->text, i);
+    if (n == 0) n = 1;
+    literals.emplace_back(CodePointOf(std::string_view(seg->text).substr(i, n)), j);
+    i += n;
+  }
+  seg->ascii_masks.assign(128 * words, 0);
+  for (size_t c = 0; c < 128; ++c) {
+    for (size_t w = 0; w < words; ++w) seg->ascii_masks[c * words + w] = seg->one_mask[w];
+  }
+  for (const auto& [cp, pos] : literals) {
+    if (cp >= 128 && cp != 0xffffffffu) seg->others.push_back(cp);
+  }
+  std::sort(seg->others.begin(), seg->others.end());
+  seg->others.erase(std::unique(seg->others.begin(), seg->others.end()), seg->others.end());
+  seg->other_masks.assign(seg->others.size() * words, 0);
+  for (size_t k = 0; k < seg->others.size(); ++k) {
+    for (size_t w = 0; w < words; ++w) seg->other_masks[k * words + w] = seg->one_mask[w];
+  }
+  for (const auto& [cp, pos] : literals) {
+    const uint64_t bit = uint64_t{1} << (pos % 64);
+    if (cp < 128) {
+      seg->ascii_masks[cp * words + pos / 64] |= bit;
+    } else if (cp != 0xffffffffu) {
+      const auto it = std::lower_bound(seg->others.begin(), seg->others.end(), cp);
+      seg->other_masks[static_cast<size_t>(it - seg->others.begin()) * words + pos / 64] |= bit;
+    }
+  }
 }
 
 // The end of `seg` matched at text[at...], or npos.
@@ -178,7 +200,7 @@ size_t LikeMatcher::MatchSegmentAt(const Segment& seg, std::string_view text, si
   size_t t = at + head;
   for (size_t i = head; i < seg.text.size(); ++i) {
     if (seg.one_char[i]) {
-      // Bytes that are not well-formed UTF-8 never match '_' (as with re2 in UTF-8 mode).
+      // Bytes that are not well-formed UTF-8 never match '_' (they have no code points).
       size_t n = t < text.size() ? base::Utf8SequenceLength(text, t) : 0;
       if (n == 0) return std::string_view::npos;
       t += n;
@@ -190,6 +212,55 @@ size_t LikeMatcher::MatchSegmentAt(const Segment& seg, std::string_view text, si
   return t;
 }
 
+// Where the last `code_points` code points of text[begin, end) start, or npos if there are fewer.
+static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, size_t code_points) {
+  size_t at = end;
+  for (size_t i = 0; i < code_points; ++i) {
+    if (at <= begin) return std::string_view::npos;
+    --at;
+    while (at > begin && base::IsUtf8Continuation(static_cast<uint8_t>(text[at]))) --at;
+  }
+  return at;
+}
+
+// FindSegment by shift-and over the code points of text (well-formed UTF-8, checked by Matches): bit
+// j of the state is set when the last j + 1 code points match the segment's first j + 1 positions.
+// Every match of a segment spans the same number of code points, so the earliest end found is the
+// earliest start.
+size_t LikeMatcher::FindSegmentBitParallel(const Segment& seg, std::string_view text, size_t from, size_t* end) {
+  const size_t words = seg.words;
+  const size_t last = seg.code_points - 1;
+  const uint64_t last_bit = uint64_t{1} << (last % 64);
+  uint64_t state[kMaxWords] = {};
+  const uint8_t* const bytes = reinterpret_cast<const uint8_t*>(text.data());
+  for (size_t at = from; at < text.size();) {
+    const uint64_t* mask;
+    if (bytes[at] < 0x80) {
+      mask = &seg.ascii_masks[size_t{bytes[at]} * words];
+      ++at;
+    } else {
+      uint32_t cp = 0;
+      const size_t n = base::DecodeUtf8(bytes + at, text.size() - at, &cp);
+      at += n == 0 ? 1 : n;
+      const auto it = std::lower_bound(seg.others.begin(), seg.others.end(), cp);
+      mask = it != seg.others.end() && *it == cp
+                 ? &seg.other_masks[static_cast<size_t>(it - seg.others.begin()) * words]
+                 : seg.one_mask.data();
+    }
+    uint64_t carry = 1;
+    for (size_t w = 0; w < words; ++w) {
+      const uint64_t out = state[w] >> 63;
+      state[w] = ((state[w] << 1) | carry) & mask[w];
+      carry = out;
+    }
+    if (state[last / 64] & last_bit) {
+      *end = at;
+      return BackCodePoints(text, from, at, seg.code_points);
+    }
+  }
+  return std::string_view::npos;
+}
+
 // The earliest place at or after `from` where `seg` matches; *end gets where that match ends.
 size_t LikeMatcher::FindSegment(const Segment& seg, std::string_view text, size_t from, size_t* end) {
   if (!seg.has_one) {
@@ -197,6 +268,7 @@ size_t LikeMatcher::FindSegment(const Segment& seg, std::string_view text, size_
     if (found != std::string_view::npos) *end = found + seg.text.size();
     return found;
   }
+  if (seg.words != 0) return FindSegmentBitParallel(seg, text, from, end);
   for (size_t at = from; at < text.size(); ++at) {
     // Only code point boundaries can start a match: skip UTF-8 continuation bytes.
     if (base::IsUtf8Continuation(static_cast<uint8_t>(text[at]))) continue;
@@ -207,17 +279,6 @@ size_t LikeMatcher::FindSegment(const Segment& seg, std::string_view text, size_
     }
   }
   return std::string_view::npos;
-}
-
-// Where the last `code_points` code points of text[begin, end) start, or npos if there are fewer.
-static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, size_t code_points) {
-  size_t at = end;
-  for (size_t i = 0; i < code_points; ++i) {
-    if (at <= begin) return std::string_view::npos;
-    --at;
-    while (at > begin && base::IsUtf8Continuation(static_cast<uint8_t>(text[at]))) --at;
-  }
-  return at;
 }
 
 bool LikeMatcher::Matches(std::string_view text) const {
@@ -232,7 +293,7 @@ bool LikeMatcher::Matches(std::string_view text) const {
     case Kind::kAny: return true;
     case Kind::kSegments: {
       // '_' stands for one code point, so text that is not UTF-8 has no characters to match it
-      // (the same answer re2 gives in UTF-8 mode); '%'-only patterns compare bytes.
+      // (as a UTF-8 regular expression engine would say); '%'-only patterns compare bytes.
       if (has_one_ && !base::IsValidUtf8(text)) return false;
       // Greedy: each segment at its earliest position after the previous one is optimal, because a
       // segment always spans the same number of code points. The first / last segments are pinned
@@ -262,7 +323,6 @@ bool LikeMatcher::Matches(std::string_view text) const {
       }
       return true;
     }
-    case Kind::kRegex: return RE2::FullMatch(re2::StringPiece(text.data(), text.size()), regex_->re2);
   }
   return false;
 }
@@ -277,12 +337,11 @@ std::string LikeMatcher::Describe() const {
     case Kind::kAny: return "any text";
     case Kind::kSegments: {
       std::string out = "segments";
-      for (const auto& seg : segments_) out += " " + quote(seg.text);
+      for (const auto& seg : segments_) out += " " + quote(seg.text) + (seg.words != 0 ? " (bit-parallel)" : "");
       if (anchored_start_) out += " (anchored start)";
       if (anchored_end_) out += " (anchored end)";
       return out;
     }
-    case Kind::kRegex: return "re2 /" + regex_->re2.pattern() + "/";
   }
   return "?";
 }

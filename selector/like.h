@@ -10,13 +10,13 @@
 //   kAny       only '%'s                      every text matches
 //   kSegments  '%'-separated segments of       greedy left-to-right search: each segment at its
 //              literals and '_'s               earliest place (exact, because a segment spans a
-//                                              fixed number of code points); O(text x segment)
-//   kRegex     a '_' pattern longer than       re2 (UTF-8, linear time, memory bounded by max_mem)
-//              kMaxSegmentPattern code points
-// Substring tests on bytes are exact on code points because UTF-8 is self-synchronising.
-// Matching never allocates, except in re2's DFA cache, which is bounded and warms up: that is why
-// every pattern of a usual length avoids re2, and the segment search bounds its own cost by the
-// pattern length instead.
+//                                              fixed number of code points)
+// Substring tests on bytes are exact on code points because UTF-8 is self-synchronising. A segment
+// holding a '_' is searched by trying each position when it is short, and otherwise bit-parallel
+// (shift-and over code points, one bit per pattern position): the cost of a match is then linear in
+// the text, text length x (segment length / 64) word operations at worst, whatever the pattern and
+// the text, so a hostile pattern of the longest allowed length costs microseconds per kilobyte, not
+// seconds. Matching never allocates.
 #ifndef SIFT_SELECTOR_LIKE_H_
 #define SIFT_SELECTOR_LIKE_H_
 
@@ -32,16 +32,19 @@ namespace sift::selector {
 
 class LikeMatcher {
  public:
-  enum class Kind : uint8_t { kExact, kPrefix, kSuffix, kContains, kAny, kSegments, kRegex };
+  enum class Kind : uint8_t { kExact, kPrefix, kSuffix, kContains, kAny, kSegments };
 
-  // `escape` is empty or one code point (checked by the parser). On failure (re2 refuses the pattern)
-  // returns nullptr and fills *error's code and message (the caller sets the position).
+  // `escape` is empty or one code point (checked by the parser). Never fails today; on failure it
+  // would return nullptr and fill *error's code and message (the caller sets the position).
   static std::unique_ptr<LikeMatcher> Compile(std::string_view pattern, std::string_view escape, Error* error);
   ~LikeMatcher();
 
   bool Matches(std::string_view text) const;
 
   Kind kind() const { return kind_; }
+  // True when a segment is searched bit-parallel (a '_' segment longer than 16 code points): linear
+  // in the text, but dearer per character than the other searches.
+  bool bit_parallel() const { return bit_parallel_; }
   std::string_view pattern() const { return pattern_; }
   // The longest run of literal characters every matching text contains (escapes resolved; empty
   // when the pattern has no literal), and how many code points it holds. A text that does not
@@ -52,12 +55,11 @@ class LikeMatcher {
   // and how many code points it holds: every matching text begins with it.
   std::string_view leading_literal() const { return leading_; }
   size_t leading_code_points() const { return leading_code_points_; }
-  // "exact", "prefix", "suffix", "contains", "any", "segments", "re2"; and the literal(s) used.
+  // "exact", "prefix", "suffix", "contains", "any", "segments"; and the literal(s) used.
   std::string Describe() const;
 
  private:
   LikeMatcher() = default;
-  struct Regex;
 
   Kind kind_ = Kind::kExact;
   std::string pattern_;
@@ -74,15 +76,24 @@ class LikeMatcher {
     size_t literal_head = 0;        // bytes of `text` before its first '_' (compared at once)
     size_t code_points = 0;         // fixed width of the segment, in code points
     bool has_one = false;
+    // The bit-parallel search of a long segment with a '_' (words == 0: not used). Bit j of a mask
+    // (word j / 64) is set when pattern position j accepts the code point: its literal, or '_'.
+    size_t words = 0;
+    std::vector<uint64_t> ascii_masks;  // 128 x words, by ASCII code point
+    std::vector<uint32_t> others;       // the segment's other code points, sorted
+    std::vector<uint64_t> other_masks;  // others.size() x words
+    std::vector<uint64_t> one_mask;     // words: the '_' positions alone (any other code point)
   };
   std::vector<Segment> segments_;
 
   static size_t MatchSegmentAt(const Segment& seg, std::string_view text, size_t at);
   static size_t FindSegment(const Segment& seg, std::string_view text, size_t from, size_t* end);
-  bool has_one_ = false;          // kSegments: some segment holds a '_'
-  bool anchored_start_ = false;   // kSegments: the pattern does not start with '%'
-  bool anchored_end_ = false;     // kSegments: the pattern does not end with '%'
-  std::unique_ptr<Regex> regex_;  // kRegex
+  static size_t FindSegmentBitParallel(const Segment& seg, std::string_view text, size_t from, size_t* end);
+  static void PrepareBitParallel(Segment* seg);
+  bool has_one_ = false;         // kSegments: some segment holds a '_'
+  bool anchored_start_ = false;  // kSegments: the pattern does not start with '%'
+  bool anchored_end_ = false;
+  bool bit_parallel_ = false;  // kSegments: the pattern does not end with '%'
 };
 
 }  // namespace sift::selector

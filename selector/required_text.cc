@@ -53,8 +53,7 @@ void Program::CollectRequiredTexts(uint32_t i, std::vector<RequiredText>* out) c
       uint32_t slot = 0;
       if (in.negated || !field_slot(in.a, &slot)) return;
       const std::shared_ptr<const LikeMatcher>& m = likes_[in.aux];
-      const bool more_than_literal =
-          m->kind() == LikeMatcher::Kind::kSegments || m->kind() == LikeMatcher::Kind::kRegex;
+      const bool more_than_literal = m->kind() == LikeMatcher::Kind::kSegments;
       if (more_than_literal && m->leading_code_points() >= 2 && slot < fields_.size()) {
         // Anchored: a source can find each candidate value and test the whole pattern on it, which
         // rejects as much as the pattern does (a value matching it contains the longest literal).

@@ -119,7 +119,7 @@ class Checker {
           return Fail(n.children[0], ErrorCode::kTypeMismatch,
                       "LIKE needs a string operand, found " + std::string(StaticTypeName(t)));
         }
-        // A pattern re2 refuses (beyond its memory budget) is wrong for every message; finding it here
+        // A pattern that cannot be compiled is wrong for every message; finding it here
         // keeps ParseExpression and Compile in agreement.
         const Node& pattern = ast_.nodes[n.children[1]];
         std::string_view escape = n.children.size() > 2 ? ast_.nodes[n.children[2]].value.bytes() : std::string_view();

@@ -27,6 +27,7 @@
 #include <benchmark/benchmark.h>
 #include <proton/codec.h>
 #include <proton/message.h>
+#include <re2/re2.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -41,6 +42,7 @@
 #include "engine/message_field_source.h"
 #include "engine/message_filter.h"
 #include "selector/field_source.h"
+#include "selector/like.h"
 #include "selector/selector.h"
 #include "tools/synthetic/synthetic_orders.h"
 
@@ -254,6 +256,42 @@ void BM_ProtonDecode(benchmark::State& state, Subset subset, const std::string& 
   CheckMatches(state, subset, text, matches);
   Report(state, corpus, matches, allocations);
 }
+
+// A hostile LIKE: a 1,004-byte pattern (the longest a selector allows is 1,024) over 64 KiB of the
+// letter it repeats, the shape that takes a position-by-position search text x pattern steps. sift's
+// LikeMatcher (bit-parallel) beside re2 on the equivalent expression (UTF-8, '.' any code point),
+// which is what such a pattern went to before; bytes/s of text.
+const std::string& HostileText() {
+  static const std::string text(64 * 1024, 'a');
+  return text;
+}
+const std::string kHostilePattern = "%" + std::string(500, 'a') + "_" + std::string(500, 'a') + "b%";
+
+void BM_LikeHostile(benchmark::State& state) {
+  Error error;
+  const std::unique_ptr<LikeMatcher> m = LikeMatcher::Compile(kHostilePattern, "", &error);
+  if (m == nullptr) {
+    state.SkipWithError("the pattern does not compile");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(m->Matches(HostileText()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * HostileText().size()));
+}
+BENCHMARK(BM_LikeHostile)->Unit(benchmark::kMicrosecond);
+
+void BM_LikeHostileRe2(benchmark::State& state) {
+  RE2::Options options;
+  options.set_encoding(RE2::Options::EncodingUTF8);
+  options.set_dot_nl(true);
+  options.set_log_errors(false);
+  options.set_max_mem(4 << 20);
+  const RE2 re(".*" + std::string(500, 'a') + "." + std::string(500, 'a') + "b.*", options);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(RE2::FullMatch(re2::StringPiece(HostileText().data(), HostileText().size()), re));
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * HostileText().size()));
+}
+BENCHMARK(BM_LikeHostileRe2)->Unit(benchmark::kMicrosecond)->Iterations(3);
 
 // The three ways of each selector, side by side, on each corpus, in one run.
 const bool kRegistered = [] {

@@ -74,7 +74,7 @@ TEST(SelectorAllocTest, ConjunctionOfNumberAndString) {
                       {Truth::kTrue, Truth::kFalse});
 }
 
-TEST(SelectorAllocTest, LikeThroughRe2) {
+TEST(SelectorAllocTest, LikeWithUnderscore) {
   ExpectNoAllocations("subject LIKE 'ord_rs.%.new'",
                       {{{{"subject", Value::String("orders.eu.new")}}},
                        {{{"subject", Value::String("invoices.eu.new")}}},

@@ -1,0 +1,98 @@
+// LikeMatcher against a dynamic-programming matcher over code points, on random patterns whose
+// segments are long enough to be searched bit-parallel (and short ones beside them), over small
+// alphabets of 1-, 2- and 3-byte code points so that partial matches abound.
+#include "selector/like.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/split_mix.h"
+
+namespace sift::selector {
+namespace {
+
+// Splits well-formed UTF-8 into code points, each kept as its bytes.
+std::vector<std::string> CodePoints(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size();) {
+    const uint8_t b = static_cast<uint8_t>(s[i]);
+    const size_t n = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+    out.push_back(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+// match[i][j]: the first i code points of the text match the first j pattern elements.
+bool Reference(const std::string& text, const std::vector<std::string>& pattern) {
+  const std::vector<std::string> t = CodePoints(text);
+  std::vector<std::vector<char>> m(t.size() + 1, std::vector<char>(pattern.size() + 1, 0));
+  m[0][0] = 1;
+  for (size_t i = 0; i <= t.size(); ++i) {
+    for (size_t j = 1; j <= pattern.size(); ++j) {
+      const std::string& p = pattern[j - 1];
+      if (p == "%") {
+        m[i][j] = m[i][j - 1] || (i > 0 && m[i - 1][j]);
+      } else if (i > 0) {
+        m[i][j] = m[i - 1][j - 1] && (p == "_" || p == t[i - 1]);
+      }
+    }
+  }
+  return m[t.size()][pattern.size()];
+}
+
+TEST(LikeMatcherTest, LongSegmentsAgreeWithTheReference) {
+  static const std::vector<std::string> kAlphabet = {"a", "b", "\xc3\xa9", "\xe2\x82\xac"};
+  sift::testing::SplitMix rng{20261202};
+  size_t bit_parallel = 0, matches = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const size_t letters = 1 + rng.Below(kAlphabet.size());
+    std::vector<std::string> pattern;
+    const size_t length = 1 + rng.Below(round % 3 == 0 ? 200 : 60);
+    for (size_t k = 0; k < length; ++k) {
+      const uint64_t r = rng.Below(100);
+      pattern.push_back(r < 5 ? "%" : r < 35 ? "_" : kAlphabet[rng.Below(letters)]);
+    }
+    std::string pattern_text;
+    for (const std::string& p : pattern) pattern_text += p;
+    Error error;
+    std::unique_ptr<LikeMatcher> m = LikeMatcher::Compile(pattern_text, "", &error);
+    ASSERT_NE(m, nullptr) << pattern_text;
+    bit_parallel += m->bit_parallel();
+    for (int t = 0; t < 20; ++t) {
+      std::string text;
+      const size_t n = rng.Below(400);
+      for (size_t k = 0; k < n; ++k) text += kAlphabet[rng.Below(letters)];
+      const bool want = Reference(text, pattern);
+      matches += want;
+      ASSERT_EQ(m->Matches(text), want) << "pattern '" << pattern_text << "' (" << m->Describe() << ") text '" << text
+                                        << "'";
+    }
+  }
+  EXPECT_GT(bit_parallel, 1000u);
+  EXPECT_GT(matches, 1000u);
+}
+
+// The shape that takes a backtracking or position-by-position search text length x pattern length
+// steps: a 1,004-byte pattern over 64 KiB of the letter it repeats. Correct here; its cost is in
+// bench/selector (BM_LikeHostile).
+TEST(LikeMatcherTest, HostilePatternIsMatchedExactly) {
+  const std::string pattern = "%" + std::string(500, 'a') + "_" + std::string(500, 'a') + "b%";
+  Error error;
+  std::unique_ptr<LikeMatcher> m = LikeMatcher::Compile(pattern, "", &error);
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->bit_parallel()) << m->Describe();
+  std::string text(64 * 1024, 'a');
+  EXPECT_FALSE(m->Matches(text));
+  text[40000] = 'b';
+  EXPECT_TRUE(m->Matches(text));
+  text[40000] = 'a';
+  text[100] = 'b';  // too early for 1,001 characters before it
+  EXPECT_FALSE(m->Matches(text));
+}
+
+}  // namespace
+}  // namespace sift::selector
