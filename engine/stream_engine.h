@@ -65,6 +65,16 @@ struct StreamInfo {
   int64_t last_timestamp_ms = 0;   // append time of the newest message (0 when empty)
 };
 
+// What StreamEngine::AppendEach did with one message of a batch.
+struct AppendOutcome {
+  // ok: the message is stored at `offset`. Otherwise it is not stored, and this says why: its own
+  // refusal (Malformed, naming the byte; InvalidArgument when it is larger than
+  // StoreOptions::max_message_bytes), or, for a message that passed its checks, the error of the write
+  // that failed (the same Status AppendEach returned).
+  Status status;
+  uint64_t offset = 0;  // meaningful only when status.ok()
+};
+
 class StreamEngine {
  public:
   // Opens (or creates, per options) the store in folder `path`. Errors: NotFound (no store there and
@@ -89,9 +99,31 @@ class StreamEngine {
   Status Append(std::string_view stream, std::string_view message, uint64_t* offset = nullptr);
 
   // Appends messages atomically in consecutive offsets starting at *first_offset. One bad message
-  // refuses the whole batch (Malformed names its index in the batch and the byte).
+  // refuses the whole batch (Malformed names its index in the batch and the byte); AppendEach refuses
+  // it alone.
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
                      uint64_t* first_offset = nullptr);
+
+  // Appends the messages of a batch that pass their checks and refuses the others, each on its own —
+  // what a broker needs to settle each message of a batch with its own outcome.
+  //
+  // Every message is checked first: its size (StoreOptions::max_message_bytes) and, with
+  // EngineOptions::validate, strict AMQP validation. The messages that pass are then stored in one
+  // atomic write, in their order in the batch, in consecutive offsets (a refused message takes no
+  // offset), durable on return as for AppendBatch. *outcomes is resized to messages.size() and
+  // (*outcomes)[i] says what became of messages[i] (see AppendOutcome); a refused message never
+  // stops the others.
+  //
+  // The returned Status is the write's own: ok when the stream exists and the messages that passed
+  // are stored (also when none did, or the batch is empty: nothing is written then); otherwise nothing
+  // of the batch is stored and every message that passed its checks carries this error: NotFound (no
+  // such stream), NotSupported (store opened read-only), IOError (the write failed). So
+  // outcomes[i].status.ok() is always "messages[i] is stored".
+  //
+  // The messages' bytes are read only during the call (nothing refers to them afterwards). Thread
+  // safety as for every method; `outcomes` belongs to this call until it returns.
+  Status AppendEach(std::string_view stream, std::span<const std::string_view> messages,
+                    std::vector<AppendOutcome>* outcomes);
 
   // AppendBatch for bulk loads (a record file): the same contract, durable on return even with sync
   // off, but the chunks are written as table files and ingested, so their bytes are written once
