@@ -57,8 +57,10 @@ StreamEngine::StreamEngine(std::string path, std::unique_ptr<Impl> impl)
 
 StreamEngine::~StreamEngine() = default;
 
-Status StreamEngine::CreateStream(std::string_view name) {
-  storage::Status s = impl_->store->CreateStream(name);
+Status StreamEngine::CreateStream(std::string_view name, const RetentionPolicy& retention) {
+  storage::StreamOptions options;
+  options.retention = retention;
+  storage::Status s = impl_->store->CreateStream(name, options);
   if (s.IsAlreadyExists()) return Status::OK();
   return FromStorage(s, "cannot create stream", name);
 }
@@ -85,7 +87,19 @@ Status StreamEngine::GetStreamInfo(std::string_view name, StreamInfo* info) cons
   info->bytes = s.bytes;
   info->first_timestamp_ms = s.first_timestamp_ms;
   info->last_timestamp_ms = s.last_timestamp_ms;
+  info->retention = s.retention;
   return Status::OK();
+}
+
+Status StreamEngine::SetRetention(std::string_view name, const RetentionPolicy& retention) {
+  storage::Status s = impl_->store->SetRetention(name, retention);
+  if (s.IsNotFound())
+    return Status::NotFound("no such stream", name, "the store " + path_ + " has no stream of that name");
+  return FromStorage(s, "cannot set retention", name);
+}
+
+Status StreamEngine::EnforceRetention() {
+  return FromStorage(impl_->store->EnforceRetention(), "cannot apply retention", path_);
 }
 
 Status StreamEngine::Append(std::string_view stream, std::string_view message, uint64_t* offset) {

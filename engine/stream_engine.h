@@ -53,6 +53,11 @@ struct IngestPreparation {
   std::vector<std::string> summaries;
 };
 
+// How much of a stream is kept (storage/options.h): whole chunks are deleted from the oldest end while
+// the stream holds more than `max_bytes` stored bytes, and chunks whose newest message is older than
+// `max_age_ms` milliseconds; zero is no limit for each field. Offsets are never reused.
+using RetentionPolicy = storage::RetentionPolicy;
+
 // A snapshot of one stream.
 struct StreamInfo {
   std::string name;
@@ -63,6 +68,7 @@ struct StreamInfo {
   uint64_t bytes = 0;              // stored bytes, chunk headers included
   int64_t first_timestamp_ms = 0;  // append time of the oldest message (0 when empty)
   int64_t last_timestamp_ms = 0;   // append time of the newest message (0 when empty)
+  RetentionPolicy retention;       // the stream's retention (all zero: keeps everything)
 };
 
 // What StreamEngine::AppendEach did with one message of a batch.
@@ -85,13 +91,25 @@ class StreamEngine {
   StreamEngine(const StreamEngine&) = delete;
   StreamEngine& operator=(const StreamEngine&) = delete;
 
-  // Creates a stream; ok if it already exists (idempotent, so producers can call it before appending).
-  // InvalidArgument for a bad name (1..255 bytes, no control characters).
-  Status CreateStream(std::string_view name);
+  // Creates a stream with `retention`; ok if it already exists (idempotent, so producers can call it
+  // before appending), and then the existing stream keeps its own retention (SetRetention changes it).
+  // InvalidArgument for a bad name (1..255 bytes, no control characters) or a negative max_age_ms.
+  Status CreateStream(std::string_view name, const RetentionPolicy& retention = {});
   // NotFound if there is no such stream.
   Status DeleteStream(std::string_view name);
   Status ListStreams(std::vector<std::string>* names) const;
   Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
+
+  // Replaces the stream's retention (stored durably, kept across reopen) and applies it at once: the
+  // chunks it rules out are deleted before it returns. Errors: NotFound, InvalidArgument (negative
+  // max_age_ms), NotSupported (store opened read-only), IOError.
+  Status SetRetention(std::string_view name, const RetentionPolicy& retention);
+  // Applies every stream's retention now. Byte limits are also applied after every append, and age
+  // limits then too, but a stream nobody appends to ages only through this call (or SetRetention): an
+  // embedder with age limits calls it periodically (`sift serve` does, every --retention-interval).
+  // Returns the first error of any stream (every stream is still tried): NotSupported (read-only),
+  // IOError.
+  Status EnforceRetention();
 
   // Appends one message (validated first, see EngineOptions::validate); *offset gets its offset.
   // Errors: NotFound (no such stream), Malformed (not a well-formed message: where names the byte),
