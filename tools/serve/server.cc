@@ -35,14 +35,12 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "engine/amqp/validate.h"
 #include "tools/serve/link_filter.h"
 #include "tools/serve/offset_annotation.h"
 
@@ -333,42 +331,32 @@ struct Server::Impl {
     std::vector<AppendResult> results(jobs.size());
     std::map<std::string_view, std::vector<size_t>> groups;
     for (size_t i = 0; i < jobs.size(); ++i) {
-      AppendJob& j = jobs[i];
-      results[i].delivery = j.delivery;
-      results[i].link = j.link;
-      auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(j.bytes.data()), j.bytes.size());
-      amqp::DecodeError bad = amqp::Validate(bytes);
-      if (!bad.ok()) {
-        results[i].condition = "amqp:decode-error";
-        results[i].description = "malformed message: " + bad.Message();
-        continue;
-      }
-      groups[j.stream_copy].push_back(i);
+      results[i].delivery = jobs[i].delivery;
+      results[i].link = jobs[i].link;
+      groups[jobs[i].stream_copy].push_back(i);
     }
     bool appended = false;
     std::vector<std::string_view> views;
+    std::vector<engine::AppendOutcome> outcomes;
     for (auto& [stream, indexes] : groups) {
       views.clear();
       for (size_t i : indexes) views.push_back(jobs[i].bytes);
-      Status s = engine->AppendBatch(stream, views);
-      if (s.ok()) {
-        for (size_t i : indexes) results[i].accepted = true;
-        appended = true;
-        continue;
-      }
-      // One message may be refused (too large for the store): append one by one to tell which.
-      for (size_t i : indexes) {
-        Status one = s.IsInputError() ? engine->Append(stream, jobs[i].bytes) : s;
+      // The engine validates each message and refuses a malformed (or too large) one alone; a failed
+      // write is in the outcome of every message it concerned.
+      (void)engine->AppendEach(stream, views, &outcomes);
+      for (size_t k = 0; k < indexes.size(); ++k) {
+        const Status& one = outcomes[k].status;
+        AppendResult& r = results[indexes[k]];
         if (one.ok()) {
-          results[i].accepted = true;
+          r.accepted = true;
           appended = true;
-        } else {
-          results[i].condition = one.IsMalformed()    ? "amqp:decode-error"
-                                 : one.IsNotFound()   ? "amqp:not-found"
-                                 : one.IsInputError() ? "amqp:invalid-field"
-                                                      : "amqp:internal-error";
-          results[i].description = one.ToString();
+          continue;
         }
+        r.condition = one.IsMalformed()    ? "amqp:decode-error"
+                      : one.IsNotFound()   ? "amqp:not-found"
+                      : one.IsInputError() ? "amqp:invalid-field"
+                                           : "amqp:internal-error";
+        r.description = one.ToString();  // "malformed message: byte 6: 1 trailing byte after the last section"
       }
     }
     if (appended && options.sync) {
