@@ -82,6 +82,8 @@ int RunServe(const ServeOptions& options) {
   engine::EngineOptions eo;
   eo.store.sync = false;  // the append worker fsyncs once per round (Flush), not once per batch
   eo.store.max_message_bytes = options.max_message_bytes;
+  if (options.max_chunk_bytes > 0) eo.store.max_chunk_bytes = options.max_chunk_bytes;
+  if (options.max_chunk_messages > 0) eo.store.max_chunk_messages = options.max_chunk_messages;
   // eo.validate stays on: the engine validates each transfer and refuses a malformed one alone
   // (StreamEngine::AppendEach).
   std::unique_ptr<engine::StreamEngine> engine;

@@ -180,6 +180,12 @@ struct Server::Impl {
   std::mutex waiters_mu;
   std::unordered_map<std::string, StreamWaiters> waiters;
 
+  // Retention timer.
+  std::mutex retention_mu;
+  std::condition_variable retention_cv;
+  bool retention_stop = false;
+  std::thread retention_thread;
+
   Impl(const ServeOptions& o, engine::StreamEngine* e, const PlainAuthenticator* a, pn_ssl_domain_t* s)
       : options(o), engine(e), authenticator(a), ssl(s) {}
 
@@ -383,6 +389,27 @@ struct Server::Impl {
     }
   }
 
+  // ---- retention timer ----
+
+  // Applies every stream's retention every options.retention_interval_ms until stopped. A failure is
+  // logged (once until the error changes) and tried again at the next tick.
+  void RetentionLoop() {
+    const auto interval = std::chrono::milliseconds(options.retention_interval_ms);
+    std::string last_error;
+    std::unique_lock<std::mutex> lock(retention_mu);
+    while (!retention_cv.wait_for(lock, interval, [&] { return retention_stop; })) {
+      lock.unlock();
+      Status s = engine->EnforceRetention();
+      if (!s.ok() && s.ToString() != last_error) {
+        last_error = s.ToString();
+        fprintf(stderr, "sift: %s\n", last_error.c_str());
+      } else if (s.ok()) {
+        last_error.clear();
+      }
+      lock.lock();
+    }
+  }
+
   // ---- event thread ----
 
   ConnState* Conn(pn_connection_t* c) {
@@ -472,7 +499,10 @@ struct Server::Impl {
     engine::StreamInfo info;
     Status s = engine->GetStreamInfo(stream, &info);
     if (s.ok()) return true;
-    if (s.IsNotFound() && options.auto_create) s = engine->CreateStream(stream);
+    if (s.IsNotFound() && options.auto_create) {
+      s = engine->CreateStream(stream,
+                               engine::RetentionPolicy{options.retention_max_bytes, options.retention_max_age_ms});
+    }
     if (s.ok()) return true;
     if (s.IsNotFound()) {
       Refuse(link, "amqp:not-found", "no stream '" + stream + "' (the server runs with --no-auto-create)");
@@ -869,6 +899,7 @@ int Server::Run(const std::string& host, const std::string& port) {
   m.proactor = pn_proactor();
   m.append_thread = std::thread([&m] { m.AppendLoop(); });
   for (uint32_t i = 0; i < m.options.reader_threads; ++i) m.readers.emplace_back([&m] { m.ReaderLoop(); });
+  if (m.options.retention_interval_ms > 0) m.retention_thread = std::thread([&m] { m.RetentionLoop(); });
 
   // SIGTERM / SIGINT are blocked in every thread (RunServe blocks them before starting any) and
   // taken here, synchronously, so the handler may call into Proton.
@@ -904,6 +935,14 @@ int Server::Run(const std::string& host, const std::string& port) {
 
   stop_signals = true;
   signals.join();
+  if (m.retention_thread.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(m.retention_mu);
+      m.retention_stop = true;
+    }
+    m.retention_cv.notify_all();
+    m.retention_thread.join();
+  }
   {
     std::lock_guard<std::mutex> lock(m.append_mu);
     m.append_stop = true;
