@@ -57,8 +57,10 @@ StreamEngine::StreamEngine(std::string path, std::unique_ptr<Impl> impl)
 
 StreamEngine::~StreamEngine() = default;
 
-Status StreamEngine::CreateStream(std::string_view name) {
-  storage::Status s = impl_->store->CreateStream(name);
+Status StreamEngine::CreateStream(std::string_view name, const RetentionPolicy& retention) {
+  storage::StreamOptions options;
+  options.retention = retention;
+  storage::Status s = impl_->store->CreateStream(name, options);
   if (s.IsAlreadyExists()) return Status::OK();
   return FromStorage(s, "cannot create stream", name);
 }
@@ -85,7 +87,19 @@ Status StreamEngine::GetStreamInfo(std::string_view name, StreamInfo* info) cons
   info->bytes = s.bytes;
   info->first_timestamp_ms = s.first_timestamp_ms;
   info->last_timestamp_ms = s.last_timestamp_ms;
+  info->retention = s.retention;
   return Status::OK();
+}
+
+Status StreamEngine::SetRetention(std::string_view name, const RetentionPolicy& retention) {
+  storage::Status s = impl_->store->SetRetention(name, retention);
+  if (s.IsNotFound())
+    return Status::NotFound("no such stream", name, "the store " + path_ + " has no stream of that name");
+  return FromStorage(s, "cannot set retention", name);
+}
+
+Status StreamEngine::EnforceRetention() {
+  return FromStorage(impl_->store->EnforceRetention(), "cannot apply retention", path_);
 }
 
 Status StreamEngine::Append(std::string_view stream, std::string_view message, uint64_t* offset) {
@@ -107,7 +121,7 @@ Status ValidateBatch(std::span<const std::string_view> messages) {
   return Status::OK();
 }
 
-Status AppendOutcome(const std::string& path, std::string_view stream, const storage::Status& s) {
+Status AppendStatus(const std::string& path, std::string_view stream, const storage::Status& s) {
   if (s.IsNotFound())
     return Status::NotFound("no such stream", stream, "the store " + path + " has no stream of that name");
   return FromStorage(s, "cannot append", stream);
@@ -120,7 +134,47 @@ Status StreamEngine::AppendBatch(std::string_view stream, std::span<const std::s
   if (impl_->options.validate) {
     if (Status v = ValidateBatch(messages); !v.ok()) return v;
   }
-  return AppendOutcome(path_, stream, impl_->store->AppendBatch(stream, messages, first_offset));
+  return AppendStatus(path_, stream, impl_->store->AppendBatch(stream, messages, first_offset));
+}
+
+Status StreamEngine::AppendEach(std::string_view stream, std::span<const std::string_view> messages,
+                                std::vector<AppendOutcome>* outcomes) {
+  outcomes->assign(messages.size(), AppendOutcome{});
+  const uint32_t max_bytes = impl_->options.store.max_message_bytes;
+  std::vector<std::string_view> passed;
+  passed.reserve(messages.size());
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const std::string_view m = messages[i];
+    if (m.size() > max_bytes) {
+      (*outcomes)[i].status =
+          Status::InvalidArgument("message too large", stream,
+                                  std::to_string(m.size()) + " bytes, more than the maximum message size of " +
+                                      std::to_string(max_bytes) + " bytes");
+      continue;
+    }
+    if (impl_->options.validate) {
+      amqp::DecodeError error = amqp::Validate(Bytes(m));
+      if (!error.ok()) {
+        (*outcomes)[i].status =
+            Status::Malformed("malformed message", "byte " + std::to_string(error.offset), error.Reason());
+        continue;
+      }
+    }
+    passed.push_back(m);
+  }
+  uint64_t first = 0;
+  const Status s = AppendStatus(path_, stream, impl_->store->AppendBatch(stream, passed, &first));
+  // The messages that passed are the outcomes still ok, in batch order.
+  uint64_t next = first;
+  for (AppendOutcome& outcome : *outcomes) {
+    if (!outcome.status.ok()) continue;
+    if (s.ok()) {
+      outcome.offset = next++;
+    } else {
+      outcome.status = s;
+    }
+  }
+  return s;
 }
 
 Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
@@ -128,7 +182,7 @@ Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::s
   if (impl_->options.validate) {
     if (Status v = ValidateBatch(messages); !v.ok()) return v;
   }
-  return AppendOutcome(
+  return AppendStatus(
       path_, stream,
       impl_->store->IngestBatch(stream, messages, first_offset, prepared != nullptr ? &prepared->summaries : nullptr));
 }

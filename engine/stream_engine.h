@@ -53,6 +53,11 @@ struct IngestPreparation {
   std::vector<std::string> summaries;
 };
 
+// How much of a stream is kept (storage/options.h): whole chunks are deleted from the oldest end while
+// the stream holds more than `max_bytes` stored bytes, and chunks whose newest message is older than
+// `max_age_ms` milliseconds; zero is no limit for each field. Offsets are never reused.
+using RetentionPolicy = storage::RetentionPolicy;
+
 // A snapshot of one stream.
 struct StreamInfo {
   std::string name;
@@ -63,6 +68,17 @@ struct StreamInfo {
   uint64_t bytes = 0;              // stored bytes, chunk headers included
   int64_t first_timestamp_ms = 0;  // append time of the oldest message (0 when empty)
   int64_t last_timestamp_ms = 0;   // append time of the newest message (0 when empty)
+  RetentionPolicy retention;       // the stream's retention (all zero: keeps everything)
+};
+
+// What StreamEngine::AppendEach did with one message of a batch.
+struct AppendOutcome {
+  // ok: the message is stored at `offset`. Otherwise it is not stored, and this says why: its own
+  // refusal (Malformed, naming the byte; InvalidArgument when it is larger than
+  // StoreOptions::max_message_bytes), or, for a message that passed its checks, the error of the write
+  // that failed (the same Status AppendEach returned).
+  Status status;
+  uint64_t offset = 0;  // meaningful only when status.ok()
 };
 
 class StreamEngine {
@@ -75,13 +91,25 @@ class StreamEngine {
   StreamEngine(const StreamEngine&) = delete;
   StreamEngine& operator=(const StreamEngine&) = delete;
 
-  // Creates a stream; ok if it already exists (idempotent, so producers can call it before appending).
-  // InvalidArgument for a bad name (1..255 bytes, no control characters).
-  Status CreateStream(std::string_view name);
+  // Creates a stream with `retention`; ok if it already exists (idempotent, so producers can call it
+  // before appending), and then the existing stream keeps its own retention (SetRetention changes it).
+  // InvalidArgument for a bad name (1..255 bytes, no control characters) or a negative max_age_ms.
+  Status CreateStream(std::string_view name, const RetentionPolicy& retention = {});
   // NotFound if there is no such stream.
   Status DeleteStream(std::string_view name);
   Status ListStreams(std::vector<std::string>* names) const;
   Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
+
+  // Replaces the stream's retention (stored durably, kept across reopen) and applies it at once: the
+  // chunks it rules out are deleted before it returns. Errors: NotFound, InvalidArgument (negative
+  // max_age_ms), NotSupported (store opened read-only), IOError.
+  Status SetRetention(std::string_view name, const RetentionPolicy& retention);
+  // Applies every stream's retention now. Byte limits are also applied after every append, and age
+  // limits then too, but a stream nobody appends to ages only through this call (or SetRetention): an
+  // embedder with age limits calls it periodically (`sift serve` does, every --retention-interval).
+  // Returns the first error of any stream (every stream is still tried): NotSupported (read-only),
+  // IOError.
+  Status EnforceRetention();
 
   // Appends one message (validated first, see EngineOptions::validate); *offset gets its offset.
   // Errors: NotFound (no such stream), Malformed (not a well-formed message: where names the byte),
@@ -89,9 +117,31 @@ class StreamEngine {
   Status Append(std::string_view stream, std::string_view message, uint64_t* offset = nullptr);
 
   // Appends messages atomically in consecutive offsets starting at *first_offset. One bad message
-  // refuses the whole batch (Malformed names its index in the batch and the byte).
+  // refuses the whole batch (Malformed names its index in the batch and the byte); AppendEach refuses
+  // it alone.
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
                      uint64_t* first_offset = nullptr);
+
+  // Appends the messages of a batch that pass their checks and refuses the others, each on its own —
+  // what a broker needs to settle each message of a batch with its own outcome.
+  //
+  // Every message is checked first: its size (StoreOptions::max_message_bytes) and, with
+  // EngineOptions::validate, strict AMQP validation. The messages that pass are then stored in one
+  // atomic write, in their order in the batch, in consecutive offsets (a refused message takes no
+  // offset), durable on return as for AppendBatch. *outcomes is resized to messages.size() and
+  // (*outcomes)[i] says what became of messages[i] (see AppendOutcome); a refused message never
+  // stops the others.
+  //
+  // The returned Status is the write's own: ok when the stream exists and the messages that passed
+  // are stored (also when none did, or the batch is empty: nothing is written then); otherwise nothing
+  // of the batch is stored and every message that passed its checks carries this error: NotFound (no
+  // such stream), NotSupported (store opened read-only), IOError (the write failed). So
+  // outcomes[i].status.ok() is always "messages[i] is stored".
+  //
+  // The messages' bytes are read only during the call (nothing refers to them afterwards). Thread
+  // safety as for every method; `outcomes` belongs to this call until it returns.
+  Status AppendEach(std::string_view stream, std::span<const std::string_view> messages,
+                    std::vector<AppendOutcome>* outcomes);
 
   // AppendBatch for bulk loads (a record file): the same contract, durable on return even with sync
   // off, but the chunks are written as table files and ingested, so their bytes are written once

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -139,6 +141,23 @@ TEST_F(CliOfflineTest, ServeIsACommandOfSift) {
   r = Sift("serve --bogus");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.err.rfind("sift: usage: sift serve: ", 0) == 0) << r.err;
+  EXPECT_NE(Sift("serve --help").out.find("--retention-interval"), std::string::npos);
+}
+
+TEST_F(CliOfflineTest, ServeSizeAndDurationFlagsAreReadStrictly) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--retention-max-age 7", "--retention-max-age: bad duration '7': a duration needs a unit"},
+      {"--retention-max-bytes 5MB", "--retention-max-bytes: bad size '5MB': unit 'MB' is ambiguous"},
+      {"--retention-interval 1.5s", "--retention-interval: bad duration '1.5s'"},
+      {"--max-chunk-bytes 2G", "--max-chunk-bytes: bad size '2G': must be from 1 to 1GiB"},
+  };
+  for (const auto& [flags, error] : cases) {
+    CliResult r = Sift("serve --listen 127.0.0.1:0 --store never " + flags);
+    EXPECT_EQ(r.exit_code, 2) << flags;
+    EXPECT_TRUE(r.out.empty()) << flags << ": " << r.out;
+    EXPECT_TRUE(r.err.rfind("sift: usage: sift serve: " + error, 0) == 0) << flags << ": " << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(Path("never")));
 }
 
 // ---- check and explain ----

@@ -81,8 +81,11 @@ int RunServe(const ServeOptions& options) {
   const std::string store = StoreFolder(options.store);
   engine::EngineOptions eo;
   eo.store.sync = false;  // the append worker fsyncs once per round (Flush), not once per batch
-  eo.validate = false;    // the append worker validates each transfer itself, to reject it alone
   eo.store.max_message_bytes = options.max_message_bytes;
+  if (options.max_chunk_bytes > 0) eo.store.max_chunk_bytes = options.max_chunk_bytes;
+  if (options.max_chunk_messages > 0) eo.store.max_chunk_messages = options.max_chunk_messages;
+  // eo.validate stays on: the engine validates each transfer and refuses a malformed one alone
+  // (StreamEngine::AppendEach).
   std::unique_ptr<engine::StreamEngine> engine;
   engine::Status s = engine::StreamEngine::Open(store, eo, &engine);
   if (!s.ok()) {

@@ -53,12 +53,26 @@ struct ServeOptions {
   uint32_t producer_credit = 1000;
   // Threads that scan streams for consumers.
   uint32_t reader_threads = 2;
+  // Chunk bounds of what the server appends (storage::StoreOptions max_chunk_bytes and
+  // max_chunk_messages); 0 keeps the store's default (1 MiB, 4096 messages).
+  uint32_t max_chunk_bytes = 0;
+  uint32_t max_chunk_messages = 0;
+  // Retention of every stream the server creates (auto-create), engine::RetentionPolicy: stored bytes
+  // and age in milliseconds, 0 for no limit. A stream that exists keeps its own (`sift stream
+  // set-retention` changes it).
+  uint64_t retention_max_bytes = 0;
+  int64_t retention_max_age_ms = 0;
+  // Every this many milliseconds the server applies every stream's retention
+  // (StreamEngine::EnforceRetention), so age limits also hold on streams nobody appends to; appends
+  // apply it to the streams they touch in any case. 0: no timer.
+  int64_t retention_interval_ms = 5000;
   // Print connection-level events on stderr.
   bool verbose = false;
 };
 
 // Adds the serve flags (--listen, --store, --no-auto-create, --users, --tls-cert, ...) to `app`,
-// bound to *options.
+// bound to *options. Sizes and durations are read strictly (tools/unit_flags.h): a bad value is a
+// CLI11 ValidationError naming the flag.
 void AddServeFlags(CLI::App* app, ServeOptions* options);
 
 // Opens the store, listens, and serves until SIGTERM or SIGINT, then shuts down gracefully:

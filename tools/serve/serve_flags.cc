@@ -1,7 +1,11 @@
 // The command-line flags of `sift serve` / `sift-serve` (CLI11), bound to ServeOptions.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <limits>
+
 #include "tools/serve/serve.h"
+#include "tools/unit_flags.h"
 
 namespace sift::tools {
 
@@ -38,6 +42,19 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
   app->add_option("--reader-threads", o->reader_threads, "threads scanning streams for consumers")
       ->capture_default_str()
       ->check(CLI::Range(1u, 64u));
+  AddByteSizeOption(app, "--max-chunk-bytes", &o->max_chunk_bytes, 1, 1u << 30,
+                    "close a chunk before its records pass this size (default 1MiB)");
+  app->add_option("--max-chunk-messages", o->max_chunk_messages, "messages per chunk at most (default 4096)")
+      ->check(CLI::Range(1u, 1u << 20));
+  AddByteSizeOption(app, "--retention-max-bytes", &o->retention_max_bytes, 0, std::numeric_limits<uint64_t>::max(),
+                    "streams the server creates keep at most this many stored bytes (0: no limit)")
+      ->capture_default_str();
+  AddDurationOption(app, "--retention-max-age", &o->retention_max_age_ms, 0, std::numeric_limits<int64_t>::max(),
+                    "streams the server creates keep messages this long, e.g. 7d (0: no limit)")
+      ->capture_default_str();
+  AddDurationOption(app, "--retention-interval", &o->retention_interval_ms, 0, int64_t{7} * 86'400'000,
+                    "apply every stream's retention this often, e.g. 30s (0: only on append)")
+      ->default_str("5s");
   app->add_flag("-v,--verbose", o->verbose, "log connections and links on stderr");
 }
 

@@ -35,14 +35,12 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "engine/amqp/validate.h"
 #include "tools/serve/link_filter.h"
 #include "tools/serve/offset_annotation.h"
 
@@ -181,6 +179,12 @@ struct Server::Impl {
 
   std::mutex waiters_mu;
   std::unordered_map<std::string, StreamWaiters> waiters;
+
+  // Retention timer.
+  std::mutex retention_mu;
+  std::condition_variable retention_cv;
+  bool retention_stop = false;
+  std::thread retention_thread;
 
   Impl(const ServeOptions& o, engine::StreamEngine* e, const PlainAuthenticator* a, pn_ssl_domain_t* s)
       : options(o), engine(e), authenticator(a), ssl(s) {}
@@ -333,42 +337,32 @@ struct Server::Impl {
     std::vector<AppendResult> results(jobs.size());
     std::map<std::string_view, std::vector<size_t>> groups;
     for (size_t i = 0; i < jobs.size(); ++i) {
-      AppendJob& j = jobs[i];
-      results[i].delivery = j.delivery;
-      results[i].link = j.link;
-      auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(j.bytes.data()), j.bytes.size());
-      amqp::DecodeError bad = amqp::Validate(bytes);
-      if (!bad.ok()) {
-        results[i].condition = "amqp:decode-error";
-        results[i].description = "malformed message: " + bad.Message();
-        continue;
-      }
-      groups[j.stream_copy].push_back(i);
+      results[i].delivery = jobs[i].delivery;
+      results[i].link = jobs[i].link;
+      groups[jobs[i].stream_copy].push_back(i);
     }
     bool appended = false;
     std::vector<std::string_view> views;
+    std::vector<engine::AppendOutcome> outcomes;
     for (auto& [stream, indexes] : groups) {
       views.clear();
       for (size_t i : indexes) views.push_back(jobs[i].bytes);
-      Status s = engine->AppendBatch(stream, views);
-      if (s.ok()) {
-        for (size_t i : indexes) results[i].accepted = true;
-        appended = true;
-        continue;
-      }
-      // One message may be refused (too large for the store): append one by one to tell which.
-      for (size_t i : indexes) {
-        Status one = s.IsInputError() ? engine->Append(stream, jobs[i].bytes) : s;
+      // The engine validates each message and refuses a malformed (or too large) one alone; a failed
+      // write is in the outcome of every message it concerned.
+      (void)engine->AppendEach(stream, views, &outcomes);
+      for (size_t k = 0; k < indexes.size(); ++k) {
+        const Status& one = outcomes[k].status;
+        AppendResult& r = results[indexes[k]];
         if (one.ok()) {
-          results[i].accepted = true;
+          r.accepted = true;
           appended = true;
-        } else {
-          results[i].condition = one.IsMalformed()    ? "amqp:decode-error"
-                                 : one.IsNotFound()   ? "amqp:not-found"
-                                 : one.IsInputError() ? "amqp:invalid-field"
-                                                      : "amqp:internal-error";
-          results[i].description = one.ToString();
+          continue;
         }
+        r.condition = one.IsMalformed()    ? "amqp:decode-error"
+                      : one.IsNotFound()   ? "amqp:not-found"
+                      : one.IsInputError() ? "amqp:invalid-field"
+                                           : "amqp:internal-error";
+        r.description = one.ToString();  // "malformed message: byte 6: 1 trailing byte after the last section"
       }
     }
     if (appended && options.sync) {
@@ -392,6 +386,27 @@ struct Server::Impl {
       conn->Post([&] {
         for (size_t i : indexes) conn->results.push_back(std::move(results[i]));
       });
+    }
+  }
+
+  // ---- retention timer ----
+
+  // Applies every stream's retention every options.retention_interval_ms until stopped. A failure is
+  // logged (once until the error changes) and tried again at the next tick.
+  void RetentionLoop() {
+    const auto interval = std::chrono::milliseconds(options.retention_interval_ms);
+    std::string last_error;
+    std::unique_lock<std::mutex> lock(retention_mu);
+    while (!retention_cv.wait_for(lock, interval, [&] { return retention_stop; })) {
+      lock.unlock();
+      Status s = engine->EnforceRetention();
+      if (!s.ok() && s.ToString() != last_error) {
+        last_error = s.ToString();
+        fprintf(stderr, "sift: %s\n", last_error.c_str());
+      } else if (s.ok()) {
+        last_error.clear();
+      }
+      lock.lock();
     }
   }
 
@@ -484,7 +499,10 @@ struct Server::Impl {
     engine::StreamInfo info;
     Status s = engine->GetStreamInfo(stream, &info);
     if (s.ok()) return true;
-    if (s.IsNotFound() && options.auto_create) s = engine->CreateStream(stream);
+    if (s.IsNotFound() && options.auto_create) {
+      s = engine->CreateStream(stream,
+                               engine::RetentionPolicy{options.retention_max_bytes, options.retention_max_age_ms});
+    }
     if (s.ok()) return true;
     if (s.IsNotFound()) {
       Refuse(link, "amqp:not-found", "no stream '" + stream + "' (the server runs with --no-auto-create)");
@@ -881,6 +899,7 @@ int Server::Run(const std::string& host, const std::string& port) {
   m.proactor = pn_proactor();
   m.append_thread = std::thread([&m] { m.AppendLoop(); });
   for (uint32_t i = 0; i < m.options.reader_threads; ++i) m.readers.emplace_back([&m] { m.ReaderLoop(); });
+  if (m.options.retention_interval_ms > 0) m.retention_thread = std::thread([&m] { m.RetentionLoop(); });
 
   // SIGTERM / SIGINT are blocked in every thread (RunServe blocks them before starting any) and
   // taken here, synchronously, so the handler may call into Proton.
@@ -916,6 +935,14 @@ int Server::Run(const std::string& host, const std::string& port) {
 
   stop_signals = true;
   signals.join();
+  if (m.retention_thread.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(m.retention_mu);
+      m.retention_stop = true;
+    }
+    m.retention_cv.notify_all();
+    m.retention_thread.join();
+  }
   {
     std::lock_guard<std::mutex> lock(m.append_mu);
     m.append_stop = true;

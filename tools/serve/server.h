@@ -3,8 +3,12 @@
 // Threads and who owns what:
 // - the event thread (the caller of Run) is the only one that touches Proton objects: it accepts
 //   connections, opens sessions, attaches links, reads transfers and sends deliveries;
-// - the append worker takes completed transfers, validates them, appends each stream's share as one
-//   atomic batch, makes the round durable with one fsync (group commit) and posts the outcomes back;
+// - the append worker takes completed transfers and appends each stream's share with one
+//   StreamEngine::AppendEach (the engine validates each transfer and refuses a malformed one alone;
+//   the others are stored as one atomic write), makes the round durable with one fsync (group commit)
+//   and posts the outcomes back;
+// - the retention timer applies every stream's retention (StreamEngine::EnforceRetention) every
+//   ServeOptions::retention_interval_ms, so age limits hold on streams nobody appends to;
 // - reader threads poll consumers (engine::Consumer), annotate each match with its offset and post the
 //   deliveries back; a consumer that caught up parks until its stream is appended to.
 // Workers never call Proton except pn_connection_wake, under the connection's mutex and only while

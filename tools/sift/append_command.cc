@@ -1,8 +1,10 @@
-// `sift append [--store DIR] --stream NAME [--format amqp|json] [--no-sync] [FILE|-]`: stores a record
-// file (or typed JSON lines) at the end of a stream, creating the store and the stream when missing,
-// and prints the offset range appended ("FIRST..LAST") on stdout. Every record is validated first; a
-// malformed one stops the run (exit 2) naming the record and byte. Messages are appended in atomic
-// batches, so an interrupted run leaves a prefix of the input stored, never a torn message.
+// `sift append [--store DIR] --stream NAME [--format amqp|json] [--no-sync] [--max-chunk-bytes SIZE]
+// [--max-chunk-messages N] [FILE|-]`: stores a record file (or typed JSON lines) at the end of a
+// stream, creating the store and the stream when missing, and prints the offset range appended
+// ("FIRST..LAST") on stdout. The chunk flags bound the chunks this run writes. Every record is
+// validated first; a malformed one stops the run (exit 2) naming the record and byte. Messages are
+// appended in atomic batches, so an interrupted run leaves a prefix of the input stored, never a torn
+// message.
 //
 // A record file is loaded in large batches through the store's bulk path (StreamEngine::IngestBatch:
 // chunks written once, as table files, durable whatever --no-sync says); a short tail batch, and
@@ -56,6 +58,7 @@ struct AppendOptions {
   bool no_sync = false;
   bool no_summary = false;
   bool stats = false;
+  ChunkBounds chunks;
 };
 
 // Stores batches at the end of the stream and counts what was stored.
@@ -215,7 +218,7 @@ int RunAppend(const AppendOptions& options) {
                                              /*validate=*/false, &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<engine::StreamEngine> engine;
-  status = OpenStore(options.store, StoreUse::kCreate, &engine, !options.no_sync, !options.no_summary);
+  status = OpenStore(options.store, StoreUse::kCreate, &engine, !options.no_sync, !options.no_summary, options.chunks);
   if (!status.ok()) return ReportError(status);
   status = engine->CreateStream(options.stream);
   if (!status.ok()) return ReportError(status);
@@ -249,6 +252,7 @@ Command AddAppendCommand(CLI::App& app) {
                 "are loaded in bulk, durable either way");
   sub->add_flag("--no-summary", options->no_summary,
                 "Write no chunk summaries (filtered replays then read every chunk; 'sift reindex' adds them later)");
+  AddChunkFlags(sub, &options->chunks);
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
   sub->add_option("input", options->input, "Input file ('-': stdin)")->capture_default_str();
   return {sub, [options] { return RunAppend(*options); }};

@@ -49,6 +49,7 @@ Command AddExplainCommand(CLI::App& app);
 Command AddCheckCommand(CLI::App& app);
 Command AddStatsCommand(CLI::App& app);
 Command AddStreamsCommand(CLI::App& app);
+Command AddStreamCommand(CLI::App& app);
 Command AddGenCommand(CLI::App& app);
 Command AddCatCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   add(&sift::tools::AddStatsCommand);
   add(&sift::tools::AddReindexCommand);
   add(&sift::tools::AddStreamsCommand);
+  add(&sift::tools::AddStreamCommand);
   add(&sift::tools::AddGenCommand);
   add(&sift::tools::AddCatCommand);
   add(&sift::tools::AddServeCommand);

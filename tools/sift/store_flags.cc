@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include "tools/unit_flags.h"
+
 namespace sift::tools {
 
 void AddStoreFlag(CLI::App* command, std::string* store) {
@@ -18,13 +20,23 @@ std::string StorePath(const std::string& flag) {
   return "sift-data";
 }
 
+void AddChunkFlags(CLI::App* command, ChunkBounds* bounds) {
+  AddByteSizeOption(command, "--max-chunk-bytes", &bounds->max_bytes, 1, 1u << 30,
+                    "Close a chunk before its records pass this size, e.g. 256KiB (default 1MiB)");
+  command->add_option("--max-chunk-messages", bounds->max_messages, "Messages per chunk at most (default 4096)")
+      ->check(CLI::Range(1u, 1u << 20))
+      ->type_name("N");
+}
+
 engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out, bool sync,
-                         bool summarize) {
+                         bool summarize, const ChunkBounds& chunks) {
   engine::EngineOptions options;
   options.store.create_if_missing = use == StoreUse::kCreate;
   options.store.read_only = use == StoreUse::kRead;
   options.store.sync = sync;
   options.summarize_chunks = summarize;
+  if (chunks.max_bytes > 0) options.store.max_chunk_bytes = chunks.max_bytes;
+  if (chunks.max_messages > 0) options.store.max_chunk_messages = chunks.max_messages;
   // The CLI validates every record as it reads it (naming the record and byte), before the engine.
   options.validate = false;
   return engine::StreamEngine::Open(StorePath(flag), options, out);

@@ -8,6 +8,7 @@
 #ifndef SIFT_TOOLS_SIFT_STORE_FLAGS_H_
 #define SIFT_TOOLS_SIFT_STORE_FLAGS_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -33,9 +34,20 @@ enum class StoreUse {
   kCreate,  // appends: the store and its folder are created when missing
 };
 
+// Chunk bounds of what a writing command appends (storage::StoreOptions max_chunk_bytes and
+// max_chunk_messages); 0 keeps the store's default.
+struct ChunkBounds {
+  uint32_t max_bytes = 0;
+  uint32_t max_messages = 0;
+};
+
+// Adds --max-chunk-bytes SIZE (1 byte to 1 GiB, tools/unit_flags.h) and --max-chunk-messages N
+// (1 to 1048576) bound to *bounds.
+void AddChunkFlags(CLI::App* command, ChunkBounds* bounds);
+
 // Opens the store for `use`. `summarize`: appends write chunk summaries (EngineOptions::summarize_chunks).
 engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out,
-                         bool sync = true, bool summarize = true);
+                         bool sync = true, bool summarize = true, const ChunkBounds& chunks = {});
 
 }  // namespace sift::tools
 

@@ -11,11 +11,12 @@ the offsets, in order, that `sift filter` gives for the same messages written to
 the CLI, SIFT_CLI, is built) and that a Python reference gives (always). Other classes: refused links
 (bad filters, with position and reason), malformed transfers (rejected, nothing stored), kill -9
 mid-publish and SIGTERM mid-publish (every accepted message present after a restart), SASL PLAIN,
-TLS, and per-connection limits.
+TLS, per-connection limits, and retention (the default age limit applied by the server's timer).
 
 Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
 """
 
+import json
 import os
 import random
 import shutil
@@ -675,6 +676,41 @@ class LimitsTest(ServeTestCase):
             conn.close()
         finally:
             self.assertEqual(server.stop(), 0)
+
+
+class RetentionTest(ServeTestCase):
+    def test_age_limit_is_applied_by_the_timer_and_offsets_go_on(self):
+        server = Server(os.path.join(self.tmp, "retention-store"), "--retention-max-age", "3s",
+                        "--retention-interval", "200ms", "--max-chunk-messages", "10")
+        try:
+            rng = random.Random(4)
+            p = publish(server.url, "aging", [make_message(i, rng) for i in range(50)])
+            self.assertEqual(len(p.accepted), 50)
+            conn = BlockingConnection(server.url, timeout=30)
+            self.assertEqual(consume(conn, "aging", [], 50), list(range(50)))
+            if CLI:  # the stream the server created has the server's default retention
+                info = subprocess.run([CLI, "stream", "info", "--store", server.store, "--stream", "aging", "--json"],
+                                      capture_output=True, text=True, timeout=30)
+                self.assertEqual(info.returncode, 0, info.stderr)
+                info = json.loads(info.stdout)
+                self.assertEqual(info["max_age_ms"], 3000)
+                self.assertGreaterEqual(info["chunks"], 5)  # at most 10 messages each
+            # Nothing is appended meanwhile: only the timer can delete the messages once they are 3 s old.
+            time.sleep(4.5)
+            self.assertEqual(consume(conn, "aging", [], 0, settle_wait=1), [])
+            snd = conn.create_sender("aging")
+            snd.send(Message(body="late"))
+            self.assertEqual(consume(conn, "aging", [], 1), [50])  # offsets are never reused
+            conn.close()
+        finally:
+            self.assertEqual(server.stop(), 0)
+
+    def test_bad_retention_flag_is_a_usage_error_naming_it(self):
+        r = subprocess.run([SERVE, "--listen", "127.0.0.1:0", "--store", os.path.join(self.tmp, "never"),
+                            "--retention-max-age", "7"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--retention-max-age: bad duration '7': a duration needs a unit", r.stderr)
+        self.assertEqual(r.stdout, "")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,181 @@
+// Retention through the engine: set at create and later, read back in StreamInfo, kept across reopen,
+// and enforced — by bytes after appends and at once when set, by age through EnforceRetention (a
+// fake clock) — deleting whole chunks from the oldest end without ever reusing an offset.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tests/engine/consumer_test_support.h"
+
+namespace sift::engine::testing {
+namespace {
+
+constexpr uint32_t kChunkMessages = 10;
+
+class RetentionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = std::make_unique<StoreFolder>(std::string("retention-") +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    options_.store.sync = false;
+    options_.store.max_chunk_messages = kChunkMessages;
+    options_.store.clock = [this] { return now_ms_.load(); };
+    Open();
+  }
+
+  void Open() {
+    engine_.reset();
+    Status s = StreamEngine::Open(folder_->path(), options_, &engine_);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  // Appends `count` orders in one batch (whole chunks of kChunkMessages); returns the first offset.
+  uint64_t Append(const std::string& stream, uint64_t count) {
+    std::unique_ptr<synthetic::SyntheticOrders> orders;
+    EXPECT_TRUE(synthetic::SyntheticOrders::Create({}, &orders).ok());
+    std::vector<std::string> bytes(count);
+    for (uint64_t i = 0; i < count; ++i) EXPECT_TRUE(orders->Encode(i, &bytes[i]).ok());
+    uint64_t first = 0;
+    Status s = engine_->AppendBatch(stream, std::vector<std::string_view>(bytes.begin(), bytes.end()), &first);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return first;
+  }
+
+  StreamInfo Info(const std::string& stream) {
+    StreamInfo info;
+    Status s = engine_->GetStreamInfo(stream, &info);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return info;
+  }
+
+  std::vector<uint64_t> Offsets(const std::string& stream) {
+    ConsumerOptions options;
+    options.stream = stream;
+    std::unique_ptr<Consumer> consumer;
+    EXPECT_TRUE(engine_->NewConsumer(options, &consumer).ok());
+    if (consumer == nullptr) return {};
+    Status s;
+    std::vector<uint64_t> out = Drain(consumer.get(), &s);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+
+  std::unique_ptr<StoreFolder> folder_;
+  EngineOptions options_;
+  std::atomic<int64_t> now_ms_{1'000'000};
+  std::unique_ptr<StreamEngine> engine_;
+};
+
+TEST_F(RetentionTest, IsSetAtCreateReadBackAndKeptAcrossReopen) {
+  ASSERT_TRUE(engine_->CreateStream("a", RetentionPolicy{1 << 20, 60'000}).ok());
+  ASSERT_TRUE(engine_->CreateStream("b").ok());
+  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, 60'000}));
+  EXPECT_EQ(Info("b").retention, RetentionPolicy{});
+  // Creating an existing stream again is ok and leaves its retention alone.
+  ASSERT_TRUE(engine_->CreateStream("a", RetentionPolicy{5, 5}).ok());
+  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, 60'000}));
+
+  ASSERT_TRUE(engine_->SetRetention("b", RetentionPolicy{0, 7 * 86'400'000LL}).ok());
+  Open();
+  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, 60'000}));
+  EXPECT_EQ(Info("b").retention, (RetentionPolicy{0, 7 * 86'400'000LL}));
+  ASSERT_TRUE(engine_->SetRetention("b", RetentionPolicy{}).ok());  // back to keeping everything
+  EXPECT_EQ(Info("b").retention, RetentionPolicy{});
+}
+
+TEST_F(RetentionTest, BadArgumentsAndReadOnlyStores) {
+  ASSERT_TRUE(engine_->CreateStream("s").ok());
+  Status s = engine_->SetRetention("nope", RetentionPolicy{1, 0});
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_EQ(s.what(), "no such stream");
+  s = engine_->SetRetention("s", RetentionPolicy{0, -1});
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  s = engine_->CreateStream("t", RetentionPolicy{0, -1});
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+
+  engine_.reset();
+  options_.store.read_only = true;
+  Open();
+  EXPECT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, 0}).IsNotSupported());
+  EXPECT_TRUE(engine_->EnforceRetention().IsNotSupported());
+  EXPECT_EQ(Info("s").retention, RetentionPolicy{});
+}
+
+TEST_F(RetentionTest, ByteLimitDeletesOldestChunksAndNeverReusesOffsets) {
+  ASSERT_TRUE(engine_->CreateStream("s").ok());
+  ASSERT_TRUE(engine_->CreateStream("other").ok());
+  EXPECT_EQ(Append("s", 100), 0u);
+  EXPECT_EQ(Append("other", 30), 0u);
+  StreamInfo info = Info("s");
+  ASSERT_EQ(info.chunk_count, 10u);
+  const uint64_t chunk_bytes = info.bytes / info.chunk_count;  // the orders are alike in size
+
+  // Room for three and a half chunks: the seven oldest go at once.
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 7 / 2, 0}).ok());
+  info = Info("s");
+  EXPECT_EQ(info.chunk_count, 3u);
+  EXPECT_EQ(info.first_offset, 70u);
+  EXPECT_EQ(info.next_offset, 100u);
+  EXPECT_LE(info.bytes, chunk_bytes * 7 / 2);
+  EXPECT_EQ(Offsets("s"), Iota(70, 100));
+
+  // Appends go on from 100 and push the oldest chunks out as they come.
+  EXPECT_EQ(Append("s", 20), 100u);
+  info = Info("s");
+  EXPECT_EQ(info.first_offset, 90u);
+  EXPECT_EQ(info.next_offset, 120u);
+  EXPECT_EQ(Offsets("s"), Iota(90, 120));
+  EXPECT_EQ(Info("other").message_count, 30u);  // other streams keep their own retention
+
+  // A limit smaller than one chunk deletes everything; the next offset stays, also across reopen.
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, 0}).ok());
+  info = Info("s");
+  EXPECT_EQ(info.chunk_count, 0u);
+  EXPECT_EQ(info.message_count, 0u);
+  EXPECT_EQ(info.first_offset, 120u);
+  EXPECT_EQ(info.next_offset, 120u);
+  Open();
+  EXPECT_EQ(Info("s").next_offset, 120u);
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{}).ok());
+  EXPECT_EQ(Append("s", 10), 120u);
+  EXPECT_EQ(Offsets("s"), Iota(120, 130));
+}
+
+TEST_F(RetentionTest, AgeLimitIsEnforcedByTheExplicitCall) {
+  ASSERT_TRUE(engine_->CreateStream("s", RetentionPolicy{0, 10'000}).ok());
+  ASSERT_TRUE(engine_->CreateStream("keep").ok());
+  now_ms_ = 1'000'000;
+  EXPECT_EQ(Append("s", 20), 0u);  // two chunks stamped 1,000,000
+  EXPECT_EQ(Append("keep", 10), 0u);
+  now_ms_ = 1'005'000;
+  EXPECT_EQ(Append("s", 10), 20u);  // one chunk stamped 1,005,000
+
+  // Time passes with no append: only the explicit call ages the stream.
+  now_ms_ = 1'012'000;  // the first two chunks are 12 s old, the third 7 s
+  EXPECT_EQ(Info("s").first_offset, 0u);
+  ASSERT_TRUE(engine_->EnforceRetention().ok());
+  StreamInfo info = Info("s");
+  EXPECT_EQ(info.first_offset, 20u);
+  EXPECT_EQ(info.chunk_count, 1u);
+  EXPECT_EQ(info.first_timestamp_ms, 1'005'000);
+  EXPECT_EQ(Offsets("s"), Iota(20, 30));
+
+  now_ms_ = 1'100'000;
+  ASSERT_TRUE(engine_->EnforceRetention().ok());
+  info = Info("s");
+  EXPECT_EQ(info.message_count, 0u);
+  EXPECT_EQ(info.first_offset, 30u);
+  EXPECT_EQ(info.next_offset, 30u);
+  EXPECT_EQ(Info("keep").message_count, 10u);  // no retention: nothing deleted however old
+
+  Open();
+  EXPECT_EQ(Append("s", 10), 30u);  // never reused, also after a reopen
+  EXPECT_EQ(Offsets("s"), Iota(30, 40));
+}
+
+}  // namespace
+}  // namespace sift::engine::testing

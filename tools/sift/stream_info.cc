@@ -1,0 +1,57 @@
+// A stream's info as text or JSON (see stream_info.h).
+#include "tools/sift/stream_info.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <ctime>
+
+#include "base/units.h"
+
+namespace sift::tools {
+namespace {
+
+std::string IsoTime(int64_t ms) {
+  if (ms == 0) return "-";
+  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm;
+  gmtime_r(&seconds, &tm);
+  char text[96];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  return text;
+}
+
+}  // namespace
+
+std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool with_retention) {
+  if (json) {
+    nlohmann::ordered_json j;
+    j["stream"] = info.name;
+    j["messages"] = info.message_count;
+    j["first_offset"] = info.first_offset;
+    j["next_offset"] = info.next_offset;
+    j["chunks"] = info.chunk_count;
+    j["bytes"] = info.bytes;
+    j["first_timestamp"] = info.first_timestamp_ms;
+    j["last_timestamp"] = info.last_timestamp_ms;
+    if (with_retention) {
+      j["max_bytes"] = info.retention.max_bytes;
+      j["max_age_ms"] = info.retention.max_age_ms;
+    }
+    return j.dump();
+  }
+  const std::string range =
+      info.message_count == 0 ? "-" : std::to_string(info.first_offset) + ".." + std::to_string(info.next_offset - 1);
+  std::string line = info.name + " messages=" + std::to_string(info.message_count) + " offsets=" + range +
+                     " chunks=" + std::to_string(info.chunk_count) + " bytes=" + std::to_string(info.bytes) +
+                     " first=" + IsoTime(info.first_timestamp_ms) + " last=" + IsoTime(info.last_timestamp_ms);
+  if (with_retention) {
+    const engine::RetentionPolicy& r = info.retention;
+    line += " max-bytes=" + (r.max_bytes == 0 ? std::string("-") : base::FormatByteSize(r.max_bytes));
+    line += " max-age=" + (r.max_age_ms == 0 ? std::string("-") : base::FormatDuration(r.max_age_ms));
+  }
+  return line;
+}
+
+}  // namespace sift::tools

@@ -1,0 +1,18 @@
+// One stream's info as `sift stats` and `sift stream info` print it: one text line
+// (`orders messages=3000 offsets=0..2999 chunks=3 bytes=1402331 first=... last=...`, times UTC ISO 8601,
+// `-` when empty) or one JSON object; with the retention, the line goes on with `max-bytes=1GiB
+// max-age=7d` (`-`: no limit) and the object with "max_bytes" and "max_age_ms" (0: no limit).
+#ifndef SIFT_TOOLS_SIFT_STREAM_INFO_H_
+#define SIFT_TOOLS_SIFT_STREAM_INFO_H_
+
+#include <string>
+
+#include "engine/stream_engine.h"
+
+namespace sift::tools {
+
+std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool with_retention);
+
+}  // namespace sift::tools
+
+#endif  // SIFT_TOOLS_SIFT_STREAM_INFO_H_
