@@ -1,18 +1,18 @@
-// Consumer: the scan loop of a filtered read (see consumer.h), and StreamEngine::NewConsumer.
+// Consumer: the scan loop of a filtered read (see sift/consumer.h), and StreamEngine::NewConsumer.
 //
 // The hot loop is reader->Next → MessageFilter::Matches (text prefilter, then the selector over a
 // MessageFieldSource). Neither allocates per record once warm (the reader hands out views into pinned
 // chunk values, the filter's source and context are sized at construction), so a rejected message
 // costs no heap traffic; only a match copies its bytes into the caller's DeliveryBatch.
-#include "engine/consumer.h"
+#include "sift/consumer.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "engine/chunk_summary.h"
 #include "engine/message_filter.h"
-#include "engine/stream_engine.h"
 #include "engine/stream_engine_impl.h"
+#include "sift/stream_engine.h"
 #include "storage/stream_reader.h"
 
 namespace sift::engine {

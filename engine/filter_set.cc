@@ -1,7 +1,7 @@
-// Compiling a filter-set (see filter_set.h). A property filter written as JSON is first encoded as
+// Compiling a filter-set (see sift/filter_set.h). A property filter written as JSON is first encoded as
 // the AMQP map a link would carry, its values read by the typed JSON parser, so that both forms reach
 // the selector through the same reading of an AMQP map.
-#include "engine/filter_set.h"
+#include "sift/filter_set.h"
 
 #include <proton/codec.h>
 

@@ -1,5 +1,5 @@
-// FilterSpec: the text front end of the filter-set compiler (see filter_spec.h, filter_set.h).
-#include "engine/filter_spec.h"
+// FilterSpec: the text front end of the filter-set compiler (see sift/filter_spec.h, sift/filter_set.h).
+#include "sift/filter_spec.h"
 
 #include <utility>
 

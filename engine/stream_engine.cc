@@ -1,6 +1,6 @@
-// StreamEngine: opening the store, stream management and validated appends (see stream_engine.h).
+// StreamEngine: opening the store, stream management and validated appends (see sift/stream_engine.h).
 // Consumers are created in consumer.cc.
-#include "engine/stream_engine.h"
+#include "sift/stream_engine.h"
 
 #include <sys/stat.h>
 

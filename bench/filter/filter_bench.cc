@@ -60,12 +60,12 @@
 #include "bench/filter/record_buffer.h"
 #include "engine/amqp/proton_message.h"
 #include "engine/amqp/typed_json.h"
-#include "engine/consumer.h"
-#include "engine/filter_spec.h"
 #include "engine/message_filter.h"
-#include "engine/stream_engine.h"
 #include "selector/eval_context.h"
 #include "selector/selector.h"
+#include "sift/consumer.h"
+#include "sift/filter_spec.h"
+#include "sift/stream_engine.h"
 #include "tests/support/allocation_counter.h"
 
 namespace sift::bench {

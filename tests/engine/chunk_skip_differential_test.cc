@@ -15,8 +15,8 @@
 
 #include "engine/chunk_summary.h"
 #include "engine/message_field_source.h"
-#include "engine/stream_engine.h"
 #include "selector/chunk_predicate.h"
+#include "sift/stream_engine.h"
 #include "storage/key_layout.h"
 #include "tests/engine/selector_message_view_encoder.h"
 #include "tests/support/chunk_corruption.h"

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/consumer.h"
-#include "engine/filter_spec.h"
-#include "engine/stream_engine.h"
+#include "sift/consumer.h"
+#include "sift/filter_spec.h"
+#include "sift/stream_engine.h"
 #include "tools/synthetic/synthetic_orders.h"
 
 namespace sift::engine::testing {

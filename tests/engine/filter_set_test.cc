@@ -1,6 +1,6 @@
 // CompileFilterSet: a property filter means the same written as JSON or as an AMQP map, its reference
 // values follow the message codec's rules, and every failure names the filter and says why.
-#include "engine/filter_set.h"
+#include "sift/filter_set.h"
 
 #include <gtest/gtest.h>
 #include <proton/codec.h>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/amqp/typed_json.h"
-#include "engine/filter_spec.h"
+#include "sift/filter_spec.h"
 
 namespace sift::engine {
 namespace {

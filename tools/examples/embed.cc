@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/filter_spec.h"
-#include "engine/stream_engine.h"
+#include "sift/filter_spec.h"
+#include "sift/stream_engine.h"
 #include "tools/synthetic/synthetic_orders.h"
 
 namespace {

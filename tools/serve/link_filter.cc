@@ -1,6 +1,6 @@
 // Parses a source filter-set into a selector and a start position (see link_filter.h). Only the AMQP
 // part is here: the filter-set map, descriptors, the offset spec; the filters themselves are compiled
-// by the engine's filter-set compiler (engine/filter_set.h), as `sift`'s filter flags are.
+// by the engine's filter-set compiler (sift/filter_set.h), as `sift`'s filter flags are.
 #include "tools/serve/link_filter.h"
 
 #include <string_view>
@@ -10,7 +10,7 @@
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/validate.h"
-#include "engine/filter_set.h"
+#include "sift/filter_set.h"
 
 namespace sift::tools {
 namespace {

@@ -9,7 +9,7 @@
 //   amqp:application-properties-filter (0x174)      map string → reference value
 //   rabbitmq:stream-offset-spec (key, or descriptor) "first" | "last" | "next" | an offset (any
 //                                                   non-negative integer type) | a timestamp
-// The filters are compiled by the engine's filter-set compiler (engine/filter_set.h), as `sift`'s
+// The filters are compiled by the engine's filter-set compiler (sift/filter_set.h), as `sift`'s
 // filter flags are; this reads the filter-set map. Every filter is ANDed. Anything else — an unknown
 // descriptor, a value of the wrong type, a bad expression — is an error naming the key, the filter
 // and, for expressions, the byte position: the endpoint refuses the link with it instead of dropping
@@ -21,8 +21,8 @@
 #include <span>
 #include <string>
 
-#include "engine/consumer.h"
 #include "selector/selector.h"
+#include "sift/consumer.h"
 
 namespace sift::tools {
 

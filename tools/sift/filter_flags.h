@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/filter_spec.h"
 #include "selector/selector.h"
+#include "sift/filter_spec.h"
 
 namespace CLI {
 class App;

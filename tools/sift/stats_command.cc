@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stream_engine.h"
+#include "sift/stream_engine.h"
 #include "tools/sift/command.h"
 #include "tools/sift/store_flags.h"
 

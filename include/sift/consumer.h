@@ -21,17 +21,17 @@
 // Thread safety: one Consumer is used by one thread at a time. Any number of consumers may run on as
 // many threads over the same StreamEngine, concurrently with appends to the streams they read (a
 // following consumer sees those appends). A consumer must be destroyed before its StreamEngine.
-#ifndef SIFT_ENGINE_CONSUMER_H_
-#define SIFT_ENGINE_CONSUMER_H_
+#ifndef SIFT_CONSUMER_H_
+#define SIFT_CONSUMER_H_
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "engine/delivery.h"
-#include "engine/status.h"
 #include "selector/selector.h"
+#include "sift/delivery.h"
+#include "sift/status.h"
 
 namespace sift::engine {
 
@@ -137,4 +137,4 @@ class Consumer {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_CONSUMER_H_
+#endif  // SIFT_CONSUMER_H_

@@ -11,16 +11,16 @@
 // Only bounded, non-following scans are split: with follow, or with a timestamp end, or when the
 // range is small, the scan runs one Consumer on the calling thread. The sink is called from one
 // thread at a time (not always the caller's).
-#ifndef SIFT_ENGINE_PARALLEL_SCAN_H_
-#define SIFT_ENGINE_PARALLEL_SCAN_H_
+#ifndef SIFT_PARALLEL_SCAN_H_
+#define SIFT_PARALLEL_SCAN_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "engine/consumer.h"
-#include "engine/delivery.h"
-#include "engine/status.h"
+#include "sift/consumer.h"
+#include "sift/delivery.h"
+#include "sift/status.h"
 
 namespace sift::engine {
 
@@ -54,4 +54,4 @@ struct ParallelScanStats {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_PARALLEL_SCAN_H_
+#endif  // SIFT_PARALLEL_SCAN_H_

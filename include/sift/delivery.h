@@ -8,8 +8,8 @@
 //
 // Thread safety: a batch and its deliveries are plain values; reading them from several threads is
 // safe, filling one batch from two threads is not.
-#ifndef SIFT_ENGINE_DELIVERY_H_
-#define SIFT_ENGINE_DELIVERY_H_
+#ifndef SIFT_DELIVERY_H_
+#define SIFT_DELIVERY_H_
 
 #include <cstdint>
 #include <span>
@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/status.h"
+#include "sift/status.h"
 
 struct pn_message_t;  // Proton C API (proton/message.h)
 
@@ -77,4 +77,4 @@ class DeliveryBatch {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_DELIVERY_H_
+#endif  // SIFT_DELIVERY_H_

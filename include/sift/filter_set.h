@@ -8,8 +8,8 @@
 // values) and as AMQP values (the filters a client puts on a link's source, where a property filter
 // is an encoded map). Both come here, so that a filter means the same and fails with the same reason
 // whichever way it came.
-#ifndef SIFT_ENGINE_FILTER_SET_H_
-#define SIFT_ENGINE_FILTER_SET_H_
+#ifndef SIFT_FILTER_SET_H_
+#define SIFT_FILTER_SET_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -17,8 +17,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/status.h"
 #include "selector/selector.h"
+#include "sift/status.h"
 
 namespace sift::engine {
 
@@ -72,4 +72,4 @@ Status CompileFilterSet(std::span<const Filter> filters, selector::Selector* out
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_FILTER_SET_H_
+#endif  // SIFT_FILTER_SET_H_

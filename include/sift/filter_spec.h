@@ -7,10 +7,10 @@
 // in typed JSON) or application-property keys; values are typed JSON values (docs/typed-json.md,
 // "Filter reference values": "eu-west", 42, 1.5, true, null, {"type": "ubyte", "value": 2}), a string
 // value possibly carrying the `&p:` (prefix), `&s:` (suffix) or `&&` (a literal leading `&`) modifier
-// of filter expressions section 4.1.1. Compile() hands them to CompileFilterSet (filter_set.h), which
+// of filter expressions section 4.1.1. Compile() hands them to CompileFilterSet (sift/filter_set.h), which
 // also compiles the filters clients put on an AMQP link, naming each clause "<kind> filter N".
-#ifndef SIFT_ENGINE_FILTER_SPEC_H_
-#define SIFT_ENGINE_FILTER_SPEC_H_
+#ifndef SIFT_FILTER_SPEC_H_
+#define SIFT_FILTER_SPEC_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/filter_set.h"
-#include "engine/status.h"
 #include "selector/selector.h"
+#include "sift/filter_set.h"
+#include "sift/status.h"
 
 namespace sift::engine {
 
@@ -58,4 +58,4 @@ class FilterSpec {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_FILTER_SPEC_H_
+#endif  // SIFT_FILTER_SPEC_H_

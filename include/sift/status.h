@@ -7,8 +7,8 @@
 // (kInvalidArgument, kMalformed, kAlreadyExists) are 2, storage errors (kNotFound, kCorruption,
 // kIOError, kBusy, kNotSupported) are 3. Every code of a storage::Status has one here, so a caller of
 // the engine can tell a locked store from a failing disk. An ok Status allocates nothing.
-#ifndef SIFT_ENGINE_STATUS_H_
-#define SIFT_ENGINE_STATUS_H_
+#ifndef SIFT_STATUS_H_
+#define SIFT_STATUS_H_
 
 #include <cstdint>
 #include <memory>
@@ -115,4 +115,4 @@ class [[nodiscard]] Status {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_STATUS_H_
+#endif  // SIFT_STATUS_H_

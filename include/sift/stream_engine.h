@@ -12,8 +12,8 @@
 // Thread safety: every method may be called from any number of threads at once; appends run
 // concurrently with consumers (each consumer used by one thread at a time). Consumers must be
 // destroyed before the engine.
-#ifndef SIFT_ENGINE_STREAM_ENGINE_H_
-#define SIFT_ENGINE_STREAM_ENGINE_H_
+#ifndef SIFT_STREAM_ENGINE_H_
+#define SIFT_STREAM_ENGINE_H_
 
 #include <chrono>
 #include <cstdint>
@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/consumer.h"
-#include "engine/parallel_scan.h"
-#include "engine/status.h"
+#include "sift/consumer.h"
+#include "sift/parallel_scan.h"
+#include "sift/status.h"
 #include "storage/options.h"
 
 namespace sift::engine {
@@ -126,7 +126,7 @@ class StreamEngine {
   Status NewConsumer(const ConsumerOptions& options, std::unique_ptr<Consumer>* out);
 
   // Runs a bounded filtered read split over threads and delivers its matches to `sink` in offset
-  // order (engine/parallel_scan.h). Returns when the range is done, the sink said stop, or a read
+  // order (sift/parallel_scan.h). Returns when the range is done, the sink said stop, or a read
   // failed (the Consumer's errors: Corruption under kStop, NotFound, IOError; InvalidArgument for bad
   // options). *stats, when given, gets the summed statistics.
   Status ParallelScan(const ParallelScanOptions& options, ScanSink* sink, ParallelScanStats* stats = nullptr);
@@ -143,4 +143,4 @@ class StreamEngine {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_STREAM_ENGINE_H_
+#endif  // SIFT_STREAM_ENGINE_H_
