@@ -5,7 +5,7 @@
 
 namespace sift::engine {
 
-Status FilterSpec::Compile(selector::Selector* out, FilterError* error, const selector::Limits& limits) const {
+Status FilterSpec::Compile(CompiledFilter* out, FilterError* error) const {
   std::vector<Filter> filters;
   filters.reserve(clauses_.size());
   size_t per_kind[4] = {};
@@ -14,7 +14,7 @@ Status FilterSpec::Compile(selector::Selector* out, FilterError* error, const se
     filters.push_back({clause.kind, FilterForm::kText, clause.text,
                        std::string(FilterKindName(clause.kind)) + " filter " + std::to_string(ordinal)});
   }
-  return CompileFilterSet(filters, out, error, limits);
+  return CompileFilterSet(filters, out, error);
 }
 
 }  // namespace sift::engine

@@ -1,6 +1,6 @@
 // Consumer: a filtered reader of one stream — the embedding API's read side.
 //
-// A consumer is a stream, a compiled filter-set (FilterSpec → selector::Selector), a start position,
+// A consumer is a stream, a compiled filter-set (FilterSpec → CompiledFilter), a start position,
 // an optional end and a follow mode. Each Poll() scans records from the store in order, evaluates the
 // filter on each through a MessageFilter (the text prefilter on the raw bytes, then the selector over
 // a MessageFieldSource: every section read at most once, values viewed in place, nothing allocated for
@@ -29,8 +29,8 @@
 #include <memory>
 #include <string>
 
-#include "selector/selector.h"
 #include "sift/delivery.h"
+#include "sift/filter_set.h"
 #include "sift/status.h"
 
 namespace sift::engine {
@@ -67,8 +67,8 @@ enum class CorruptionPolicy : uint8_t {
 
 struct ConsumerOptions {
   std::string stream;
-  // The compiled filter-set; the default selector matches every message. Must be ok().
-  selector::Selector filter;
+  // The compiled filter-set; the default matches every message. Must be ok().
+  CompiledFilter filter;
   StartPosition start;
   EndPosition end;
   // Wait for new messages at the end of the stream instead of ending.

@@ -1,5 +1,5 @@
 // LinkFilter: a consumer's attach source filter-set (AMQP core part 3, section 3.5.8) turned into a
-// compiled selector and a start position.
+// compiled filter-set and a start position.
 //
 // Accepted entries (the key is free unless stated; descriptors as symbol or ulong,
 // docs/selector-language.md "Filters and how they arrive"):
@@ -21,13 +21,13 @@
 #include <span>
 #include <string>
 
-#include "selector/selector.h"
 #include "sift/consumer.h"
+#include "sift/filter_set.h"
 
 namespace sift::tools {
 
 struct LinkFilter {
-  selector::Selector selector;  // matches everything when there is no filter
+  engine::CompiledFilter filter;  // matches everything when there is no filter
   engine::StartPosition start = engine::StartPosition::First();
   int filter_count = 0;  // selector filters seen (the offset spec not counted)
 };
