@@ -6,7 +6,7 @@
 // and the reason, never stored), and Consumer filters on the encoded bytes. Nothing of RocksDB or re2
 // appears in this header.
 //
-// Durability: with EngineOptions::sync (the default) an append returns ok only once its messages are
+// Durability: with StoreOptions::sync (the default) an append returns ok only once its messages are
 // fsync'd; "ok" means stored, with these offsets. A batch is stored atomically in consecutive offsets.
 //
 // Thread safety: every method may be called from any number of threads at once; appends run
@@ -25,27 +25,11 @@
 #include <vector>
 
 #include "sift/consumer.h"
+#include "sift/options.h"
 #include "sift/parallel_scan.h"
 #include "sift/status.h"
-#include "storage/options.h"
 
 namespace sift::engine {
-
-struct EngineOptions {
-  // The store's settings, each with its one default (storage/options.h): durability of appends
-  // (`sync`: true fsyncs before an append returns; false leaves the last appends in the OS page cache
-  // until Flush()), `create_if_missing` (when false, opening a missing store is NotFound), chunk bounds
-  // (`max_chunk_messages`, `max_chunk_bytes`, `linger`), the largest accepted message
-  // (`max_message_bytes`), the block cache and write buffer, and `read_only` (nothing is written, no
-  // lock is taken, every write returns NotSupported: a one-shot reader opens and closes faster). The
-  // engine sets `validator` and `chunk_summarizer` itself, from the two options below.
-  storage::StoreOptions store;
-  // Validate every appended message strictly (engine/amqp/validate.h) and refuse malformed ones.
-  bool validate = true;
-  // Write a summary of every new chunk's header, properties and application-properties values
-  // (engine/chunk_summary.h), so that filtered reads skip chunks no message of which can match.
-  bool summarize_chunks = true;
-};
 
 // Work done ahead of a bulk append (StreamEngine::PrepareIngest), for StreamEngine::IngestBatch with
 // the same messages: the summaries of the chunks it will write. Opaque to the caller.
