@@ -1,17 +1,21 @@
-// StreamEngine: what a broker embeds — a store of named streams of AMQP 1.0 messages, appends, and
-// filtered consumers.
+// sift/stream_engine.h: what a broker embeds (StreamEngine) — a store of named streams of AMQP 1.0
+// messages, appends, and filtered consumers. The embedding API is this folder, include/sift/, and
+// nothing else: an embedding program includes these headers and links the library sift_engine.
 //
-// It joins the layers: storage::StreamStore keeps the bytes (RocksDB, chunks, offsets, durability),
-// engine/amqp validates every appended message strictly (a malformed message is refused with the byte
-// and the reason, never stored), and Consumer filters on the encoded bytes. Nothing of RocksDB or re2
-// appears in this header.
+// The engine keeps the bytes in a store on RocksDB (chunks, offsets, durability: docs/store-format.md),
+// validates every appended message strictly (a malformed message is refused with the byte and the
+// reason, never stored), and filters on the encoded bytes (sift/consumer.h). No header of the API
+// includes anything but the C++ standard library and its own folder.
 //
 // Durability: with StoreOptions::sync (the default) an append returns ok only once its messages are
 // fsync'd; "ok" means stored, with these offsets. A batch is stored atomically in consecutive offsets.
 //
+// Lifetime: Open hands the engine to the caller (a unique_ptr); destroying it closes the store.
+// Consumers must be destroyed before the engine, and no call may be running on it when it is
+// destroyed.
+//
 // Thread safety: every method may be called from any number of threads at once; appends run
-// concurrently with consumers (each consumer used by one thread at a time). Consumers must be
-// destroyed before the engine.
+// concurrently with consumers (each consumer used by one thread at a time).
 #ifndef SIFT_STREAM_ENGINE_H_
 #define SIFT_STREAM_ENGINE_H_
 
@@ -51,8 +55,13 @@ struct StreamInfo {
 
 class StreamEngine {
  public:
-  // Opens (or creates, per options) the store in folder `path`. Errors: NotFound (no store there and
-  // !create_if_missing), IOError (cannot create or read it, or another process holds it), Corruption.
+  // Opens (or creates, per options) the store in folder `path`. Errors: InvalidArgument (an empty path,
+  // an option out of range), NotFound (no store there and !create_if_missing), Busy (another process
+  // has the store open for writing), NotSupported (a store format this build does not know), IOError
+  // (cannot create or read it), Corruption.
+  //
+  // On a store opened with StoreOptions::read_only every write below (stream changes, appends, Flush,
+  // SummarizeChunks) returns NotSupported.
   static Status Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out);
 
   ~StreamEngine();
@@ -62,9 +71,11 @@ class StreamEngine {
   // Creates a stream; ok if it already exists (idempotent, so producers can call it before appending).
   // InvalidArgument for a bad name (1..255 bytes, no control characters).
   Status CreateStream(std::string_view name);
-  // NotFound if there is no such stream.
+  // Deletes a stream and its messages. NotFound if there is no such stream; IOError.
   Status DeleteStream(std::string_view name);
+  // The names of all streams. IOError.
   Status ListStreams(std::vector<std::string>* names) const;
+  // NotFound if there is no such stream; IOError.
   Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
 
   // Appends one message (validated first, see EngineOptions::validate); *offset gets its offset.
@@ -73,13 +84,14 @@ class StreamEngine {
   Status Append(std::string_view stream, std::string_view message, uint64_t* offset = nullptr);
 
   // Appends messages atomically in consecutive offsets starting at *first_offset. One bad message
-  // refuses the whole batch (Malformed names its index in the batch and the byte).
+  // refuses the whole batch (Malformed names its index in the batch and the byte). The errors of
+  // Append.
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
                      uint64_t* first_offset = nullptr);
 
   // AppendBatch for bulk loads (a record file): the same contract, durable on return even with sync
   // off, but the chunks are written as table files and ingested, so their bytes are written once
-  // (storage::StreamStore::IngestBatch). Worth it from a few MiB per batch.
+  // (docs/store-format.md). Worth it from a few MiB per batch.
   // `prepared`, when given, is what PrepareIngest made of the same messages: a loader prepares the
   // next batch on another thread while this one is written, so the chunk summaries cost it no wall
   // time (without it they are built here, alongside the writes).
@@ -95,7 +107,7 @@ class StreamEngine {
   Status PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
                        const RangeCheck& check = {}) const;
 
-  // Makes every acknowledged append durable (fsync), also with sync off.
+  // Makes every acknowledged append durable (fsync), also with sync off. IOError.
   Status Flush();
 
   // Builds the summary of every chunk of `stream` that has none (chunks written before summaries, or
@@ -117,9 +129,8 @@ class StreamEngine {
 
   const std::string& path() const { return path_; }
 
-  struct Impl;
-
  private:
+  struct Impl;
   StreamEngine(std::string path, std::unique_ptr<Impl> impl);
   std::string path_;
   std::unique_ptr<Impl> impl_;
