@@ -1,24 +1,26 @@
-// Consumer: the scan loop of a filtered read (see consumer.h), and StreamEngine::NewConsumer.
+// Consumer: the scan loop of a filtered read (see sift/consumer.h), and StreamEngine::NewConsumer.
 //
 // The hot loop is reader->Next → MessageFilter::Matches (text prefilter, then the selector over a
 // MessageFieldSource). Neither allocates per record once warm (the reader hands out views into pinned
 // chunk values, the filter's source and context are sized at construction), so a rejected message
 // costs no heap traffic; only a match copies its bytes into the caller's DeliveryBatch.
-#include "engine/consumer.h"
+#include "sift/consumer.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "engine/chunk_summary.h"
+#include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
-#include "engine/stream_engine.h"
 #include "engine/stream_engine_impl.h"
+#include "sift/stream_engine.h"
 #include "storage/stream_reader.h"
 
 namespace sift::engine {
 
 struct Consumer::Impl {
-  Impl(ConsumerOptions opts, storage::StreamStore* s) : options(std::move(opts)), store(s), filter(options.filter) {}
+  Impl(ConsumerOptions opts, storage::StreamStore* s)
+      : options(std::move(opts)), store(s), filter(SelectorOf(options.filter)) {}
 
   ConsumerOptions options;
   storage::StreamStore* store;
@@ -34,9 +36,8 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 Status StreamEngine::NewConsumer(const ConsumerOptions& options, std::unique_ptr<Consumer>* out) {
-  if (!options.filter.ok()) {
-    return Status::InvalidArgument("bad selector", options.stream, options.filter.error().ToString());
-  }
+  const selector::Selector& selector = SelectorOf(options.filter);
+  if (!selector.ok()) return Status::InvalidArgument("bad selector", options.stream, selector.error().ToString());
   if (options.credit == 0)
     return Status::InvalidArgument("bad consumer options", options.stream, "credit must be at least 1");
   if (options.max_scan_per_poll == 0) {
@@ -49,7 +50,7 @@ Status StreamEngine::NewConsumer(const ConsumerOptions& options, std::unique_ptr
   reader_options.fill_cache = options.fill_cache;
   if (options.end.kind == EndPosition::Kind::kOffset) reader_options.end_offset = options.end.offset;
   if (options.skip_chunks) {
-    auto skipper = std::make_shared<ChunkSkipper>(options.filter);
+    auto skipper = std::make_shared<ChunkSkipper>(selector);
     if (skipper->useful()) {
       reader_options.chunk_filter = [skipper](std::string_view summary) { return skipper->MayMatch(summary); };
     }

@@ -1,5 +1,5 @@
-// Delivery and DeliveryBatch (see delivery.h): the batch copies matched bytes into one arena it reuses.
-#include "engine/delivery.h"
+// Delivery and DeliveryBatch (see sift/delivery.h): the batch copies matched bytes into one arena it reuses.
+#include "sift/delivery.h"
 
 #include <proton/message.h>
 

@@ -1,7 +1,7 @@
-// Compiling a filter-set (see filter_set.h). A property filter written as JSON is first encoded as
+// Compiling a filter-set (see sift/filter_set.h). A property filter written as JSON is first encoded as
 // the AMQP map a link would carry, its values read by the typed JSON parser, so that both forms reach
 // the selector through the same reading of an AMQP map.
-#include "engine/filter_set.h"
+#include "sift/filter_set.h"
 
 #include <proton/codec.h>
 
@@ -13,6 +13,7 @@
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/json_value.h"
 #include "engine/amqp/validate.h"
+#include "engine/compiled_filter.h"
 
 namespace sift::engine {
 namespace {
@@ -114,7 +115,7 @@ bool MapFields(std::span<const uint8_t> encoded, bool symbol_keys, Fields* field
 }
 
 // One filter into its selector; false with *error filled (all but `clause`) when it does not compile.
-bool CompileOne(const Filter& filter, const selector::Limits& limits, selector::Selector* out, FilterError* error) {
+bool CompileOne(const Filter& filter, selector::Selector* out, FilterError* error) {
   error->kind = filter.kind;
   if (IsExpression(filter.kind)) {
     if (filter.form != FilterForm::kText) {
@@ -123,7 +124,6 @@ bool CompileOne(const Filter& filter, const selector::Limits& limits, selector::
     }
     selector::CompileOptions options;
     options.dialect = filter.kind == FilterKind::kSql ? selector::Dialect::kSql : selector::Dialect::kJms;
-    options.limits = limits;
     *out = selector::Selector::Compile(filter.source, options);
   } else {
     const bool properties = filter.kind == FilterKind::kProperties;
@@ -141,7 +141,7 @@ bool CompileOne(const Filter& filter, const selector::Limits& limits, selector::
   }
   if (out->ok()) return true;
   const selector::Error& e = out->error();
-  error->selector_error = e;
+  error->code = selector::ErrorCodeName(e.code);
   error->why = e.message;
   if (IsExpression(filter.kind)) {
     error->has_position = true;
@@ -173,8 +173,10 @@ std::string_view FilterKindName(FilterKind kind) {
   return "unknown";
 }
 
-Status CompileFilterSet(std::span<const Filter> filters, selector::Selector* out, FilterError* error_out,
-                        const selector::Limits& limits) {
+namespace {
+
+// CompileFilterSet into the selector a CompiledFilter holds.
+Status CompileSelector(std::span<const Filter> filters, selector::Selector* out, FilterError* error_out) {
   std::vector<selector::Selector> parts;
   parts.reserve(filters.size());
   for (size_t i = 0; i < filters.size(); ++i) {
@@ -182,7 +184,7 @@ Status CompileFilterSet(std::span<const Filter> filters, selector::Selector* out
     FilterError error;
     error.clause = i;
     selector::Selector part;
-    if (CompileOne(filter, limits, &part, &error)) {
+    if (CompileOne(filter, &part, &error)) {
       parts.push_back(std::move(part));
       continue;
     }
@@ -190,7 +192,7 @@ Status CompileFilterSet(std::span<const Filter> filters, selector::Selector* out
     if (error.has_position) where += ", byte " + std::to_string(error.position);
     Status status =
         Status::InvalidArgument(IsExpression(filter.kind) ? "bad selector" : "bad filter", where, error.why);
-    *out = error.selector_error.ok() ? Refused(status) : std::move(part);  // the selector's own error
+    *out = error.code.empty() ? Refused(status) : std::move(part);  // the selector's own error
     if (error_out != nullptr) *error_out = std::move(error);
     return status;
   }
@@ -203,6 +205,26 @@ Status CompileFilterSet(std::span<const Filter> filters, selector::Selector* out
     *out = selector::Selector::AllOf(parts);
   }
   return Status::OK();
+}
+
+}  // namespace
+
+CompiledFilter::CompiledFilter() = default;
+CompiledFilter::~CompiledFilter() = default;
+CompiledFilter::CompiledFilter(const CompiledFilter&) = default;
+CompiledFilter& CompiledFilter::operator=(const CompiledFilter&) = default;
+CompiledFilter::CompiledFilter(CompiledFilter&&) noexcept = default;
+CompiledFilter& CompiledFilter::operator=(CompiledFilter&&) noexcept = default;
+
+bool CompiledFilter::ok() const { return SelectorOf(*this).ok(); }
+
+std::string CompiledFilter::Explain() const { return SelectorOf(*this).Explain(); }
+
+Status CompileFilterSet(std::span<const Filter> filters, CompiledFilter* out, FilterError* error) {
+  selector::Selector compiled;
+  Status status = CompileSelector(filters, &compiled, error);
+  *out = ToCompiledFilter(std::move(compiled));
+  return status;
 }
 
 }  // namespace sift::engine

@@ -1,11 +1,11 @@
-// FilterSpec: the text front end of the filter-set compiler (see filter_spec.h, filter_set.h).
-#include "engine/filter_spec.h"
+// FilterSpec: the text front end of the filter-set compiler (see sift/filter_spec.h, sift/filter_set.h).
+#include "sift/filter_spec.h"
 
 #include <utility>
 
 namespace sift::engine {
 
-Status FilterSpec::Compile(selector::Selector* out, FilterError* error, const selector::Limits& limits) const {
+Status FilterSpec::Compile(CompiledFilter* out, FilterError* error) const {
   std::vector<Filter> filters;
   filters.reserve(clauses_.size());
   size_t per_kind[4] = {};
@@ -14,7 +14,7 @@ Status FilterSpec::Compile(selector::Selector* out, FilterError* error, const se
     filters.push_back({clause.kind, FilterForm::kText, clause.text,
                        std::string(FilterKindName(clause.kind)) + " filter " + std::to_string(ordinal)});
   }
-  return CompileFilterSet(filters, out, error, limits);
+  return CompileFilterSet(filters, out, error);
 }
 
 }  // namespace sift::engine

@@ -1,5 +1,5 @@
 // StreamEngine::ParallelScan: contiguous ranges on threads, matches handed over in order
-// (parallel_scan.h).
+// (sift/parallel_scan.h).
 //
 // Ordering protocol, all under one mutex: `turn` is the range whose matches go to the sink now. The
 // range in turn delivers each batch as it polls it; a range not in turn copies its matches into its
@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/stream_engine.h"
 #include "engine/stream_engine_impl.h"
+#include "sift/stream_engine.h"
 #include "storage/stream_reader.h"
 
 namespace sift::engine {

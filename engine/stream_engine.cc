@@ -1,6 +1,6 @@
-// StreamEngine: opening the store, stream management and validated appends (see stream_engine.h).
+// StreamEngine: opening the store, stream management and validated appends (see sift/stream_engine.h).
 // Consumers are created in consumer.cc.
-#include "engine/stream_engine.h"
+#include "sift/stream_engine.h"
 
 #include <sys/stat.h>
 
@@ -35,7 +35,8 @@ Status StreamEngine::Open(const std::string& path, const EngineOptions& options,
       return Status::NotFound("cannot open store", path, "not a sift store (empty directory)");
     }
   }
-  storage::StoreOptions store_options = options.store;
+  storage::StoreOptions store_options;
+  static_cast<StoreOptions&>(store_options) = options.store;  // the settings; the hooks are the engine's:
   store_options.validator = nullptr;  // the engine validates (EngineOptions::validate), naming the byte
   store_options.chunk_summarizer = options.summarize_chunks ? ChunkSummaryBuilder::Factory() : nullptr;
   auto impl = std::make_unique<Impl>();

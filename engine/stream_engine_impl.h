@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/stream_engine.h"
+#include "sift/stream_engine.h"
 #include "storage/status.h"
 #include "storage/stream_store.h"
 

@@ -34,7 +34,7 @@ enum class ErrorCode : uint8_t {
   kTypeMismatch,    // a constant of a type the operator can never accept (LIKE 5, LOWER(1), 'a' * 2)
   kInvalidEscape,   // an ESCAPE that is not a one-character string, or a pattern ending in it
   kInvalidDate,     // DATE('...') of a constant that is not an ISO 8601 date-time
-  kInvalidPattern,  // a LIKE pattern that cannot be compiled (no pattern within the limits today)
+  kInvalidPattern,  // a LIKE pattern with a '_' segment longer than 4,096 characters
   kNotAField,       // EXISTS applied to something that is not a field reference
   // Limits (selector.h, Limits).
   kTooLong,             // expression text longer than max_length

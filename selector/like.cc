@@ -51,8 +51,8 @@ namespace {
 // trying each position, which costs at most this many comparisons per position and is faster on the
 // texts such patterns meet (most positions fail on their first byte).
 constexpr size_t kShortSegment = 16;
-// The longest segment searched bit-parallel (its state sits on the stack): 4,096 code points, four
-// times the default pattern limit. Longer ones (limits raised by an embedder) try each position.
+// The longest segment with a '_' searched bit-parallel (its state sits on the stack): 4,096 code
+// points, four times the default pattern limit. A longer one (limits raised by an embedder) is refused.
 constexpr size_t kMaxWords = 64;
 
 // The code point of a literal piece, or a value no well-formed text holds for bytes that are not
@@ -64,7 +64,7 @@ uint32_t CodePointOf(std::string_view literal) {
 
 }  // namespace
 
-std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std::string_view escape, Error* /*error*/) {
+std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std::string_view escape, Error* error) {
   std::unique_ptr<LikeMatcher> m(new LikeMatcher());
   m->pattern_ = std::string(pattern);
   std::vector<Piece> pieces = Split(pattern, escape);
@@ -132,6 +132,16 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
     m->kind_ = Kind::kSegments;
     m->has_one_ = has_one;
     m->segments_ = std::move(nonempty);
+    for (const Segment& seg : m->segments_) {
+      if (seg.has_one && seg.code_points > kMaxWords * 64) {
+        // Beyond what the bit-parallel search holds, a '_' segment would cost text x pattern steps.
+        error->code = ErrorCode::kInvalidPattern;
+        error->message = "LIKE pattern has a segment of " + std::to_string(seg.code_points) +
+                         " characters with '_', more than the " + std::to_string(kMaxWords * 64) +
+                         " matched in linear time";
+        return nullptr;
+      }
+    }
     for (Segment& seg : m->segments_) {
       PrepareBitParallel(&seg);
       m->bit_parallel_ = m->bit_parallel_ || seg.words != 0;
@@ -143,7 +153,7 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
 }
 
 void LikeMatcher::PrepareBitParallel(Segment* seg) {
-  if (!seg->has_one || seg->code_points <= kShortSegment || seg->code_points > kMaxWords * 64) return;
+  if (!seg->has_one || seg->code_points <= kShortSegment) return;
   const size_t words = (seg->code_points + 63) / 64;
   seg->words = words;
   seg->one_mask.assign(words, 0);

@@ -34,8 +34,9 @@ class LikeMatcher {
  public:
   enum class Kind : uint8_t { kExact, kPrefix, kSuffix, kContains, kAny, kSegments };
 
-  // `escape` is empty or one code point (checked by the parser). Never fails today; on failure it
-  // would return nullptr and fill *error's code and message (the caller sets the position).
+  // `escape` is empty or one code point (checked by the parser). Fails (nullptr, *error's code and
+  // message filled; the caller sets the position) only for a segment with '_' longer than 4,096 code
+  // points, which only limits raised beyond the defaults let through.
   static std::unique_ptr<LikeMatcher> Compile(std::string_view pattern, std::string_view escape, Error* error);
   ~LikeMatcher();
 

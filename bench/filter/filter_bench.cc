@@ -60,12 +60,13 @@
 #include "bench/filter/record_buffer.h"
 #include "engine/amqp/proton_message.h"
 #include "engine/amqp/typed_json.h"
-#include "engine/consumer.h"
-#include "engine/filter_spec.h"
+#include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
-#include "engine/stream_engine.h"
 #include "selector/eval_context.h"
 #include "selector/selector.h"
+#include "sift/consumer.h"
+#include "sift/filter_spec.h"
+#include "sift/stream_engine.h"
 #include "tests/support/allocation_counter.h"
 
 namespace sift::bench {
@@ -199,10 +200,10 @@ const std::vector<SelectorCase>& Shapes() {
 selector::Selector Compile(const SelectorCase& c) {
   engine::FilterSpec spec;
   spec.Add(c.kind, c.text);
-  selector::Selector out;
+  engine::CompiledFilter out;
   engine::Status s = spec.Compile(&out);
   if (!s.ok()) Die("selector " + c.name + ": " + s.ToString());
-  return out;
+  return engine::SelectorOf(out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -516,7 +517,7 @@ class Store {
     // Warm the block cache: one pass over every chunk.
     engine::ConsumerOptions warm;
     warm.stream = std::string(kStream);
-    warm.filter = Compile(kPlanted);
+    warm.filter = engine::ToCompiledFilter(Compile(kPlanted));
     std::unique_ptr<engine::Consumer> consumer;
     s = engine_->NewConsumer(warm, &consumer);
     engine::DeliveryBatch out;
@@ -549,7 +550,7 @@ void BM_Store(benchmark::State& state, SelectorCase selector_case, StoreMode mod
   options.start = engine::StartPosition::Offset(first_offset + r.first);
   options.end = engine::EndPosition::Offset(first_offset + r.last);
   options.credit = 1024;
-  if (mode == StoreMode::kSift) options.filter = selector;  // the baseline's consumer delivers everything
+  if (mode == StoreMode::kSift) options.filter = engine::ToCompiledFilter(selector);  // the baseline's: everything
   pn_message_t* message = pn_message();
   ProtonFieldSource source(selector.fields());
   source.Reset(message);

@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "engine/chunk_summary.h"
+#include "engine/compiled_filter.h"
 #include "engine/message_field_source.h"
-#include "engine/stream_engine.h"
 #include "selector/chunk_predicate.h"
+#include "sift/stream_engine.h"
 #include "storage/key_layout.h"
 #include "tests/engine/selector_message_view_encoder.h"
 #include "tests/support/chunk_corruption.h"
@@ -284,7 +285,7 @@ class ChunkSkipStoreTest : public ::testing::Test {
                                       uint64_t end, ConsumerStats* stats) {
     ConsumerOptions o;
     o.stream = "s";
-    o.filter = selector;
+    o.filter = ToCompiledFilter(selector);
     o.skip_chunks = skip;
     o.start = StartPosition::Offset(begin);
     o.end = EndPosition::Offset(end);
@@ -352,7 +353,7 @@ TEST_F(ChunkSkipStoreTest, ParallelScanSkipsAndAgrees) {
     for (int skip = 0; skip < 2; ++skip) {
       ParallelScanOptions scan;
       scan.consumer.stream = "s";
-      scan.consumer.filter = selector;
+      scan.consumer.filter = ToCompiledFilter(selector);
       scan.consumer.skip_chunks = skip == 1;
       scan.threads = 3;
       scan.min_messages_per_thread = 100;

@@ -68,7 +68,7 @@ TEST_F(ConsumerApiTest, FilterSpecErrorsSayWhichClauseAndWhere) {
   FilterSpec spec;
   spec.AddSql("amount > 1");
   spec.AddSql("amount > ");
-  selector::Selector s;
+  CompiledFilter s;
   FilterError error;
   Status status = spec.Compile(&s, &error);
   EXPECT_TRUE(status.IsInvalidArgument());
@@ -229,7 +229,7 @@ TEST_F(ConsumerApiTest, NewConsumerErrors) {
   options.credit = 0;
   EXPECT_TRUE(engine_->NewConsumer(options, &consumer).IsInvalidArgument());
   options.credit = 1;
-  options.filter = selector::Selector::Compile("amount >");
+  options.filter = ToCompiledFilter(selector::Selector::Compile("amount >"));
   EXPECT_TRUE(engine_->NewConsumer(options, &consumer).IsInvalidArgument());
 }
 

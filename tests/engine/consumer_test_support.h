@@ -13,9 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/consumer.h"
-#include "engine/filter_spec.h"
-#include "engine/stream_engine.h"
+#include "engine/compiled_filter.h"
+#include "sift/consumer.h"
+#include "sift/filter_spec.h"
+#include "sift/stream_engine.h"
 #include "tools/synthetic/synthetic_orders.h"
 
 namespace sift::engine::testing {
@@ -70,10 +71,10 @@ std::vector<uint64_t> ExpectedOffsets(uint64_t first, uint64_t count, Predicate 
   return out;
 }
 
-inline selector::Selector Sql(const std::string& expression) {
+inline CompiledFilter Sql(const std::string& expression) {
   FilterSpec spec;
   spec.AddSql(expression);
-  selector::Selector s;
+  CompiledFilter s;
   Status status = spec.Compile(&s);
   EXPECT_TRUE(status.ok()) << status.ToString();
   return s;

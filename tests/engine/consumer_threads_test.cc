@@ -1,4 +1,4 @@
-// Thread safety of the engine facade as documented in consumer.h / stream_engine.h: many consumers
+// Thread safety of the engine facade as documented in sift/consumer.h / sift/stream_engine.h: many consumers
 // on many threads over one engine, and appends concurrent with following (tailing) consumers.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // CompileFilterSet: a property filter means the same written as JSON or as an AMQP map, its reference
 // values follow the message codec's rules, and every failure names the filter and says why.
-#include "engine/filter_set.h"
+#include "sift/filter_set.h"
 
 #include <gtest/gtest.h>
 #include <proton/codec.h>
@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "engine/amqp/typed_json.h"
-#include "engine/filter_spec.h"
+#include "engine/compiled_filter.h"
+#include "sift/filter_spec.h"
 
 namespace sift::engine {
 namespace {
@@ -37,12 +38,12 @@ void String(pn_data_t* d, const char* s) { pn_data_put_string(d, pn_bytes(strlen
 Filter Json(FilterKind kind, std::string text) { return {kind, FilterForm::kText, std::move(text), "json"}; }
 Filter Amqp(FilterKind kind, std::string bytes) { return {kind, FilterForm::kAmqpMap, std::move(bytes), "amqp"}; }
 
-Status Compile(const Filter& filter, selector::Selector* out, FilterError* error = nullptr) {
+Status Compile(const Filter& filter, CompiledFilter* out, FilterError* error = nullptr) {
   return CompileFilterSet(std::span<const Filter>(&filter, 1), out, error);
 }
 
 TEST(FilterSet, PropertyFilterAsJsonOrAmqpMapCompilesToTheSameSelector) {
-  selector::Selector json, amqp;
+  CompiledFilter json, amqp;
   ASSERT_TRUE(
       Compile(Json(FilterKind::kProperties, R"({"subject": "&p:ship", "message_id": {"type": "ulong", "value": 7}})"),
               &json)
@@ -73,7 +74,7 @@ TEST(FilterSet, PropertyFilterAsJsonOrAmqpMapCompilesToTheSameSelector) {
 }
 
 TEST(FilterSet, ASelectorErrorIsTheSameForBothForms) {
-  selector::Selector json, amqp;
+  CompiledFilter json, amqp;
   FilterError json_error, amqp_error;
   Status s = Compile(Json(FilterKind::kApplicationProperties, R"({"region": "&x:eu"})"), &json, &json_error);
   EXPECT_EQ(s.what(), "bad filter");
@@ -86,10 +87,11 @@ TEST(FilterSet, ASelectorErrorIsTheSameForBothForms) {
                    .ok());
   EXPECT_FALSE(json.ok());
   EXPECT_FALSE(amqp.ok());
-  EXPECT_FALSE(json_error.selector_error.ok());
+  EXPECT_EQ(json_error.code, "invalid-property-filter");
+  EXPECT_EQ(json_error.code, amqp_error.code);
   EXPECT_EQ(json_error.why, amqp_error.why);
   EXPECT_NE(json_error.why.find("'region'"), std::string::npos) << json_error.why;
-  EXPECT_EQ(json_error.selector_error.ToString(), amqp_error.selector_error.ToString());
+  EXPECT_EQ(SelectorOf(json).error().ToString(), SelectorOf(amqp).error().ToString());
 }
 
 TEST(FilterSet, ErrorsNameTheFilterAndTheKey) {
@@ -97,14 +99,14 @@ TEST(FilterSet, ErrorsNameTheFilterAndTheKey) {
       {FilterKind::kSql, FilterForm::kText, "a > 1", "sql filter 1"},
       {FilterKind::kProperties, FilterForm::kText, R"({"subject": "x", "ttl": [1]})", "properties filter 1"},
   };
-  selector::Selector s;
+  CompiledFilter s;
   FilterError error;
   Status status = CompileFilterSet(filters, &s, &error);
   EXPECT_EQ(status.what(), "bad filter");
   EXPECT_EQ(status.where(), "properties filter 1, byte 17");
   EXPECT_EQ(error.clause, 1u);
   EXPECT_EQ(error.kind, FilterKind::kProperties);
-  EXPECT_TRUE(error.selector_error.ok());  // refused before the selector compiler saw it
+  EXPECT_TRUE(error.code.empty());  // refused before the selector compiler saw it
   EXPECT_EQ(error.why.rfind("'ttl': ", 0), 0u) << error.why;
   EXPECT_FALSE(s.ok());  // a selector that cannot run, not "every message"
 
@@ -116,12 +118,17 @@ TEST(FilterSet, ErrorsNameTheFilterAndTheKey) {
   status = Compile({FilterKind::kSql, FilterForm::kText, "a = = 1", "sql filter 1"}, &s, &error);
   EXPECT_EQ(status.what(), "bad selector");
   EXPECT_EQ(status.where(), "sql filter 1, byte 4");
+  EXPECT_EQ(error.code, "syntax");
+  EXPECT_TRUE(error.has_position);
+  EXPECT_EQ(error.position, 4u);
 }
 
 TEST(FilterSet, AnEmptySetMatchesEverything) {
-  selector::Selector s;
+  CompiledFilter s;
   ASSERT_TRUE(CompileFilterSet({}, &s).ok());
   EXPECT_TRUE(s.ok());
+  EXPECT_TRUE(CompiledFilter().ok());  // the default filter of ConsumerOptions
+  EXPECT_EQ(s.Explain(), CompiledFilter().Explain());
 }
 
 // Whether a typed JSON value is accepted as an application property of a message, and as the
@@ -133,7 +140,7 @@ bool MessageAccepts(const std::string& value) {
 bool FilterAccepts(const std::string& value) {
   FilterSpec spec;
   spec.AddApplicationProperties(R"({"k": )" + value + "}");
-  selector::Selector s;
+  CompiledFilter s;
   return spec.Compile(&s).ok();
 }
 

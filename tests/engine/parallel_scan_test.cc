@@ -220,7 +220,7 @@ TEST_F(ParallelScanTest, BadOptionsAndMissingStreamAreErrors) {
   scan.consumer.stream = "nope";
   EXPECT_TRUE(engine_->ParallelScan(scan, &sink).IsNotFound());
   scan.consumer.stream = "orders";
-  scan.consumer.filter = selector::Selector::Compile("a >< 1");
+  scan.consumer.filter = ToCompiledFilter(selector::Selector::Compile("a >< 1"));
   EXPECT_TRUE(engine_->ParallelScan(scan, &sink).IsInvalidArgument());
   EXPECT_TRUE(sink.matches.empty());
 }

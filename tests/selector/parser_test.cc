@@ -312,7 +312,7 @@ TEST(ParserLimitsTest, LikePatternLimit) {
   EXPECT_EQ(e.position, 7u);
 }
 
-TEST(ParserLimitsTest, PatternBeyondTheRegexMemoryBudgetIsRefused) {
+TEST(ParserLimitsTest, UnderscoreSegmentBeyondTheLinearSearchIsRefused) {
   CompileOptions options;
   options.limits.max_length = 1 << 20;
   options.limits.max_like_pattern = 1 << 20;

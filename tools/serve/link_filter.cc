@@ -1,6 +1,6 @@
-// Parses a source filter-set into a selector and a start position (see link_filter.h). Only the AMQP
+// Parses a source filter-set into a compiled filter-set and a start position (see link_filter.h). Only the AMQP
 // part is here: the filter-set map, descriptors, the offset spec; the filters themselves are compiled
-// by the engine's filter-set compiler (engine/filter_set.h), as `sift`'s filter flags are.
+// by the engine's filter-set compiler (sift/filter_set.h), as `sift`'s filter flags are.
 #include "tools/serve/link_filter.h"
 
 #include <string_view>
@@ -10,7 +10,8 @@
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/validate.h"
-#include "engine/filter_set.h"
+#include "engine/compiled_filter.h"
+#include "sift/filter_set.h"
 
 namespace sift::tools {
 namespace {
@@ -162,10 +163,10 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
     return false;
   }
   engine::FilterError compile_error;
-  if (!engine::CompileFilterSet(filters, &out->selector, &compile_error).ok()) {
+  if (!engine::CompileFilterSet(filters, &out->filter, &compile_error).ok()) {
     // The selector's own error keeps its code and position ("syntax error at byte 9: ...").
-    const selector::Error& e = compile_error.selector_error;
-    *error = filters[compile_error.clause].origin + ": " + (e.ok() ? compile_error.why : e.ToString());
+    *error = filters[compile_error.clause].origin + ": " +
+             (compile_error.code.empty() ? compile_error.why : engine::SelectorOf(out->filter).error().ToString());
     return false;
   }
   out->filter_count = static_cast<int>(filters.size());

@@ -1,5 +1,5 @@
 // LinkFilter: a consumer's attach source filter-set (AMQP core part 3, section 3.5.8) turned into a
-// compiled selector and a start position.
+// compiled filter-set and a start position.
 //
 // Accepted entries (the key is free unless stated; descriptors as symbol or ulong,
 // docs/selector-language.md "Filters and how they arrive"):
@@ -9,7 +9,7 @@
 //   amqp:application-properties-filter (0x174)      map string → reference value
 //   rabbitmq:stream-offset-spec (key, or descriptor) "first" | "last" | "next" | an offset (any
 //                                                   non-negative integer type) | a timestamp
-// The filters are compiled by the engine's filter-set compiler (engine/filter_set.h), as `sift`'s
+// The filters are compiled by the engine's filter-set compiler (sift/filter_set.h), as `sift`'s
 // filter flags are; this reads the filter-set map. Every filter is ANDed. Anything else — an unknown
 // descriptor, a value of the wrong type, a bad expression — is an error naming the key, the filter
 // and, for expressions, the byte position: the endpoint refuses the link with it instead of dropping
@@ -21,13 +21,13 @@
 #include <span>
 #include <string>
 
-#include "engine/consumer.h"
-#include "selector/selector.h"
+#include "sift/consumer.h"
+#include "sift/filter_set.h"
 
 namespace sift::tools {
 
 struct LinkFilter {
-  selector::Selector selector;  // matches everything when there is no filter
+  engine::CompiledFilter filter;  // matches everything when there is no filter
   engine::StartPosition start = engine::StartPosition::First();
   int filter_count = 0;  // selector filters seen (the offset spec not counted)
 };

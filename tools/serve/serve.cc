@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "engine/stream_engine.h"
+#include "sift/stream_engine.h"
 #include "tools/serve/plain_authenticator.h"
 #include "tools/serve/server.h"
 

@@ -580,7 +580,7 @@ struct Server::Impl {
     if (!EnsureStream(link, stream)) return;
     engine::ConsumerOptions co;
     co.stream = stream;
-    co.filter = parsed.selector;
+    co.filter = parsed.filter;
     co.start = parsed.start;
     co.follow = true;
     co.credit = kConsumerBatch;

@@ -18,7 +18,7 @@
 
 #include <memory>
 
-#include "engine/stream_engine.h"
+#include "sift/stream_engine.h"
 #include "tools/serve/plain_authenticator.h"
 #include "tools/serve/serve.h"
 

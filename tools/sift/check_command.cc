@@ -15,8 +15,8 @@ Command AddCheckCommand(CLI::App& app) {
       app.add_subcommand("check", "Check that filters compile (exit 0) or show the error with a caret (exit 2)");
   AddFilterFlags(sub, flags.get(), /*required=*/true);
   return {sub, [flags] {
-            selector::Selector selector;
-            return CompileFilterFlags(*flags, &selector) ? kExitMatched : kExitUsage;
+            engine::CompiledFilter filter;
+            return CompileFilterFlags(*flags, &filter) ? kExitMatched : kExitUsage;
           }};
 }
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/status.h"
+#include "sift/status.h"
 
 namespace CLI {
 class App;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/compiled_filter.h"
 #include "selector/chunk_predicate.h"
 #include "tools/sift/command.h"
 #include "tools/sift/filter_flags.h"
@@ -19,8 +20,9 @@ Command AddExplainCommand(CLI::App& app) {
       app.add_subcommand("explain", "Show how filters are evaluated: fields read, sections touched, fast paths");
   AddFilterFlags(sub, flags.get(), /*required=*/true);
   return {sub, [flags] {
-            selector::Selector selector;
-            if (!CompileFilterFlags(*flags, &selector)) return kExitUsage;
+            engine::CompiledFilter filter;
+            if (!CompileFilterFlags(*flags, &filter)) return kExitUsage;
+            const selector::Selector& selector = engine::SelectorOf(filter);
             std::string plan = selector.Explain();
             if (!plan.empty() && plan.back() != '\n') plan += '\n';
             plan +=

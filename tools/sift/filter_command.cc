@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
 #include "tools/sift/command.h"
 #include "tools/sift/filter_flags.h"
@@ -164,8 +165,9 @@ engine::Status FilterInParallel(MessageInput* input, const selector::Selector& s
 }
 
 int RunFilter(const FilterOptions& options) {
-  selector::Selector selector;
-  if (!CompileFilterFlags(options.filters, &selector)) return kExitUsage;
+  engine::CompiledFilter compiled;
+  if (!CompileFilterFlags(options.filters, &compiled)) return kExitUsage;
+  const selector::Selector& selector = engine::SelectorOf(compiled);
   OutputFormat format;
   ParseOutputFormat(options.output_format, &format);  // checked by the flag's validator
   std::unique_ptr<MessageInput> input;

@@ -58,7 +58,7 @@ std::string CaretLines(std::string_view text, size_t position) {
   return out;
 }
 
-bool CompileFilterFlags(const FilterFlags& flags, selector::Selector* out) {
+bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out) {
   engine::FilterSpec spec = flags.Spec();
   engine::FilterError error;
   engine::Status status = spec.Compile(out, &error);

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/filter_spec.h"
-#include "selector/selector.h"
+#include "sift/filter_set.h"
+#include "sift/filter_spec.h"
 
 namespace CLI {
 class App;
@@ -32,7 +32,7 @@ void AddFilterFlags(CLI::App* command, FilterFlags* flags, bool required = false
 
 // Compiles the flags into *out. On failure prints the error (and caret) and returns false; the exit
 // code is then kExitUsage.
-bool CompileFilterFlags(const FilterFlags& flags, selector::Selector* out);
+bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out);
 
 // The caret display: the line of `text` holding byte `position`, then a line with '^' under it,
 // each indented by two spaces (columns counted in code points, tabs kept).

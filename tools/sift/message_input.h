@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/amqp/record_file.h"
-#include "engine/status.h"
+#include "sift/status.h"
 
 namespace sift::tools {
 

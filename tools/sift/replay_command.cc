@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "engine/consumer.h"
-#include "engine/stream_engine.h"
+#include "sift/consumer.h"
+#include "sift/stream_engine.h"
 #include "tools/sift/command.h"
 #include "tools/sift/filter_flags.h"
 #include "tools/sift/output.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stream_engine.h"
+#include "sift/stream_engine.h"
 #include "tools/sift/command.h"
 #include "tools/sift/store_flags.h"
 #include "tools/sift/stream_info.h"

@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "engine/status.h"
-#include "engine/stream_engine.h"
+#include "sift/status.h"
+#include "sift/stream_engine.h"
 
 namespace CLI {
 class App;

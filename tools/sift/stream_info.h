@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "engine/stream_engine.h"
+#include "sift/stream_engine.h"
 
 namespace sift::tools {
 

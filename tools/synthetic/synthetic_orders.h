@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/status.h"
+#include "sift/status.h"
 
 namespace sift::synthetic {
 

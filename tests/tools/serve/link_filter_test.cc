@@ -47,7 +47,7 @@ TEST(LinkFilter, EmptyFilterSetMatchesEverythingFromFirst) {
   LinkFilter f;
   std::string error;
   ASSERT_TRUE(ParseLinkFilter({}, &f, &error)) << error;
-  EXPECT_TRUE(f.selector.ok());
+  EXPECT_TRUE(f.filter.ok());
   EXPECT_EQ(f.filter_count, 0);
   EXPECT_EQ(f.start.kind, engine::StartPosition::Kind::kFirst);
 }
@@ -62,7 +62,7 @@ TEST(LinkFilter, SqlAndJmsBySymbolAndUlongAreAnded) {
   std::string error;
   ASSERT_TRUE(ParseLinkFilter(bytes, &f, &error)) << error;
   EXPECT_EQ(f.filter_count, 3);
-  EXPECT_TRUE(f.selector.ok());
+  EXPECT_TRUE(f.filter.ok());
 }
 
 TEST(LinkFilter, OffsetSpecForms) {

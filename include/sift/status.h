@@ -1,14 +1,18 @@
-// The result of an engine operation that can fail (the LevelDB Status model, no exceptions).
+// sift/status.h: the result of every operation of the embedding API that can fail (the LevelDB Status
+// model: no exceptions).
 //
 // A Status is ok, or carries a code, a `where` (a file and record index, a stream and offset, a store
 // path, a selector flag and column) and a `why` (one sentence, lower case, no trailing period). The
 // three parts map one-to-one onto the error line of the `sift` command, `sift: <what>: <where>:
 // <why>` (README.md, "The `sift` command"), and the code decides the exit code: input errors
 // (kInvalidArgument, kMalformed, kAlreadyExists) are 2, storage errors (kNotFound, kCorruption,
-// kIOError, kBusy, kNotSupported) are 3. Every code of a storage::Status has one here, so a caller of
-// the engine can tell a locked store from a failing disk. An ok Status allocates nothing.
-#ifndef SIFT_ENGINE_STATUS_H_
-#define SIFT_ENGINE_STATUS_H_
+// kIOError, kBusy, kNotSupported) are 3. Every error of the store has a code here, so a caller can
+// tell a locked store from a failing disk. Each function of the API says which codes it returns.
+//
+// Lifetime and thread safety: a Status is a value. An ok Status allocates nothing; a failed one shares
+// its immutable text between copies, so copying it is cheap and copies may be read from any threads.
+#ifndef SIFT_STATUS_H_
+#define SIFT_STATUS_H_
 
 #include <cstdint>
 #include <memory>
@@ -115,4 +119,4 @@ class [[nodiscard]] Status {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_STATUS_H_
+#endif  // SIFT_STATUS_H_

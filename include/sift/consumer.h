@@ -1,12 +1,13 @@
-// Consumer: a filtered reader of one stream — the embedding API's read side.
+// sift/consumer.h: a filtered reader of one stream (Consumer, made by StreamEngine::NewConsumer) and
+// what it is made of (ConsumerOptions) — the embedding API's read side.
 //
-// A consumer is a stream, a compiled filter-set (FilterSpec → selector::Selector), a start position,
-// an optional end and a follow mode. Each Poll() scans records from the store in order, evaluates the
-// filter on each through a MessageFilter (the text prefilter on the raw bytes, then the selector over
-// a MessageFieldSource: every section read at most once, values viewed in place, nothing allocated for
-// a rejected message once the consumer has warmed up) and turns each
-// match into a Delivery, until the batch holds `credit` deliveries, the scan budget of one poll is
-// spent, or the end is reached. Only TRUE delivers (three-valued logic: UNKNOWN does not).
+// A consumer is a stream, a compiled filter-set (CompiledFilter, from FilterSpec::Compile or
+// CompileFilterSet), a start position, an optional end and a follow mode. Each Poll() scans records
+// from the store in order, evaluates the filter on each on the encoded bytes (a byte search first,
+// then the fields the filter reads, each section read at most once, values viewed in place, nothing
+// allocated for a rejected message once the consumer has warmed up) and turns each match into a
+// Delivery, until the batch holds `credit` deliveries, the scan budget of one poll is spent, or the
+// end is reached. Only TRUE delivers (three-valued logic: UNKNOWN does not).
 //
 // Positions: start kFirst (oldest retained), kLast (the newest message), kNext (only messages appended
 // after the consumer is created), kOffset (first offset >= N), kFromEnd (the last N messages),
@@ -21,17 +22,17 @@
 // Thread safety: one Consumer is used by one thread at a time. Any number of consumers may run on as
 // many threads over the same StreamEngine, concurrently with appends to the streams they read (a
 // following consumer sees those appends). A consumer must be destroyed before its StreamEngine.
-#ifndef SIFT_ENGINE_CONSUMER_H_
-#define SIFT_ENGINE_CONSUMER_H_
+#ifndef SIFT_CONSUMER_H_
+#define SIFT_CONSUMER_H_
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "engine/delivery.h"
-#include "engine/status.h"
-#include "selector/selector.h"
+#include "sift/delivery.h"
+#include "sift/filter_set.h"
+#include "sift/status.h"
 
 namespace sift::engine {
 
@@ -67,8 +68,8 @@ enum class CorruptionPolicy : uint8_t {
 
 struct ConsumerOptions {
   std::string stream;
-  // The compiled filter-set; the default selector matches every message. Must be ok().
-  selector::Selector filter;
+  // The compiled filter-set; the default matches every message. Must be ok().
+  CompiledFilter filter;
   StartPosition start;
   EndPosition end;
   // Wait for new messages at the end of the stream instead of ending.
@@ -82,9 +83,9 @@ struct ConsumerOptions {
   CorruptionPolicy on_corruption = CorruptionPolicy::kStop;
   // Keep scanned chunks in the store's block cache (false suits one-off scans of old data).
   bool fill_cache = true;
-  // Skip chunks whose summary shows that none of their messages can match the filter, without
-  // reading them (engine/chunk_summary.h). Skipping never changes what is delivered; false reads every
-  // chunk (for diagnosis, or to measure what skipping saves).
+  // Skip chunks whose summary (EngineOptions::summarize_chunks, StreamEngine::SummarizeChunks) shows
+  // that none of their messages can match the filter, without reading them. Skipping never changes
+  // what is delivered; false reads every chunk (for diagnosis, or to measure what skipping saves).
   bool skip_chunks = true;
 };
 
@@ -123,10 +124,9 @@ class Consumer {
   // The error of the last corrupt chunk skipped (ok when none).
   Status last_skipped() const;
 
-  struct Impl;
-
  private:
   friend class StreamEngine;
+  struct Impl;
   explicit Consumer(std::unique_ptr<Impl> impl);
 
   std::unique_ptr<Impl> impl_;
@@ -137,4 +137,4 @@ class Consumer {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_CONSUMER_H_
+#endif  // SIFT_CONSUMER_H_

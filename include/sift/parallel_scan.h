@@ -1,4 +1,5 @@
-// Parallel scan: one bounded, filtered read of a stream split across threads, delivered in order.
+// sift/parallel_scan.h: one bounded, filtered read of a stream split across threads, delivered in
+// order (StreamEngine::ParallelScan): its options, the sink that receives the matches, its statistics.
 //
 // A replay of a stored range is embarrassingly parallel: each message is judged on its own. The scan
 // cuts [start, end) into `threads` contiguous offset ranges at chunk boundaries (so no chunk is read
@@ -9,18 +10,20 @@
 // single consumer would have ended it: the matches before it are delivered, none after it.
 //
 // Only bounded, non-following scans are split: with follow, or with a timestamp end, or when the
-// range is small, the scan runs one Consumer on the calling thread. The sink is called from one
-// thread at a time (not always the caller's).
-#ifndef SIFT_ENGINE_PARALLEL_SCAN_H_
-#define SIFT_ENGINE_PARALLEL_SCAN_H_
+// range is small, the scan runs one Consumer on the calling thread.
+//
+// Thread safety: the sink is called from one thread at a time (not always the caller's), and not
+// after ParallelScan returns; any number of scans may run over one StreamEngine at once.
+#ifndef SIFT_PARALLEL_SCAN_H_
+#define SIFT_PARALLEL_SCAN_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "engine/consumer.h"
-#include "engine/delivery.h"
-#include "engine/status.h"
+#include "sift/consumer.h"
+#include "sift/delivery.h"
+#include "sift/status.h"
 
 namespace sift::engine {
 
@@ -54,4 +57,4 @@ struct ParallelScanStats {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_PARALLEL_SCAN_H_
+#endif  // SIFT_PARALLEL_SCAN_H_

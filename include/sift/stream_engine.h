@@ -1,19 +1,23 @@
-// StreamEngine: what a broker embeds — a store of named streams of AMQP 1.0 messages, appends, and
-// filtered consumers.
+// sift/stream_engine.h: what a broker embeds (StreamEngine) — a store of named streams of AMQP 1.0
+// messages, appends, and filtered consumers. The embedding API is this folder, include/sift/, and
+// nothing else: an embedding program includes these headers and links the library sift_engine.
 //
-// It joins the layers: storage::StreamStore keeps the bytes (RocksDB, chunks, offsets, durability),
-// engine/amqp validates every appended message strictly (a malformed message is refused with the byte
-// and the reason, never stored), and Consumer filters on the encoded bytes. Nothing of RocksDB or re2
-// appears in this header.
+// The engine keeps the bytes in a store on RocksDB (chunks, offsets, durability: docs/store-format.md),
+// validates every appended message strictly (a malformed message is refused with the byte and the
+// reason, never stored), and filters on the encoded bytes (sift/consumer.h). No header of the API
+// includes anything but the C++ standard library and its own folder.
 //
-// Durability: with EngineOptions::sync (the default) an append returns ok only once its messages are
+// Durability: with StoreOptions::sync (the default) an append returns ok only once its messages are
 // fsync'd; "ok" means stored, with these offsets. A batch is stored atomically in consecutive offsets.
 //
+// Lifetime: Open hands the engine to the caller (a unique_ptr); destroying it closes the store.
+// Consumers must be destroyed before the engine, and no call may be running on it when it is
+// destroyed.
+//
 // Thread safety: every method may be called from any number of threads at once; appends run
-// concurrently with consumers (each consumer used by one thread at a time). Consumers must be
-// destroyed before the engine.
-#ifndef SIFT_ENGINE_STREAM_ENGINE_H_
-#define SIFT_ENGINE_STREAM_ENGINE_H_
+// concurrently with consumers (each consumer used by one thread at a time).
+#ifndef SIFT_STREAM_ENGINE_H_
+#define SIFT_STREAM_ENGINE_H_
 
 #include <chrono>
 #include <cstdint>
@@ -24,39 +28,18 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/consumer.h"
-#include "engine/parallel_scan.h"
-#include "engine/status.h"
-#include "storage/options.h"
+#include "sift/consumer.h"
+#include "sift/options.h"
+#include "sift/parallel_scan.h"
+#include "sift/status.h"
 
 namespace sift::engine {
-
-struct EngineOptions {
-  // The store's settings, each with its one default (storage/options.h): durability of appends
-  // (`sync`: true fsyncs before an append returns; false leaves the last appends in the OS page cache
-  // until Flush()), `create_if_missing` (when false, opening a missing store is NotFound), chunk bounds
-  // (`max_chunk_messages`, `max_chunk_bytes`, `linger`), the largest accepted message
-  // (`max_message_bytes`), the block cache and write buffer, and `read_only` (nothing is written, no
-  // lock is taken, every write returns NotSupported: a one-shot reader opens and closes faster). The
-  // engine sets `validator` and `chunk_summarizer` itself, from the two options below.
-  storage::StoreOptions store;
-  // Validate every appended message strictly (engine/amqp/validate.h) and refuse malformed ones.
-  bool validate = true;
-  // Write a summary of every new chunk's header, properties and application-properties values
-  // (engine/chunk_summary.h), so that filtered reads skip chunks no message of which can match.
-  bool summarize_chunks = true;
-};
 
 // Work done ahead of a bulk append (StreamEngine::PrepareIngest), for StreamEngine::IngestBatch with
 // the same messages: the summaries of the chunks it will write. Opaque to the caller.
 struct IngestPreparation {
   std::vector<std::string> summaries;
 };
-
-// How much of a stream is kept (storage/options.h): whole chunks are deleted from the oldest end while
-// the stream holds more than `max_bytes` stored bytes, and chunks whose newest message is older than
-// `max_age_ms` milliseconds; zero is no limit for each field. Offsets are never reused.
-using RetentionPolicy = storage::RetentionPolicy;
 
 // A snapshot of one stream.
 struct StreamInfo {
@@ -83,8 +66,13 @@ struct AppendOutcome {
 
 class StreamEngine {
  public:
-  // Opens (or creates, per options) the store in folder `path`. Errors: NotFound (no store there and
-  // !create_if_missing), IOError (cannot create or read it, or another process holds it), Corruption.
+  // Opens (or creates, per options) the store in folder `path`. Errors: InvalidArgument (an empty path,
+  // an option out of range), NotFound (no store there and !create_if_missing), Busy (another process
+  // has the store open for writing), NotSupported (a store format this build does not know), IOError
+  // (cannot create or read it), Corruption.
+  //
+  // On a store opened with StoreOptions::read_only every write below (stream changes, appends, Flush,
+  // SummarizeChunks) returns NotSupported.
   static Status Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out);
 
   ~StreamEngine();
@@ -93,11 +81,14 @@ class StreamEngine {
 
   // Creates a stream with `retention`; ok if it already exists (idempotent, so producers can call it
   // before appending), and then the existing stream keeps its own retention (SetRetention changes it).
-  // InvalidArgument for a bad name (1..255 bytes, no control characters) or a negative max_age_ms.
+  // InvalidArgument for a bad name (1..255 bytes, no control characters) or a negative max_age_ms;
+  // IOError.
   Status CreateStream(std::string_view name, const RetentionPolicy& retention = {});
-  // NotFound if there is no such stream.
+  // Deletes a stream and its messages. NotFound if there is no such stream; IOError.
   Status DeleteStream(std::string_view name);
+  // The names of all streams. IOError.
   Status ListStreams(std::vector<std::string>* names) const;
+  // NotFound if there is no such stream; IOError.
   Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
 
   // Replaces the stream's retention (stored durably, kept across reopen) and applies it at once: the
@@ -118,7 +109,7 @@ class StreamEngine {
 
   // Appends messages atomically in consecutive offsets starting at *first_offset. One bad message
   // refuses the whole batch (Malformed names its index in the batch and the byte); AppendEach refuses
-  // it alone.
+  // it alone. The errors of Append.
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
                      uint64_t* first_offset = nullptr);
 
@@ -145,7 +136,7 @@ class StreamEngine {
 
   // AppendBatch for bulk loads (a record file): the same contract, durable on return even with sync
   // off, but the chunks are written as table files and ingested, so their bytes are written once
-  // (storage::StreamStore::IngestBatch). Worth it from a few MiB per batch.
+  // (docs/store-format.md). Worth it from a few MiB per batch.
   // `prepared`, when given, is what PrepareIngest made of the same messages: a loader prepares the
   // next batch on another thread while this one is written, so the chunk summaries cost it no wall
   // time (without it they are built here, alongside the writes).
@@ -161,7 +152,7 @@ class StreamEngine {
   Status PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
                        const RangeCheck& check = {}) const;
 
-  // Makes every acknowledged append durable (fsync), also with sync off.
+  // Makes every acknowledged append durable (fsync), also with sync off. IOError.
   Status Flush();
 
   // Builds the summary of every chunk of `stream` that has none (chunks written before summaries, or
@@ -176,16 +167,15 @@ class StreamEngine {
   Status NewConsumer(const ConsumerOptions& options, std::unique_ptr<Consumer>* out);
 
   // Runs a bounded filtered read split over threads and delivers its matches to `sink` in offset
-  // order (engine/parallel_scan.h). Returns when the range is done, the sink said stop, or a read
+  // order (sift/parallel_scan.h). Returns when the range is done, the sink said stop, or a read
   // failed (the Consumer's errors: Corruption under kStop, NotFound, IOError; InvalidArgument for bad
   // options). *stats, when given, gets the summed statistics.
   Status ParallelScan(const ParallelScanOptions& options, ScanSink* sink, ParallelScanStats* stats = nullptr);
 
   const std::string& path() const { return path_; }
 
-  struct Impl;
-
  private:
+  struct Impl;
   StreamEngine(std::string path, std::unique_ptr<Impl> impl);
   std::string path_;
   std::unique_ptr<Impl> impl_;
@@ -193,4 +183,4 @@ class StreamEngine {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_STREAM_ENGINE_H_
+#endif  // SIFT_STREAM_ENGINE_H_

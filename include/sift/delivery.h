@@ -1,4 +1,5 @@
-// Delivery: one message a consumer's filter matched, and the batch that holds deliveries.
+// sift/delivery.h: one message a consumer's filter matched (Delivery), and the batch that holds
+// deliveries (DeliveryBatch).
 //
 // A Delivery is cheap: an offset, the append timestamp and a view of the encoded bytes. The bytes are
 // owned by the DeliveryBatch it came in and live until that batch is cleared or refilled (the next
@@ -6,10 +7,13 @@
 // (docs/typed-json.md) — happens only when the caller asks for it, so a consumer that forwards
 // bytes (a broker sending a transfer) never pays for it.
 //
+// ToProton fills a Proton message (the Qpid Proton C API, proton/message.h): this header only declares
+// the type, so a program that does not call ToProton includes nothing of Proton.
+//
 // Thread safety: a batch and its deliveries are plain values; reading them from several threads is
 // safe, filling one batch from two threads is not.
-#ifndef SIFT_ENGINE_DELIVERY_H_
-#define SIFT_ENGINE_DELIVERY_H_
+#ifndef SIFT_DELIVERY_H_
+#define SIFT_DELIVERY_H_
 
 #include <cstdint>
 #include <span>
@@ -17,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/status.h"
+#include "sift/status.h"
 
 struct pn_message_t;  // Proton C API (proton/message.h)
 
@@ -41,7 +45,8 @@ class Delivery {
   Status ToProton(pn_message_t* out) const;
 
   // Full decode into one line of typed JSON (docs/typed-json.md) with "offset" set, no trailing
-  // newline.
+  // newline. Corruption when the stored bytes are not a message typed JSON can write (the reason
+  // names the byte offset).
   Status ToJson(std::string* out) const;
 
  private:
@@ -77,4 +82,4 @@ class DeliveryBatch {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_DELIVERY_H_
+#endif  // SIFT_DELIVERY_H_

@@ -1,5 +1,5 @@
-// FilterSpec: a consumer's filter-set as a user gives it (the `sift` filter flags, JSON, the embedding
-// API), compiled into one Selector.
+// sift/filter_spec.h: a consumer's filter-set as a user writes it (FilterSpec: the `sift` filter flags,
+// JSON, an embedding program), compiled into the CompiledFilter a consumer runs.
 //
 // Clauses are text: SQL filter expressions, JMS selectors, and the two property filters as JSON
 // objects (the `--properties` / `--application-properties` flags of `sift`): keys are field names
@@ -7,20 +7,22 @@
 // in typed JSON) or application-property keys; values are typed JSON values (docs/typed-json.md,
 // "Filter reference values": "eu-west", 42, 1.5, true, null, {"type": "ubyte", "value": 2}), a string
 // value possibly carrying the `&p:` (prefix), `&s:` (suffix) or `&&` (a literal leading `&`) modifier
-// of filter expressions section 4.1.1. Compile() hands them to CompileFilterSet (filter_set.h), which
-// also compiles the filters clients put on an AMQP link, naming each clause "<kind> filter N".
-#ifndef SIFT_ENGINE_FILTER_SPEC_H_
-#define SIFT_ENGINE_FILTER_SPEC_H_
+// of filter expressions section 4.1.1. Compile() hands them to CompileFilterSet (sift/filter_set.h),
+// which also compiles the filters clients put on an AMQP link, naming each clause "<kind> filter N".
+//
+// Thread safety: a FilterSpec is a plain value; Compile may run on several threads at once.
+#ifndef SIFT_FILTER_SPEC_H_
+#define SIFT_FILTER_SPEC_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "engine/filter_set.h"
-#include "engine/status.h"
-#include "selector/selector.h"
+#include "sift/filter_set.h"
+#include "sift/status.h"
 
 namespace sift::engine {
 
@@ -44,13 +46,13 @@ class FilterSpec {
   const std::vector<FilterClause>& clauses() const { return clauses_; }
   bool empty() const { return clauses_.empty(); }
 
-  // Compiles the set into *out (a selector matching everything when the set is empty). On failure
+  // Compiles the set into *out (a filter matching everything when the set is empty). On failure
   // returns InvalidArgument (what "bad selector" for SQL / JMS, "bad filter" for the property filters;
   // where "<kind> filter N" with N counted from 1 within its kind, plus ", byte P" when there is a
-  // position; why the reason), sets *out to a selector that cannot run (ok() false: a consumer refuses
+  // position; why the reason), sets *out to a filter that cannot run (ok() false: a consumer refuses
   // it, so a caller that misses the status delivers nothing rather than every message) and, when
-  // `error` is not null, fills it.
-  Status Compile(selector::Selector* out, FilterError* error = nullptr, const selector::Limits& limits = {}) const;
+  // `error` is not null, fills it (FilterError::clause indexes clauses()).
+  Status Compile(CompiledFilter* out, FilterError* error = nullptr) const;
 
  private:
   std::vector<FilterClause> clauses_;
@@ -58,4 +60,4 @@ class FilterSpec {
 
 }  // namespace sift::engine
 
-#endif  // SIFT_ENGINE_FILTER_SPEC_H_
+#endif  // SIFT_FILTER_SPEC_H_
