@@ -22,6 +22,7 @@
 #include <limits>
 #include <string>
 
+#include "base/amqp_fields.h"
 #include "base/hex.h"
 #include "base/utf8.h"
 #include "selector/ast.h"
@@ -36,13 +37,6 @@ constexpr size_t kMaxSupportedDepth = 500;
 
 namespace {
 
-constexpr const char* kHeaderFields[] = {"durable", "priority", "ttl", "first-acquirer", "delivery-count"};
-constexpr const char* kPropertiesFields[] = {"message-id",       "user-id",          "to",
-                                             "subject",          "reply-to",         "correlation-id",
-                                             "content-type",     "content-encoding", "absolute-expiry-time",
-                                             "creation-time",    "group-id",         "group-sequence",
-                                             "reply-to-group-id"};
-
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -54,22 +48,18 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+// A section by its identifier (SectionName: "delivery_annotations") or its one-letter short name.
 bool LookupSection(std::string_view name, Section* section) {
   struct Entry {
-    const char* long_name;
     const char* short_name;
     Section section;
   };
   static constexpr Entry kSections[] = {
-      {"header", "h", Section::kHeader},
-      {"delivery_annotations", "d", Section::kDeliveryAnnotations},
-      {"message_annotations", "m", Section::kMessageAnnotations},
-      {"properties", "p", Section::kProperties},
-      {"application_properties", "a", Section::kApplicationProperties},
-      {"footer", "f", Section::kFooter},
+      {"h", Section::kHeader},     {"d", Section::kDeliveryAnnotations},   {"m", Section::kMessageAnnotations},
+      {"p", Section::kProperties}, {"a", Section::kApplicationProperties}, {"f", Section::kFooter},
   };
   for (const Entry& e : kSections) {
-    if (EqualsIgnoreCase(name, e.long_name) || EqualsIgnoreCase(name, e.short_name)) {
+    if (EqualsIgnoreCase(name, SectionName(e.section)) || EqualsIgnoreCase(name, e.short_name)) {
       *section = e.section;
       return true;
     }
@@ -725,18 +715,11 @@ class Parser {
       spec += c;
     }
     bool header = ref->section == Section::kHeader;
-    bool found = false;
-    if (header) {
-      for (const char* f : kHeaderFields) found = found || spec == f;
-    } else {
-      for (const char* f : kPropertiesFields) found = found || spec == f;
-    }
-    if (!found) {
+    if (base::amqp::FindField(AmqpSection(ref->section), spec) == nullptr) {
       std::string known;
-      for (const char* f :
-           header ? std::span<const char* const>(kHeaderFields) : std::span<const char* const>(kPropertiesFields)) {
+      for (const base::amqp::FieldInfo& f : base::amqp::FieldsOf(AmqpSection(ref->section))) {
         if (!known.empty()) known += ", ";
-        for (const char* c = f; *c; ++c) known += *c == '-' ? '_' : *c;
+        known += f.identifier;
       }
       return Fail(ErrorCode::kUnknownField, field.position, field.length,
                   std::string("unknown ") + (header ? "header" : "properties") + " field '" + ref->name +
@@ -837,27 +820,29 @@ class Parser {
   // The AMQP JMS mapping (Qpid JMS / AMQP JMS Mapping draft): JMS header names -> AMQP fields.
   bool ParseJmsIdentifier(const Token& t, bool* handled, uint32_t* out) {
     std::string_view name = t.text(text_);
+    using base::amqp::HeaderField;
+    using base::amqp::Info;
+    using base::amqp::PropertiesField;
     struct Mapping {
       const char* jms;
-      Section section;
-      const char* field;
-      Function function;  // kNone: the field as it is
+      const base::amqp::FieldInfo& field;  // the AMQP field, from base/amqp_fields.h
+      Function function;                   // kNone: the field as it is
     };
     static constexpr Mapping kMappings[] = {
-        {"JMSMessageID", Section::kProperties, "message-id", Function::kJmsMessageId},
-        {"JMSCorrelationID", Section::kProperties, "correlation-id", Function::kJmsCorrelationId},
-        {"JMSPriority", Section::kHeader, "priority", Function::kNone},
-        {"JMSTimestamp", Section::kProperties, "creation-time", Function::kJmsTime},
-        {"JMSExpiration", Section::kProperties, "absolute-expiry-time", Function::kJmsTime},
-        {"JMSDeliveryMode", Section::kHeader, "durable", Function::kJmsDeliveryMode},
-        {"JMSType", Section::kProperties, "subject", Function::kNone},
-        {"JMSDestination", Section::kProperties, "to", Function::kNone},
-        {"JMSReplyTo", Section::kProperties, "reply-to", Function::kNone},
-        {"JMSRedelivered", Section::kHeader, "delivery-count", Function::kJmsRedelivered},
-        {"JMSXGroupID", Section::kProperties, "group-id", Function::kNone},
-        {"JMSXGroupSeq", Section::kProperties, "group-sequence", Function::kNone},
-        {"JMSXDeliveryCount", Section::kHeader, "delivery-count", Function::kNone},
-        {"JMSXUserID", Section::kProperties, "user-id", Function::kJmsUserId},
+        {"JMSMessageID", Info(PropertiesField::kMessageId), Function::kJmsMessageId},
+        {"JMSCorrelationID", Info(PropertiesField::kCorrelationId), Function::kJmsCorrelationId},
+        {"JMSPriority", Info(HeaderField::kPriority), Function::kNone},
+        {"JMSTimestamp", Info(PropertiesField::kCreationTime), Function::kJmsTime},
+        {"JMSExpiration", Info(PropertiesField::kAbsoluteExpiryTime), Function::kJmsTime},
+        {"JMSDeliveryMode", Info(HeaderField::kDurable), Function::kJmsDeliveryMode},
+        {"JMSType", Info(PropertiesField::kSubject), Function::kNone},
+        {"JMSDestination", Info(PropertiesField::kTo), Function::kNone},
+        {"JMSReplyTo", Info(PropertiesField::kReplyTo), Function::kNone},
+        {"JMSRedelivered", Info(HeaderField::kDeliveryCount), Function::kJmsRedelivered},
+        {"JMSXGroupID", Info(PropertiesField::kGroupId), Function::kNone},
+        {"JMSXGroupSeq", Info(PropertiesField::kGroupSequence), Function::kNone},
+        {"JMSXDeliveryCount", Info(HeaderField::kDeliveryCount), Function::kNone},
+        {"JMSXUserID", Info(PropertiesField::kUserId), Function::kJmsUserId},
     };
     const Mapping* m = nullptr;
     for (const Mapping& candidate : kMappings) {
@@ -869,8 +854,8 @@ class Parser {
     *handled = true;
     if (!Advance()) return false;
     FieldRef ref;
-    ref.section = m->section;
-    ref.name = m->field;
+    ref.section = m->field.section == base::amqp::Section::kHeader ? Section::kHeader : Section::kProperties;
+    ref.name = std::string(m->field.name);
     uint32_t field;
     if (!AddField(std::move(ref), t, &field)) return false;
     if (name == "JMSXDeliveryCount") {

@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/amqp_fields.h"
 #include "base/base64.h"
 #include "base/hex.h"
 #include "base/utf8.h"
@@ -64,31 +65,32 @@ struct Field {
   Hint hint;
 };
 
-// core part 3, section 3.2.1 (as typed_json.cc reads them).
-constexpr std::array<Field, 5> kHeaderFields = {{
-    {"durable", kNatural},
-    {"priority", FieldHint(ValueType::kUByte)},
-    {"ttl", FieldHint(ValueType::kUInt)},
-    {"first_acquirer", kNatural},
-    {"delivery_count", FieldHint(ValueType::kUInt)},
-}};
+// How plain JSON maps to a field's spec type, as typed_json.cc reads it.
+constexpr Hint FieldTypeHint(base::amqp::FieldType type) {
+  using base::amqp::FieldType;
+  switch (type) {
+    case FieldType::kUByte: return FieldHint(ValueType::kUByte);
+    case FieldType::kUInt: return FieldHint(ValueType::kUInt);
+    case FieldType::kMessageId: return FieldHint(ValueType::kULong);
+    case FieldType::kSymbol: return FieldHint(ValueType::kLong, ValueType::kSymbol);
+    case FieldType::kTimestamp: return FieldHint(ValueType::kTimestamp, ValueType::kString, false);
+    case FieldType::kBoolean:
+    case FieldType::kBinary:
+    case FieldType::kString: break;
+  }
+  return kNatural;
+}
 
-// core part 3, section 3.2.4.
-constexpr std::array<Field, 13> kPropertiesFields = {{
-    {"message_id", FieldHint(ValueType::kULong)},
-    {"user_id", kNatural},
-    {"to", kNatural},
-    {"subject", kNatural},
-    {"reply_to", kNatural},
-    {"correlation_id", FieldHint(ValueType::kULong)},
-    {"content_type", FieldHint(ValueType::kLong, ValueType::kSymbol)},
-    {"content_encoding", FieldHint(ValueType::kLong, ValueType::kSymbol)},
-    {"absolute_expiry_time", FieldHint(ValueType::kTimestamp, ValueType::kString, false)},
-    {"creation_time", FieldHint(ValueType::kTimestamp, ValueType::kString, false)},
-    {"group_id", kNatural},
-    {"group_sequence", FieldHint(ValueType::kUInt)},
-    {"reply_to_group_id", kNatural},
-}};
+// The header (core part 3, section 3.2.1) and properties (section 3.2.4) fields in list order, keyed
+// by their identifiers (base/amqp_fields.h).
+template <size_t N>
+constexpr std::array<Field, N> ListFields(const base::amqp::FieldInfo (&fields)[N]) {
+  std::array<Field, N> out{};
+  for (size_t i = 0; i < N; ++i) out[i] = {fields[i].identifier, FieldTypeHint(fields[i].type)};
+  return out;
+}
+constexpr auto kHeaderFields = ListFields(base::amqp::kHeaderFields);
+constexpr auto kPropertiesFields = ListFields(base::amqp::kPropertiesFields);
 
 // Proton keeps a section in one pn_data_t, whose node ids are 16 bits.
 constexpr uint32_t kMaxSectionNodes = 65535;
@@ -917,16 +919,13 @@ int Rank(SectionKind kind) {
   return code < 5 ? code : 6;
 }
 
-// The JSON key of a non-body section.
+// The JSON key of a section: a non-body section's identifier (base/amqp_fields.h), else "body".
 std::string_view SectionKey(SectionKind kind) {
   switch (kind) {
-    case SectionKind::kHeader: return "header";
-    case SectionKind::kDeliveryAnnotations: return "delivery_annotations";
-    case SectionKind::kMessageAnnotations: return "message_annotations";
-    case SectionKind::kProperties: return "properties";
-    case SectionKind::kApplicationProperties: return "application_properties";
-    case SectionKind::kFooter: return "footer";
-    default: return "body";
+    case SectionKind::kData:
+    case SectionKind::kAmqpSequence:
+    case SectionKind::kAmqpValue: return "body";
+    default: return base::amqp::Info(kind).identifier;
   }
 }
 
