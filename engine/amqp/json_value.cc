@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/base64.h"
+#include "base/byte_order.h"
 #include "base/hex.h"
 #include "base/utf8.h"
 
@@ -310,12 +311,10 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
                                 name, width * 2, v.dump()),
                     error);
       }
-      uint64_t be = 0;
-      for (size_t i = 0; i < width && width <= 8; ++i) be = (be << 8) | static_cast<uint8_t>(raw[i]);
       if (type == PN_DECIMAL32) {
-        pn_data_put_decimal32(data, static_cast<pn_decimal32_t>(be));
+        pn_data_put_decimal32(data, base::LoadBE32(raw.data()));
       } else if (type == PN_DECIMAL64) {
-        pn_data_put_decimal64(data, be);
+        pn_data_put_decimal64(data, base::LoadBE64(raw.data()));
       } else {
         pn_decimal128_t d;
         std::memcpy(d.bytes, raw.data(), 16);

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "base/amqp_fields.h"
+#include "base/byte_order.h"
 #include "engine/amqp/json_value.h"
 #include "engine/amqp/proton_sections.h"
 
@@ -136,11 +137,10 @@ bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, s
   } else if (body.size() + 1 <= 255 && count <= 255) {
     out->insert(out->end(), {0xc0, static_cast<uint8_t>(body.size() + 1), static_cast<uint8_t>(count)});
   } else {
-    uint32_t size = static_cast<uint32_t>(body.size() + 4);
-    uint32_t n = static_cast<uint32_t>(count);
-    out->insert(out->end(), {0xd0, static_cast<uint8_t>(size >> 24), static_cast<uint8_t>(size >> 16),
-                             static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size), static_cast<uint8_t>(n >> 24),
-                             static_cast<uint8_t>(n >> 16), static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n)});
+    uint8_t list32[9] = {0xd0};  // constructor, size (the count's 4 bytes included), count
+    base::StoreBE32(list32 + 1, static_cast<uint32_t>(body.size() + 4));
+    base::StoreBE32(list32 + 5, static_cast<uint32_t>(count));
+    out->insert(out->end(), list32, list32 + 9);
   }
   out->insert(out->end(), body.begin(), body.end());
   return true;

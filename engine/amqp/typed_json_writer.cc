@@ -29,6 +29,7 @@
 
 #include "base/amqp_fields.h"
 #include "base/base64.h"
+#include "base/byte_order.h"
 #include "base/hex.h"
 #include "base/utf8.h"
 #include "engine/amqp/coding.h"
@@ -468,13 +469,13 @@ bool Writer::FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const
   if (width >= 0) return left < static_cast<size_t>(width) ? Fail(q, kPast) : Fail(e);
   const size_t prefix = (code & 0x10) ? 4 : 1;
   if (left < prefix) return Fail(q, kPast);
-  const uint32_t size = prefix == 1 ? q[0] : LoadU32(q);
+  const uint32_t size = prefix == 1 ? q[0] : base::LoadBE32(q);
   const uint8_t* start = q + prefix;
   if ((code >> 4) <= 0xb) return size > BytesLeft(start, limit) ? Fail(start, kPast) : Fail(e);
   if (size < prefix || BytesLeft(start, limit) < size) {
     return Fail(start, "compound size runs past the end");
   }
-  const uint32_t count = prefix == 1 ? start[0] : LoadU32(start);
+  const uint32_t count = prefix == 1 ? start[0] : base::LoadBE32(start);
   if (count > size) {
     return Fail(ctor, fmt::format("compound count {} exceeds its size {}", count, size));
   }
@@ -642,13 +643,13 @@ const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const 
       break;
     case code::kLong:
       if (hint.integer == ValueType::kLong && left >= 9) {
-        AppendSigned(static_cast<int64_t>(LoadU64(p + 1)), &out_);
+        AppendSigned(static_cast<int64_t>(base::LoadBE64(p + 1)), &out_);
         return p + 9;
       }
       break;
     case code::kDouble:
       if (hint.number == ValueType::kDouble && left >= 9) {
-        const double d = std::bit_cast<double>(LoadU64(p + 1));
+        const double d = std::bit_cast<double>(base::LoadBE64(p + 1));
         if (std::isfinite(d)) {
           AppendDouble(d, &out_);
           return p + 9;
