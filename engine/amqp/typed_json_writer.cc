@@ -162,7 +162,8 @@ Kind KindOf(ValueType t) {
   }
 }
 
-// json_value.cc's WritesPlain: reading the plain form back under `hint` gives the same type.
+// The reference writer's WritesPlain (tests/engine/amqp/reference_typed_json.h): reading the plain form
+// back under `hint` gives the same type.
 bool WritesPlain(ValueType t, const Hint& hint) {
   switch (KindOf(t)) {
     case Kind::kInteger: return hint.integer == t && (hint.plain_output || t == ValueType::kLong);
@@ -410,7 +411,7 @@ class Writer {
 
   // Writes the value at p (before limit) under `hint`; returns the first byte after it or nullptr.
   // `w` is the nesting level as proton_sections.cc's EncodingWalk counts it (checked when
-  // `check_walk`), `g` as json_value.cc's GetJson counts it.
+  // `check_walk`), `g` as the reference writer's GetJson counts it.
   const uint8_t* WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w, int g,
                             bool check_walk = true);
   const uint8_t* WriteDescribed(const uint8_t* p, const uint8_t* limit, int w, int g);
@@ -421,8 +422,8 @@ class Writer {
   void WriteScalar(const Value& v, const Hint& hint);
   bool WriteList(const EncodedValue& v, int w, int g);
   bool WriteArray(const EncodedValue& v, int w, int g);
-  // A map's entries: `MapKind` says which object form applies (json_value.cc's GetJson for nested
-  // maps, GetSectionMap for section maps).
+  // A map's entries: `MapKind` says which object form applies (the reference writer's GetJson for
+  // nested maps, GetSectionMap for section maps).
   bool WriteMap(const EncodedValue& v, MapKind kind, int w, int g);
   bool ObjectForm(const EncodedValue& v, MapKind kind);
 
@@ -777,8 +778,8 @@ bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
   return true;
 }
 
-// Whether the map's entries can be written as a JSON object: json_value.cc's GetJson (nested maps)
-// and GetSectionMap (section maps) decisions, made from the keys before anything is written.
+// Whether the map's entries can be written as a JSON object: the reference writer's GetJson (nested
+// maps) and GetSectionMap (section maps) decisions, made from the keys before anything is written.
 bool Writer::ObjectForm(const EncodedValue& v, MapKind kind) {
   const size_t base = keys_.size();
   struct Pop {
@@ -822,7 +823,7 @@ bool Writer::ObjectForm(const EncodedValue& v, MapKind kind) {
     p = skip(q);
     if (p == nullptr) return false;
   }
-  // The wrapper shape (json_value.cc's HasWrapperShape): a "type" whose value is a JSON string, a
+  // The wrapper shape (json_to_amqp.cc's HasWrapperShape): a "type" whose value is a JSON string, a
   // "value", no other key but "encoding", "element", "descriptor". At the top of a section map only
   // {"type": "map", ...} counts.
   const MapKey* type = nullptr;
