@@ -223,7 +223,6 @@ class EncodingWalk {
 }  // namespace
 
 std::string_view ProtonSectionName(ProtonSectionKind kind) { return base::amqp::SectionName(SectionOf(kind)); }
-std::string_view ProtonSectionSymbol(ProtonSectionKind kind) { return base::amqp::SectionSymbol(SectionOf(kind)); }
 
 pn_data_t* ProtonSection::Value() const {
   pn_data_rewind(data);

@@ -42,9 +42,6 @@ enum class ProtonSectionKind : uint8_t {
 // The spec's name of a section ("header", "application-properties", "amqp-value", ...).
 std::string_view ProtonSectionName(ProtonSectionKind kind);
 
-// The symbolic descriptor of a section ("amqp:header:list", ...).
-std::string_view ProtonSectionSymbol(ProtonSectionKind kind);
-
 struct ProtonSection {
   ProtonSectionKind kind;
   size_t offset = 0;          // byte offset of the section's first byte in the message
