@@ -1,9 +1,12 @@
 // Fixed-width unsigned integers in a given byte order, loaded from and stored into byte buffers.
 //
 // Little-endian is the order of every integer inside sift's stored values (chunk headers, index and
-// summary entries, store and stream records); big-endian is the order of the integers inside RocksDB
-// keys, where bytewise key order must equal numeric order. The functions take `const void*` / `void*`
-// so that char and uint8_t buffers serve alike; they do no bounds checks (the caller has the bytes).
+// summary entries, store and stream records) and of the words the chunk summaries' text hash and the
+// portable CRC32C read; big-endian is the order of the integers inside RocksDB keys, where bytewise
+// key order must equal numeric order, and of every integer of the AMQP 1.0 encoding (core part 1,
+// section 1.2: engine/amqp's readers, record-file length prefixes). The functions take `const void*` /
+// `void*` so that char and uint8_t buffers serve alike; they do no bounds checks (the caller has the
+// bytes).
 //
 // Each is one memcpy and, on a host of the other order, one byte swap: compilers turn that into a
 // single load or store, and the functions are constexpr where the standard allows (the swaps).

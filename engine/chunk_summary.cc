@@ -7,6 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "base/byte_order.h"
 #include "engine/amqp/field_types.h"
 #include "engine/amqp/message_view.h"
 #include "engine/message_field_source.h"
@@ -55,10 +56,7 @@ uint64_t TextHash(std::string_view text) {
     h ^= h >> 29;
   };
   while (n >= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
-    mix(word);
+    mix(base::LoadLE64(p));
     p += 8;
     n -= 8;
   }
@@ -68,10 +66,8 @@ uint64_t TextHash(std::string_view text) {
     auto byte = [p](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
     uint64_t word;
     if (n >= 4) {
-      uint32_t lo, hi;
-      std::memcpy(&lo, p, 4);
-      std::memcpy(&hi, p + n - 4, 4);
-      if constexpr (std::endian::native == std::endian::big) lo = __builtin_bswap32(lo), hi = __builtin_bswap32(hi);
+      const uint32_t lo = base::LoadLE32(p);
+      const uint32_t hi = base::LoadLE32(p + n - 4);
       word = uint64_t{lo} | (uint64_t{hi} << (8 * (n - 4)));
     } else {
       word = byte(0) | (byte(n / 2) << (8 * (n / 2))) | (byte(n - 1) << (8 * (n - 1)));
@@ -144,11 +140,9 @@ class Input {
     const uint8_t kind = Byte();
     const std::string_view b = Bytes(8);
     if (!ok_ || kind > static_cast<uint8_t>(Number::Kind::kDouble)) return Fail(), Number();
-    uint64_t bits = 0;
-    for (int i = 7; i >= 0; --i) bits = (bits << 8) | static_cast<uint8_t>(b[i]);
     Number n;
     n.kind = static_cast<Number::Kind>(kind);
-    n.u = bits;
+    n.u = base::LoadLE64(b.data());
     return n;
   }
 

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "engine/amqp/coding.h"
+#include "base/byte_order.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/type_codes.h"
 #include "selector/bytes_equal.h"
@@ -235,7 +235,7 @@ bool TextPrefilter::PatternMatchesAt(const selector::LikeMatcher& pattern, const
   };
   if (before >= 1 && matches(at[-1])) return true;
   if (before >= 4) {
-    const size_t length = amqp::LoadU32(at - 4);
+    const size_t length = base::LoadBE32(at - 4);
     if (length >= 256 && matches(length)) return true;  // under 256: the same as the one-byte reading
   }
   return false;

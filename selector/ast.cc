@@ -60,17 +60,7 @@ std::string_view FunctionName(Function fn) {
   return "?";
 }
 
-std::string_view SectionName(Section section) {
-  switch (section) {
-    case Section::kHeader: return "header";
-    case Section::kDeliveryAnnotations: return "delivery_annotations";
-    case Section::kMessageAnnotations: return "message_annotations";
-    case Section::kProperties: return "properties";
-    case Section::kApplicationProperties: return "application_properties";
-    case Section::kFooter: return "footer";
-  }
-  return "?";
-}
+std::string_view SectionName(Section section) { return base::amqp::Info(AmqpSection(section)).identifier; }
 
 std::string FieldRefName(const FieldRef& ref) {
   std::string out(SectionName(ref.section));

@@ -113,10 +113,6 @@ class Ast {
   std::vector<FieldRef> fields;  // deduplicated, in order of first appearance
   uint32_t root = 0;
 
-  const Node& node(uint32_t index) const { return nodes[index]; }
-  const Node& root_node() const { return nodes[root]; }
-  const Node& child(const Node& n, size_t i) const { return nodes[n.children[i]]; }
-
   // Keeps a copy of `bytes` alive as long as the Ast and returns a view of it.
   std::string_view Keep(std::string_view bytes);
 

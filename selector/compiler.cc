@@ -5,6 +5,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "base/amqp_fields.h"
 #include "selector/compare.h"
 
 namespace sift::selector {
@@ -566,12 +567,6 @@ std::shared_ptr<const Program> Compiler::CompileExpression(std::string_view text
 
 std::shared_ptr<const Program> Compiler::CompilePropertyFilter(std::span<const std::pair<std::string, Value>> fields,
                                                                bool application, Error* error) {
-  static constexpr std::string_view kPropertiesFields[] = {
-      "message-id",       "user-id",          "to",
-      "subject",          "reply-to",         "correlation-id",
-      "content-type",     "content-encoding", "absolute-expiry-time",
-      "creation-time",    "group-id",         "group-sequence",
-      "reply-to-group-id"};
   auto program = std::make_shared<Program>();
   program->origin_ = application ? Program::Origin::kApplicationPropertiesFilter : Program::Origin::kPropertiesFilter;
   ProgramBuilder builder(program.get(), error);
@@ -590,8 +585,7 @@ std::shared_ptr<const Program> Compiler::CompilePropertyFilter(std::span<const s
     FieldRef ref;
     ref.section = application ? Section::kApplicationProperties : Section::kProperties;
     ref.name = name;
-    if (!application &&
-        std::find(std::begin(kPropertiesFields), std::end(kPropertiesFields), name) == std::end(kPropertiesFields)) {
+    if (!application && base::amqp::FindField(base::amqp::Section::kProperties, name) == nullptr) {
       return fail("'" + name +
                   "' is not a properties field (filter expressions 4.1: use the spec's names "
                   "with hyphens, e.g. message-id, subject, creation-time)");

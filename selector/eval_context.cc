@@ -43,10 +43,4 @@ int64_t EvalContext::Now() {
   return *now_;
 }
 
-size_t EvalContext::scratch_capacity() const {
-  size_t total = 0;
-  for (const Block& b : blocks_) total += b.size;
-  return total;
-}
-
 }  // namespace sift::selector

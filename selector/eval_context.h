@@ -49,9 +49,6 @@ class EvalContext {
   // `n` bytes of scratch, valid until the next BeginEvaluation(). Never fails (grows on demand).
   char* Allocate(size_t n);
 
-  // Total scratch bytes currently reserved (for tests of the warm-up behaviour).
-  size_t scratch_capacity() const;
-
  private:
   struct Block {
     std::unique_ptr<char[]> bytes;

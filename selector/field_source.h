@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/amqp_fields.h"
 #include "selector/value.h"
 
 namespace sift::selector {
@@ -24,6 +25,20 @@ enum class Section : uint8_t {
   kApplicationProperties,
   kFooter,
 };
+
+// The AMQP section (base/amqp_fields.h: its names, and the header and properties field names) that a
+// selector section reads.
+constexpr base::amqp::Section AmqpSection(Section section) {
+  switch (section) {
+    case Section::kHeader: return base::amqp::Section::kHeader;
+    case Section::kDeliveryAnnotations: return base::amqp::Section::kDeliveryAnnotations;
+    case Section::kMessageAnnotations: return base::amqp::Section::kMessageAnnotations;
+    case Section::kProperties: return base::amqp::Section::kProperties;
+    case Section::kApplicationProperties: return base::amqp::Section::kApplicationProperties;
+    case Section::kFooter: return base::amqp::Section::kFooter;
+  }
+  return base::amqp::Section::kFooter;
+}
 
 // One step into a compound value: a list / array element by index, or a map entry by key.
 struct PathStep {

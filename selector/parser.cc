@@ -1,4 +1,5 @@
-// The recursive-descent parser: text -> Ast, with name resolution and the depth limit (see ast.h).
+// The recursive-descent parser: text -> Ast, with the depth limit (see ast.h). What names refer to is
+// parser_names.cc's to say, what literal tokens are worth parser_literals.cc's.
 //
 // Grammar (precedence low to high, filter expressions section 6 / docs/selector-language.md):
 //   or        := and { OR and }                    (flattened into one n-ary node)
@@ -18,14 +19,15 @@
 // stops parsing at once.
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <limits>
 #include <string>
 
-#include "base/hex.h"
+#include "base/amqp_fields.h"
 #include "base/utf8.h"
 #include "selector/ast.h"
 #include "selector/lexer.h"
+#include "selector/parser_literals.h"
+#include "selector/parser_names.h"
 #include "selector/semantic.h"
 
 namespace sift::selector {
@@ -35,59 +37,6 @@ namespace sift::selector {
 constexpr size_t kMaxSupportedDepth = 500;
 
 namespace {
-
-constexpr const char* kHeaderFields[] = {"durable", "priority", "ttl", "first-acquirer", "delivery-count"};
-constexpr const char* kPropertiesFields[] = {"message-id",       "user-id",          "to",
-                                             "subject",          "reply-to",         "correlation-id",
-                                             "content-type",     "content-encoding", "absolute-expiry-time",
-                                             "creation-time",    "group-id",         "group-sequence",
-                                             "reply-to-group-id"};
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-bool LookupSection(std::string_view name, Section* section) {
-  struct Entry {
-    const char* long_name;
-    const char* short_name;
-    Section section;
-  };
-  static constexpr Entry kSections[] = {
-      {"header", "h", Section::kHeader},
-      {"delivery_annotations", "d", Section::kDeliveryAnnotations},
-      {"message_annotations", "m", Section::kMessageAnnotations},
-      {"properties", "p", Section::kProperties},
-      {"application_properties", "a", Section::kApplicationProperties},
-      {"footer", "f", Section::kFooter},
-  };
-  for (const Entry& e : kSections) {
-    if (EqualsIgnoreCase(name, e.long_name) || EqualsIgnoreCase(name, e.short_name)) {
-      *section = e.section;
-      return true;
-    }
-  }
-  return false;
-}
-
-struct FunctionEntry {
-  const char* name;
-  Function function;
-  uint8_t min_args;
-  uint8_t max_args;
-};
-constexpr FunctionEntry kFunctions[] = {
-    {"UTC", Function::kUtc, 0, 0},   {"LOWER", Function::kLower, 1, 1}, {"UPPER", Function::kUpper, 1, 1},
-    {"LEFT", Function::kLeft, 2, 2}, {"RIGHT", Function::kRight, 2, 2}, {"SUBSTRING", Function::kSubstring, 2, 3},
-    {"DATE", Function::kDate, 1, 1},
-};
 
 class Parser {
  public:
@@ -513,22 +462,10 @@ class Parser {
       case TokenKind::kInteger: return ParseInteger(t, out) && Advance();
       case TokenKind::kDecimal:
       case TokenKind::kApproximate: return ParseFloating(t, out) && Advance();
-      case TokenKind::kString: {
-        std::string s;
-        std::string_view raw = t.text(text_);
-        char quote = raw[0];
-        s.reserve(raw.size());
-        for (size_t i = 1; i + 1 < raw.size(); ++i) {
-          s += raw[i];
-          if (raw[i] == quote) ++i;  // doubled quote
-        }
-        return AddLiteral(Value::String(ast_->Keep(s)), t, out) && Advance();
-      }
-      case TokenKind::kBinary: {
-        std::string b;
-        base::DecodeHex(t.text(text_).substr(2), &b);  // the lexer let through only pairs of hex digits
-        return AddLiteral(Value::Binary(ast_->Keep(b)), t, out) && Advance();
-      }
+      case TokenKind::kString:
+        return AddLiteral(Value::String(ast_->Keep(StringLiteral(t.text(text_)))), t, out) && Advance();
+      case TokenKind::kBinary:
+        return AddLiteral(Value::Binary(ast_->Keep(BinaryLiteral(t.text(text_)))), t, out) && Advance();
       case TokenKind::kTrue: return AddLiteral(Value::Boolean(true), t, out) && Advance();
       case TokenKind::kFalse: return AddLiteral(Value::Boolean(false), t, out) && Advance();
       case TokenKind::kNan:
@@ -571,109 +508,21 @@ class Parser {
   }
 
   bool ParseInteger(const Token& t, uint32_t* out) {
-    std::string digits;  // the literal without the underscores Java allows between digits
-    for (char c : t.text(text_)) {
-      if (c != '_') digits += c;
+    Value value;
+    std::string why;
+    if (!IntegerLiteral(t.text(text_), options_.dialect, &value, &why)) {
+      return Fail(ErrorCode::kInvalidNumber, t.position, t.length, std::move(why));
     }
-    std::string_view raw = digits;
-    int base = 10;
-    if (options_.dialect == Dialect::kJms) {
-      if (raw.back() == 'l' || raw.back() == 'L') raw.remove_suffix(1);
-      if (raw.size() > 2 && (raw[1] == 'x' || raw[1] == 'X')) {
-        base = 16;
-        raw.remove_prefix(2);
-      } else if (raw.size() > 2 && (raw[1] == 'b' || raw[1] == 'B')) {
-        base = 2;
-        raw.remove_prefix(2);
-      } else if (raw.size() > 1 && raw[0] == '0') {
-        base = 8;
-        raw.remove_prefix(1);
-        for (char c : raw) {
-          if (c > '7') {
-            return Fail(ErrorCode::kInvalidNumber, t.position, t.length,
-                        "octal literal '" + std::string(t.text(text_)) + "' has a digit above 7");
-          }
-        }
-      }
-    }
-    uint64_t v = 0;
-    auto [ptr, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v, base);
-    if (ec != std::errc() || ptr != raw.data() + raw.size()) {
-      return Fail(ErrorCode::kInvalidNumber, t.position, t.length,
-                  "integer literal '" + std::string(t.text(text_)) + "' is out of range (above 2^64-1)");
-    }
-    // A hexadecimal, octal or binary literal is a Java long's 64 bits (two's complement: 0xFFFF_FFFF_
-    // FFFF_FFFF is -1); a decimal one above 2^63-1 is a ulong (documented extension).
-    Value value = v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || base != 10
-                      ? Value::Long(static_cast<int64_t>(v))
-                      : Value::Unsigned(ValueType::kULong, v);
     return AddLiteral(value, t, out);
   }
 
   bool ParseFloating(const Token& t, uint32_t* out) {
-    std::string digits;  // the literal without the underscores Java allows between digits
-    for (char c : t.text(text_)) {
-      if (c != '_') digits += c;
+    Value value;
+    std::string why;
+    if (!FloatingLiteral(t.text(text_), options_.dialect, &value, &why)) {
+      return Fail(ErrorCode::kInvalidNumber, t.position, t.length, std::move(why));
     }
-    std::string_view raw = digits;
-    bool is_float = false;
-    if (options_.dialect == Dialect::kJms) {
-      char last = raw.back();
-      if (last == 'f' || last == 'F') {
-        is_float = true;
-        raw.remove_suffix(1);
-      } else if (last == 'd' || last == 'D') {
-        raw.remove_suffix(1);
-      }
-    }
-    // A Java hexadecimal floating-point literal (JMS): 0x1.8p3 is 1.5 * 2^3.
-    const bool hex = raw.size() > 2 && raw[0] == '0' && (raw[1] == 'x' || raw[1] == 'X');
-    if (hex) raw.remove_prefix(2);
-    auto is_digit = [hex](char c) {
-      return (c >= '0' && c <= '9') || (hex && ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'));
-    };
-    // Normalise the Java forms ".5", "5.", "5.e3" for from_chars.
-    std::string s;
-    s.reserve(raw.size() + 2);
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] == '.') {
-        if (i == 0) s += '0';
-        s += '.';
-        if (i + 1 >= raw.size() || !is_digit(raw[i + 1])) s += '0';
-      } else {
-        s += raw[i];
-      }
-    }
-    const char* exponent_marks = hex ? "pP" : "eE";
-    double d = 0;
-    auto [ptr, ec] =
-        std::from_chars(s.data(), s.data() + s.size(), d, hex ? std::chars_format::hex : std::chars_format::general);
-    if (ec == std::errc::result_out_of_range) {
-      // Underflow to zero is harmless; overflow is not a number anyone meant.
-      bool tiny = false;
-      for (char c : s) {
-        if (c == exponent_marks[0] || c == exponent_marks[1]) break;
-        if (c != '0' && c != '.' && is_digit(c)) tiny = true;
-      }
-      size_t e = s.find_first_of(exponent_marks);
-      if (tiny && e != std::string::npos && s[e + 1] == '-') {
-        d = 0;
-      } else {
-        return Fail(ErrorCode::kInvalidNumber, t.position, t.length,
-                    "number '" + std::string(t.text(text_)) + "' is out of the range of a double");
-      }
-    } else if (ec != std::errc() || ptr != s.data() + s.size()) {
-      return Fail(ErrorCode::kInvalidNumber, t.position, t.length,
-                  "malformed number '" + std::string(t.text(text_)) + "'");
-    }
-    if (is_float) {
-      if (std::abs(d) > std::numeric_limits<float>::max()) {
-        return Fail(ErrorCode::kInvalidNumber, t.position, t.length,
-                    "number '" + std::string(t.text(text_)) + "' is out of the range of a float");
-      }
-      return AddLiteral(Value::Float(static_cast<float>(d)), t, out);
-    }
-    return AddLiteral(Value::Double(d), t, out);
+    return AddLiteral(value, t, out);
   }
 
   bool ParseIdentifier(uint32_t* out) {
@@ -715,29 +564,11 @@ class Parser {
     return ParsePath(&ref) && AddField(std::move(ref), t, out);
   }
 
-  // Header and properties fields are a fixed vocabulary: written with '_' for the spec's '-',
-  // matched case-insensitively, stored with the spec's name.
+  // Header and properties fields: see ResolveSpecFieldName.
   bool ResolveSpecField(const Token& field, FieldRef* ref) {
-    std::string spec;
-    for (char c : ref->name) {
-      if (c == '_') c = '-';
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      spec += c;
-    }
-    bool header = ref->section == Section::kHeader;
-    bool found = false;
-    if (header) {
-      for (const char* f : kHeaderFields) found = found || spec == f;
-    } else {
-      for (const char* f : kPropertiesFields) found = found || spec == f;
-    }
-    if (!found) {
-      std::string known;
-      for (const char* f :
-           header ? std::span<const char* const>(kHeaderFields) : std::span<const char* const>(kPropertiesFields)) {
-        if (!known.empty()) known += ", ";
-        for (const char* c = f; *c; ++c) known += *c == '-' ? '_' : *c;
-      }
+    std::string spec, known;
+    if (!ResolveSpecFieldName(ref->section, ref->name, &spec, &known)) {
+      bool header = ref->section == Section::kHeader;
       return Fail(ErrorCode::kUnknownField, field.position, field.length,
                   std::string("unknown ") + (header ? "header" : "properties") + " field '" + ref->name +
                       "' (fields: " + known + ")");
@@ -792,10 +623,7 @@ class Parser {
   bool ParseFunction(uint32_t* out) {
     Token t = cur_;
     std::string_view name = t.text(text_);
-    const FunctionEntry* entry = nullptr;
-    for (const FunctionEntry& f : kFunctions) {
-      if (EqualsIgnoreCase(name, f.name)) entry = &f;
-    }
+    const FunctionEntry* entry = LookupFunction(name);
     if (entry == nullptr) {
       return Fail(
           ErrorCode::kUnknownFunction, t.position, t.length,
@@ -834,43 +662,18 @@ class Parser {
     return AddNode(std::move(n), t, out);
   }
 
-  // The AMQP JMS mapping (Qpid JMS / AMQP JMS Mapping draft): JMS header names -> AMQP fields.
+  // The AMQP JMS mapping (parser_names.h): JMS header names -> AMQP fields.
   bool ParseJmsIdentifier(const Token& t, bool* handled, uint32_t* out) {
     std::string_view name = t.text(text_);
-    struct Mapping {
-      const char* jms;
-      Section section;
-      const char* field;
-      Function function;  // kNone: the field as it is
-    };
-    static constexpr Mapping kMappings[] = {
-        {"JMSMessageID", Section::kProperties, "message-id", Function::kJmsMessageId},
-        {"JMSCorrelationID", Section::kProperties, "correlation-id", Function::kJmsCorrelationId},
-        {"JMSPriority", Section::kHeader, "priority", Function::kNone},
-        {"JMSTimestamp", Section::kProperties, "creation-time", Function::kJmsTime},
-        {"JMSExpiration", Section::kProperties, "absolute-expiry-time", Function::kJmsTime},
-        {"JMSDeliveryMode", Section::kHeader, "durable", Function::kJmsDeliveryMode},
-        {"JMSType", Section::kProperties, "subject", Function::kNone},
-        {"JMSDestination", Section::kProperties, "to", Function::kNone},
-        {"JMSReplyTo", Section::kProperties, "reply-to", Function::kNone},
-        {"JMSRedelivered", Section::kHeader, "delivery-count", Function::kJmsRedelivered},
-        {"JMSXGroupID", Section::kProperties, "group-id", Function::kNone},
-        {"JMSXGroupSeq", Section::kProperties, "group-sequence", Function::kNone},
-        {"JMSXDeliveryCount", Section::kHeader, "delivery-count", Function::kNone},
-        {"JMSXUserID", Section::kProperties, "user-id", Function::kJmsUserId},
-    };
-    const Mapping* m = nullptr;
-    for (const Mapping& candidate : kMappings) {
-      if (name == candidate.jms) m = &candidate;
-    }
+    const JmsMapping* m = LookupJmsHeader(name);
     if (m == nullptr || next_.kind == TokenKind::kDot || next_.kind == TokenKind::kDelimitedIdentifier) {
       return true;  // not a JMS header name: an ordinary application property
     }
     *handled = true;
     if (!Advance()) return false;
     FieldRef ref;
-    ref.section = m->section;
-    ref.name = m->field;
+    ref.section = m->field.section == base::amqp::Section::kHeader ? Section::kHeader : Section::kProperties;
+    ref.name = std::string(m->field.name);
     uint32_t field;
     if (!AddField(std::move(ref), t, &field)) return false;
     if (name == "JMSXDeliveryCount") {

@@ -5,7 +5,8 @@
 #include "storage/crc32c.h"
 
 #include <array>
-#include <cstring>
+
+#include "base/byte_order.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -35,15 +36,9 @@ constexpr Tables MakeTables() {
 
 constexpr Tables kTables = MakeTables();
 
-inline uint64_t Load64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;  // little-endian host (x86-64, aarch64)
-}
-
 uint32_t PortableRaw(uint32_t c, const uint8_t* p, size_t n) {
   while (n >= 8) {
-    uint64_t v = Load64(p) ^ c;
+    uint64_t v = base::LoadLE64(p) ^ c;
     c = kTables[7][v & 0xff] ^ kTables[6][(v >> 8) & 0xff] ^ kTables[5][(v >> 16) & 0xff] ^
         kTables[4][(v >> 24) & 0xff] ^ kTables[3][(v >> 32) & 0xff] ^ kTables[2][(v >> 40) & 0xff] ^
         kTables[1][(v >> 48) & 0xff] ^ kTables[0][v >> 56];
@@ -143,9 +138,9 @@ __attribute__((target("sse4.2"))) uint32_t HardwareRaw(uint32_t c, const uint8_t
       const uint8_t* p1 = p + kStripe;
       const uint8_t* p2 = p + 2 * kStripe;
       for (size_t i = 0; i < kStripe; i += 8) {
-        c0 = _mm_crc32_u64(c0, Load64(p0 + i));
-        c1 = _mm_crc32_u64(c1, Load64(p1 + i));
-        c2 = _mm_crc32_u64(c2, Load64(p2 + i));
+        c0 = _mm_crc32_u64(c0, base::LoadLE64(p0 + i));
+        c1 = _mm_crc32_u64(c1, base::LoadLE64(p1 + i));
+        c2 = _mm_crc32_u64(c2, base::LoadLE64(p2 + i));
       }
       // crc(A|B|C) = shift(crcA, |B|+|C|) ^ shift(crcB, |C|) ^ crcC, with raw (unconditioned) states.
       c = ApplyShift(s2, static_cast<uint32_t>(c0)) ^ ApplyShift(s1, static_cast<uint32_t>(c1)) ^
@@ -156,7 +151,7 @@ __attribute__((target("sse4.2"))) uint32_t HardwareRaw(uint32_t c, const uint8_t
   }
   uint64_t c64 = c;
   while (n >= 8) {
-    c64 = _mm_crc32_u64(c64, Load64(p));
+    c64 = _mm_crc32_u64(c64, base::LoadLE64(p));
     p += 8;
     n -= 8;
   }

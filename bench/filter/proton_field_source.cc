@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "base/amqp_fields.h"
+
 namespace sift::bench {
 namespace {
 
@@ -20,41 +22,22 @@ Value Timestamp(pn_timestamp_t t) { return t == 0 ? Value::Missing() : Value::Ti
 }  // namespace
 
 ProtonFieldSource::ProtonFieldSource(std::span<const selector::FieldRef> fields) : slots_(fields.size()) {
-  struct Named {
-    std::string_view name;
-    Field field;
-  };
-  static constexpr Named kHeader[] = {{"durable", Field::kDurable},
-                                      {"priority", Field::kPriority},
-                                      {"ttl", Field::kTtl},
-                                      {"first-acquirer", Field::kFirstAcquirer},
-                                      {"delivery-count", Field::kDeliveryCount}};
-  static constexpr Named kProperties[] = {{"message-id", Field::kMessageId},
-                                          {"user-id", Field::kUserId},
-                                          {"to", Field::kTo},
-                                          {"subject", Field::kSubject},
-                                          {"reply-to", Field::kReplyTo},
-                                          {"correlation-id", Field::kCorrelationId},
-                                          {"content-type", Field::kContentType},
-                                          {"content-encoding", Field::kContentEncoding},
-                                          {"absolute-expiry-time", Field::kAbsoluteExpiryTime},
-                                          {"creation-time", Field::kCreationTime},
-                                          {"group-id", Field::kGroupId},
-                                          {"group-sequence", Field::kGroupSequence},
-                                          {"reply-to-group-id", Field::kReplyToGroupId}};
+  // Field lists the header and properties fields in list order (base/amqp_fields.h), from kDurable
+  // and from kMessageId.
+  static_assert(static_cast<int>(Field::kDeliveryCount) - static_cast<int>(Field::kDurable) + 1 ==
+                base::amqp::kHeaderFieldCount);
+  static_assert(static_cast<int>(Field::kReplyToGroupId) - static_cast<int>(Field::kMessageId) + 1 ==
+                base::amqp::kPropertiesFieldCount);
   for (size_t i = 0; i < fields.size(); ++i) {
     const selector::FieldRef& ref = fields[i];
     Slot& slot = slots_[i];
     if (!ref.path.empty()) continue;  // kUnknown: reads kMissing (see the header)
     switch (ref.section) {
       case Section::kHeader:
-        for (const Named& n : kHeader) {
-          if (n.name == ref.name) slot.field = n.field;
-        }
-        break;
       case Section::kProperties:
-        for (const Named& n : kProperties) {
-          if (n.name == ref.name) slot.field = n.field;
+        if (const base::amqp::FieldInfo* f = base::amqp::FindField(selector::AmqpSection(ref.section), ref.name)) {
+          const Field first = ref.section == Section::kHeader ? Field::kDurable : Field::kMessageId;
+          slot.field = static_cast<Field>(static_cast<int>(first) + f->index);
         }
         break;
       case Section::kApplicationProperties: slot.field = Field::kApplicationProperty; break;

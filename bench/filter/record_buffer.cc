@@ -6,6 +6,7 @@
 #include <memory>
 #include <numeric>
 
+#include "base/byte_order.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/message_view.h"
 #include "engine/amqp/record_file.h"
@@ -15,9 +16,8 @@
 namespace sift::bench {
 
 void RecordBuffer::Append(std::span<const uint8_t> message) {
-  const uint32_t n = static_cast<uint32_t>(message.size());
-  const uint8_t prefix[4] = {static_cast<uint8_t>(n >> 24), static_cast<uint8_t>(n >> 16), static_cast<uint8_t>(n >> 8),
-                             static_cast<uint8_t>(n)};
+  uint8_t prefix[4];
+  base::StoreBE32(prefix, static_cast<uint32_t>(message.size()));
   bytes_.insert(bytes_.end(), prefix, prefix + 4);
   bytes_.insert(bytes_.end(), message.begin(), message.end());
   starts_.push_back(bytes_.size());

@@ -28,6 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/byte_order.h"
+
 namespace sift::bench {
 
 class RecordBuffer {
@@ -59,7 +61,7 @@ class RecordBuffer {
 // Walks records [begin, end) of a buffer's bytes: the length prefix is trusted (the buffer was built
 // by RecordBuffer::Append), as a mapped file already checked by its reader would be.
 inline const uint8_t* NextMessage(const uint8_t* p, std::span<const uint8_t>* message) {
-  const uint32_t n = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+  const uint32_t n = base::LoadBE32(p);
   *message = {p + 4, n};
   return p + 4 + n;
 }

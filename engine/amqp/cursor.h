@@ -41,8 +41,6 @@ class Cursor {
   bool done() const { return error_.ok() && (counted_ ? remaining_ == 0 : p_ >= limit_); }
   bool ok() const { return error_.ok(); }
   const DecodeError& error() const { return error_; }
-  // Elements left to read of a compound's cursor (0 for a top-level cursor).
-  uint32_t remaining() const { return counted_ ? remaining_ : 0; }
   // The next unread byte and its offset from base.
   const uint8_t* position() const { return p_; }
   uint32_t offset() const { return static_cast<uint32_t>(p_ - base_); }

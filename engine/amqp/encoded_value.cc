@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstring>
 
+#include "base/byte_order.h"
 #include "engine/amqp/coding.h"
 #include "engine/amqp/cursor.h"
 
@@ -403,9 +404,9 @@ bool EncodedValue::GetUnsigned(uint64_t* out) const {
     case code::kUByte:
     case code::kSmallUInt:
     case code::kSmallULong: *out = data_[0]; return true;
-    case code::kUShort: *out = LoadU16(data_); return true;
-    case code::kUInt: *out = LoadU32(data_); return true;
-    case code::kULong: *out = LoadU64(data_); return true;
+    case code::kUShort: *out = base::LoadBE16(data_); return true;
+    case code::kUInt: *out = base::LoadBE32(data_); return true;
+    case code::kULong: *out = base::LoadBE64(data_); return true;
     case code::kUInt0:
     case code::kULong0: *out = 0; return true;
     default: return false;
@@ -418,9 +419,9 @@ bool EncodedValue::GetSigned(int64_t* out) const {
     case code::kByte:
     case code::kSmallInt:
     case code::kSmallLong: *out = static_cast<int8_t>(data_[0]); return true;
-    case code::kShort: *out = static_cast<int16_t>(LoadU16(data_)); return true;
-    case code::kInt: *out = static_cast<int32_t>(LoadU32(data_)); return true;
-    case code::kLong: *out = static_cast<int64_t>(LoadU64(data_)); return true;
+    case code::kShort: *out = static_cast<int16_t>(base::LoadBE16(data_)); return true;
+    case code::kInt: *out = static_cast<int32_t>(base::LoadBE32(data_)); return true;
+    case code::kLong: *out = static_cast<int64_t>(base::LoadBE64(data_)); return true;
     default: return false;
   }
 }
@@ -428,11 +429,11 @@ bool EncodedValue::GetSigned(int64_t* out) const {
 bool EncodedValue::GetDouble(double* out) const {
   if (begin_ == nullptr || descriptor_ != nullptr) return false;
   if (code_ == code::kFloat) {
-    *out = std::bit_cast<float>(LoadU32(data_));
+    *out = std::bit_cast<float>(base::LoadBE32(data_));
     return true;
   }
   if (code_ == code::kDouble) {
-    *out = std::bit_cast<double>(LoadU64(data_));
+    *out = std::bit_cast<double>(base::LoadBE64(data_));
     return true;
   }
   return false;
@@ -440,13 +441,13 @@ bool EncodedValue::GetDouble(double* out) const {
 
 bool EncodedValue::GetTimestamp(int64_t* out) const {
   if (begin_ == nullptr || descriptor_ != nullptr || code_ != code::kTimestamp) return false;
-  *out = static_cast<int64_t>(LoadU64(data_));
+  *out = static_cast<int64_t>(base::LoadBE64(data_));
   return true;
 }
 
 bool EncodedValue::GetChar(uint32_t* out) const {
   if (begin_ == nullptr || descriptor_ != nullptr || code_ != code::kChar) return false;
-  *out = LoadU32(data_);
+  *out = base::LoadBE32(data_);
   return true;
 }
 

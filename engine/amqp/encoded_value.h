@@ -19,6 +19,7 @@
 #include <span>
 #include <string_view>
 
+#include "base/byte_order.h"
 #include "engine/amqp/decode_error.h"
 #include "engine/amqp/type_codes.h"
 #include "selector/field_source.h"
@@ -197,7 +198,7 @@ inline const uint8_t* ReadSizePrefix(uint8_t how, const uint8_t* p, const uint8_
     return p + 1;
   }
   if (left < 4) return nullptr;
-  *n = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+  *n = base::LoadBE32(p);
   return p + 4;
 }
 
@@ -272,20 +273,14 @@ namespace internal {
 // The selector::Value of a plain (not described) non-compound value with format code `c`, whose
 // payload `d` (`size` bytes) is known to be inside the buffer: what EncodedValue::ToValue() gives.
 // False for compound codes (list0 included) and invalid ones. Shared by ToValue() and
-// ReadSelectorValue() so the two cannot disagree.
-inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, selector::Value* out) {
+// ReadSelectorValue() so the two cannot disagree. Kept out of line: ReadSelectorValue() is then small
+// enough to be inlined into the field readers, whose common case (str8 / sym8 / vbin8) needs no call.
+[[gnu::noinline]] inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, selector::Value* out) {
   using selector::Value;
   using selector::ValueType;
   auto bytes = [&](ValueType t) {
     *out = Value::Bytes(t, {reinterpret_cast<const char*>(d), size});
     return true;
-  };
-  auto load16 = [d] { return static_cast<uint16_t>((d[0] << 8) | d[1]); };
-  auto load32 = [d] { return (uint32_t{d[0]} << 24) | (uint32_t{d[1]} << 16) | (uint32_t{d[2]} << 8) | d[3]; };
-  auto load64 = [d, load32] {
-    const uint32_t hi = load32();
-    const uint32_t lo = (uint32_t{d[4]} << 24) | (uint32_t{d[5]} << 16) | (uint32_t{d[6]} << 8) | d[7];
-    return (uint64_t{hi} << 32) | lo;
   };
   switch (c) {
     case code::kStr8:
@@ -299,26 +294,26 @@ inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, selector::Val
     case code::kFalse: *out = Value::Boolean(false); return true;
     case code::kBoolean: *out = Value::Boolean(d[0] != 0); return true;
     case code::kUByte: *out = Value::Unsigned(ValueType::kUByte, d[0]); return true;
-    case code::kUShort: *out = Value::Unsigned(ValueType::kUShort, load16()); return true;
+    case code::kUShort: *out = Value::Unsigned(ValueType::kUShort, base::LoadBE16(d)); return true;
     case code::kUInt0: *out = Value::Unsigned(ValueType::kUInt, 0); return true;
     case code::kSmallUInt: *out = Value::Unsigned(ValueType::kUInt, d[0]); return true;
-    case code::kUInt: *out = Value::Unsigned(ValueType::kUInt, load32()); return true;
+    case code::kUInt: *out = Value::Unsigned(ValueType::kUInt, base::LoadBE32(d)); return true;
     case code::kULong0: *out = Value::Unsigned(ValueType::kULong, 0); return true;
     case code::kSmallULong: *out = Value::Unsigned(ValueType::kULong, d[0]); return true;
-    case code::kULong: *out = Value::Unsigned(ValueType::kULong, load64()); return true;
+    case code::kULong: *out = Value::Unsigned(ValueType::kULong, base::LoadBE64(d)); return true;
     case code::kByte: *out = Value::Signed(ValueType::kByte, static_cast<int8_t>(d[0])); return true;
-    case code::kShort: *out = Value::Signed(ValueType::kShort, static_cast<int16_t>(load16())); return true;
+    case code::kShort: *out = Value::Signed(ValueType::kShort, static_cast<int16_t>(base::LoadBE16(d))); return true;
     case code::kSmallInt: *out = Value::Signed(ValueType::kInt, static_cast<int8_t>(d[0])); return true;
-    case code::kInt: *out = Value::Signed(ValueType::kInt, static_cast<int32_t>(load32())); return true;
+    case code::kInt: *out = Value::Signed(ValueType::kInt, static_cast<int32_t>(base::LoadBE32(d))); return true;
     case code::kSmallLong: *out = Value::Signed(ValueType::kLong, static_cast<int8_t>(d[0])); return true;
-    case code::kLong: *out = Value::Signed(ValueType::kLong, static_cast<int64_t>(load64())); return true;
-    case code::kFloat: *out = Value::Float(std::bit_cast<float>(load32())); return true;
-    case code::kDouble: *out = Value::Double(std::bit_cast<double>(load64())); return true;
+    case code::kLong: *out = Value::Signed(ValueType::kLong, static_cast<int64_t>(base::LoadBE64(d))); return true;
+    case code::kFloat: *out = Value::Float(std::bit_cast<float>(base::LoadBE32(d))); return true;
+    case code::kDouble: *out = Value::Double(std::bit_cast<double>(base::LoadBE64(d))); return true;
     case code::kDecimal32: return bytes(ValueType::kDecimal32);
     case code::kDecimal64: return bytes(ValueType::kDecimal64);
     case code::kDecimal128: return bytes(ValueType::kDecimal128);
-    case code::kChar: *out = Value::Char(load32()); return true;
-    case code::kTimestamp: *out = Value::Timestamp(static_cast<int64_t>(load64())); return true;
+    case code::kChar: *out = Value::Char(base::LoadBE32(d)); return true;
+    case code::kTimestamp: *out = Value::Timestamp(static_cast<int64_t>(base::LoadBE64(d))); return true;
     case code::kUuid: return bytes(ValueType::kUuid);
     default: return false;
   }

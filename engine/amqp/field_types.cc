@@ -1,25 +1,48 @@
 // Spec types of header / properties fields and of section values (field_types.h).
 #include "engine/amqp/field_types.h"
 
+#include <string_view>
+
 namespace sift::amqp {
 namespace {
 
-constexpr const char* kHeaderLabels[] = {"header field durable", "header field priority", "header field ttl",
-                                         "header field first-acquirer", "header field delivery-count"};
-constexpr const char* kHeaderExpected[] = {"a boolean", "a ubyte", "a uint", "a boolean", "a uint"};
-constexpr const char* kPropertiesLabels[] = {
-    "properties field message-id",       "properties field user-id",          "properties field to",
-    "properties field subject",          "properties field reply-to",         "properties field correlation-id",
-    "properties field content-type",     "properties field content-encoding", "properties field absolute-expiry-time",
-    "properties field creation-time",    "properties field group-id",         "properties field group-sequence",
-    "properties field reply-to-group-id"};
-constexpr const char* kMessageIdExpected = "a ulong, uuid, binary or string";
-constexpr const char* kPropertiesExpected[] = {kMessageIdExpected, "a binary", "a string", "a string",    "a string",
-                                               kMessageIdExpected, "a symbol", "a symbol", "a timestamp", "a timestamp",
-                                               "a string",         "a uint",   "a string"};
-constexpr const char* kSectionLabels[] = {
-    "header", "delivery-annotations", "message-annotations", "properties", "application-properties",
-    "data",   "amqp-sequence",        "amqp-value",          "footer"};
+using base::amqp::FieldInfo;
+using base::amqp::FieldType;
+
+// "header field durable", ...: the labels errors name fields by, made at compile time from the
+// names in base/amqp_fields.h, NUL-terminated (DecodeError keeps a static C string).
+template <int N>
+struct FieldLabels {
+  static constexpr size_t kMaxLength = 48;
+  char text[N][kMaxLength] = {};
+
+  explicit constexpr FieldLabels(const FieldInfo (&fields)[N]) {
+    for (int i = 0; i < N; ++i) {
+      size_t n = 0;
+      for (std::string_view part :
+           {base::amqp::SectionName(fields[i].section), std::string_view(" field "), fields[i].name}) {
+        for (char c : part) text[i][n++] = c;
+      }
+    }
+  }
+};
+constexpr FieldLabels kHeaderLabels(base::amqp::kHeaderFields);
+constexpr FieldLabels kPropertiesLabels(base::amqp::kPropertiesFields);
+
+// "a boolean", ...: what a field of the type must be, for errors.
+const char* Expected(FieldType type) {
+  switch (type) {
+    case FieldType::kBoolean: return "a boolean";
+    case FieldType::kUByte: return "a ubyte";
+    case FieldType::kUInt: return "a uint";
+    case FieldType::kMessageId: return "a ulong, uuid, binary or string";
+    case FieldType::kBinary: return "a binary";
+    case FieldType::kString: return "a string";
+    case FieldType::kSymbol: return "a symbol";
+    case FieldType::kTimestamp: return "a timestamp";
+  }
+  return "its spec type";
+}
 
 }  // namespace
 
@@ -31,10 +54,10 @@ bool PropertiesFieldTypeOk(int index, const EncodedValue& value) {
   return !value.is_described() && PropertiesFieldCodeOk(index, value.format_code());
 }
 
-const char* HeaderFieldExpected(int index) { return kHeaderExpected[index]; }
-const char* PropertiesFieldExpected(int index) { return kPropertiesExpected[index]; }
-const char* HeaderFieldLabel(int index) { return kHeaderLabels[index]; }
-const char* PropertiesFieldLabel(int index) { return kPropertiesLabels[index]; }
+const char* HeaderFieldExpected(int index) { return Expected(base::amqp::kHeaderFields[index].type); }
+const char* PropertiesFieldExpected(int index) { return Expected(base::amqp::kPropertiesFields[index].type); }
+const char* HeaderFieldLabel(int index) { return kHeaderLabels.text[index]; }
+const char* PropertiesFieldLabel(int index) { return kPropertiesLabels.text[index]; }
 
 bool SectionValueTypeOk(SectionKind kind, const EncodedValue& value) {
   if (kind == SectionKind::kAmqpValue) return true;
@@ -52,6 +75,7 @@ const char* SectionValueExpected(SectionKind kind) {
   }
 }
 
-const char* SectionLabel(SectionKind kind) { return kSectionLabels[static_cast<int>(kind)]; }
+// The table's names are string literals, so data() is NUL-terminated (base/amqp_fields.h).
+const char* SectionLabel(SectionKind kind) { return SectionName(kind).data(); }
 
 }  // namespace sift::amqp

@@ -1,9 +1,11 @@
-// The types the spec gives each header and properties field (core part 3, sections 3.2.1, 3.2.4),
-// and the type each section's value must have: shared by MessageView (which reads a field of the wrong
-// type as missing) and Validate (which rejects it), so the two always agree. Internal to engine/amqp.
+// The format codes the types the spec gives each header and properties field may have (the types are
+// base/amqp_fields.h's; core part 3, sections 3.2.1, 3.2.4), and the type each section's value must
+// have: shared by MessageView (which reads a field of the wrong type as missing) and Validate (which
+// rejects it), so the two always agree. Internal to engine/amqp.
 #ifndef SIFT_ENGINE_AMQP_FIELD_TYPES_H_
 #define SIFT_ENGINE_AMQP_FIELD_TYPES_H_
 
+#include "base/amqp_fields.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/type_codes.h"
 
@@ -24,35 +26,29 @@ constexpr bool IsMessageIdCode(uint8_t c) {
 }
 }  // namespace internal
 
-// The rules below on the format code of a plain (not described) value: constexpr, so that the
-// validator can fold them into tables indexed by format code.
-constexpr bool HeaderFieldCodeOk(int index, uint8_t c) {
-  switch (index) {
-    case 0: return internal::IsBooleanCode(c);
-    case 1: return c == code::kUByte;
-    case 2: return internal::IsUIntCode(c);
-    case 3: return internal::IsBooleanCode(c);
-    case 4: return internal::IsUIntCode(c);
-    default: return false;
+// The format codes a plain (not described) value of a field's spec type (base/amqp_fields.h) may
+// have: constexpr, so that the validator can fold the rules into tables indexed by format code.
+constexpr bool FieldTypeCodeOk(base::amqp::FieldType type, uint8_t c) {
+  using base::amqp::FieldType;
+  switch (type) {
+    case FieldType::kBoolean: return internal::IsBooleanCode(c);
+    case FieldType::kUByte: return c == code::kUByte;
+    case FieldType::kUInt: return internal::IsUIntCode(c);
+    case FieldType::kMessageId: return internal::IsMessageIdCode(c);
+    case FieldType::kBinary: return internal::IsBinaryCode(c);
+    case FieldType::kString: return internal::IsStringCode(c);
+    case FieldType::kSymbol: return internal::IsSymbolCode(c);
+    case FieldType::kTimestamp: return c == code::kTimestamp;
   }
+  return false;
+}
+constexpr bool HeaderFieldCodeOk(int index, uint8_t c) {
+  return index >= 0 && index < base::amqp::kHeaderFieldCount &&
+         FieldTypeCodeOk(base::amqp::kHeaderFields[index].type, c);
 }
 constexpr bool PropertiesFieldCodeOk(int index, uint8_t c) {
-  switch (index) {
-    case 0:
-    case 5: return internal::IsMessageIdCode(c);
-    case 1: return internal::IsBinaryCode(c);
-    case 2:
-    case 3:
-    case 4:
-    case 10:
-    case 12: return internal::IsStringCode(c);
-    case 6:
-    case 7: return internal::IsSymbolCode(c);
-    case 8:
-    case 9: return c == code::kTimestamp;
-    case 11: return internal::IsUIntCode(c);
-    default: return false;
-  }
+  return index >= 0 && index < base::amqp::kPropertiesFieldCount &&
+         FieldTypeCodeOk(base::amqp::kPropertiesFields[index].type, c);
 }
 constexpr bool SectionValueCodeOk(SectionKind kind, uint8_t c) {
   switch (kind) {
@@ -73,11 +69,12 @@ constexpr bool SectionValueCodeOk(SectionKind kind, uint8_t c) {
 // part 3, section 3.2.1): durable and first-acquirer false, priority 4, delivery-count 0; ttl has no
 // default (kMissing).
 inline selector::Value HeaderFieldDefault(int index) {
-  switch (index) {
-    case 0:
-    case 3: return selector::Value::Boolean(false);
-    case 1: return selector::Value::Unsigned(selector::ValueType::kUByte, 4);
-    case 4: return selector::Value::Unsigned(selector::ValueType::kUInt, 0);
+  using base::amqp::HeaderField;
+  switch (static_cast<HeaderField>(index)) {
+    case HeaderField::kDurable:
+    case HeaderField::kFirstAcquirer: return selector::Value::Boolean(false);
+    case HeaderField::kPriority: return selector::Value::Unsigned(selector::ValueType::kUByte, 4);
+    case HeaderField::kDeliveryCount: return selector::Value::Unsigned(selector::ValueType::kUInt, 0);
     default: return selector::Value::Missing();
   }
 }
@@ -102,7 +99,7 @@ const char* SectionValueExpected(SectionKind kind);
 // false for anything else. Defined in message_view.cc.
 bool SectionOfDescriptor(const EncodedValue& value, SectionKind* kind);
 
-// "header", ... as a static C string.
+// "header", ... (the section's name) as a static C string.
 const char* SectionLabel(SectionKind kind);
 
 }  // namespace sift::amqp

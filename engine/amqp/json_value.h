@@ -1,6 +1,8 @@
 // Private to engine/amqp: one typed JSON value (docs/typed-json.md, "Values") into one Proton
 // pn_data_t node. typed_json.cc builds whole messages from these; the other direction, bytes to typed
-// JSON text, is typed_json_writer.cc, which follows the same rules without Proton.
+// JSON text, is typed_json_writer.cc, which follows the same rules without Proton. Three files hold
+// what is declared here: json_type_names.cc (the wrapper type names both ways, the hints),
+// json_text_codecs.cc (the text forms of binary and uuid values) and json_to_amqp.cc (the values).
 //
 // Plain JSON maps naturally (string -> string, integer -> long, other number -> double, boolean, null,
 // object -> map with string keys, array -> list); every other type is a wrapper
@@ -46,6 +48,8 @@ JsonHint HintFor(pn_type_t type);
 // The type names of typed JSON wrappers ("ubyte", "decimal128", ..., "null", "boolean", "string",
 // "list"; docs/typed-json.md, "Wrappers").
 std::string_view JsonTypeName(pn_type_t type);
+// The type a wrapper's type name says; false for a name that is none.
+bool TypeFromName(std::string_view name, pn_type_t* type);
 
 // Appends `json` at data's current position. `path` names the place for errors ("properties.to",
 // "body.value[2]"); it is used as scratch and restored. On error returns false with
@@ -66,6 +70,8 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
 // Decodes base64 by base/base64.h's reading rule (either alphabet, padding optional, no whitespace)
 // or, when `hex`, pairs of hex digits.
 bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why);
+// Reads a uuid's text form, 8-4-4-4-12 hex digits; false when `text` is not one.
+bool ParseUuid(std::string_view text, pn_uuid_t* uuid);
 
 // A typed JSON scalar standing alone (a property filter's reference value): the same value forms and
 // codec rules as everywhere (docs/typed-json.md, "Values"), with these differences of shape.

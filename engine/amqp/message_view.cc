@@ -14,41 +14,11 @@
 namespace sift::amqp {
 namespace {
 
-constexpr std::string_view kHeaderNames[kHeaderFieldCount] = {"durable", "priority", "ttl", "first-acquirer",
-                                                              "delivery-count"};
-constexpr std::string_view kPropertiesNames[kPropertiesFieldCount] = {
-    "message-id",       "user-id",          "to",
-    "subject",          "reply-to",         "correlation-id",
-    "content-type",     "content-encoding", "absolute-expiry-time",
-    "creation-time",    "group-id",         "group-sequence",
-    "reply-to-group-id"};
-
 bool IsBody(SectionKind k) {
   return k == SectionKind::kData || k == SectionKind::kAmqpSequence || k == SectionKind::kAmqpValue;
 }
 
 }  // namespace
-
-std::string_view HeaderFieldName(HeaderField field) { return kHeaderNames[static_cast<int>(field)]; }
-std::string_view PropertiesFieldName(PropertiesField field) { return kPropertiesNames[static_cast<int>(field)]; }
-bool HeaderFieldFromName(std::string_view name, HeaderField* out) {
-  for (int i = 0; i < kHeaderFieldCount; ++i) {
-    if (kHeaderNames[i] == name) {
-      *out = static_cast<HeaderField>(i);
-      return true;
-    }
-  }
-  return false;
-}
-bool PropertiesFieldFromName(std::string_view name, PropertiesField* out) {
-  for (int i = 0; i < kPropertiesFieldCount; ++i) {
-    if (kPropertiesNames[i] == name) {
-      *out = static_cast<PropertiesField>(i);
-      return true;
-    }
-  }
-  return false;
-}
 
 // Which section a described top-level value is, from its descriptor (smallulong, ulong or symbol).
 bool SectionOfDescriptor(const EncodedValue& value, SectionKind* kind) {

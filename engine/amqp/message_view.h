@@ -22,6 +22,7 @@
 #include <span>
 #include <string_view>
 
+#include "base/amqp_fields.h"
 #include "engine/amqp/decode_error.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/type_codes.h"
@@ -29,40 +30,19 @@
 
 namespace sift::amqp {
 
-// Fields of the header section, in list order (core part 3, section 3.2.1).
-enum class HeaderField : uint8_t {
-  kDurable = 0,        // boolean, default false
-  kPriority = 1,       // ubyte, default 4
-  kTtl = 2,            // uint (milliseconds), no default
-  kFirstAcquirer = 3,  // boolean, default false
-  kDeliveryCount = 4,  // uint, default 0
-};
-inline constexpr int kHeaderFieldCount = 5;
-
-// Fields of the properties section, in list order (core part 3, section 3.2.4).
-enum class PropertiesField : uint8_t {
-  kMessageId = 0,           // ulong, uuid, binary or string
-  kUserId = 1,              // binary
-  kTo = 2,                  // string (address)
-  kSubject = 3,             // string
-  kReplyTo = 4,             // string (address)
-  kCorrelationId = 5,       // ulong, uuid, binary or string
-  kContentType = 6,         // symbol
-  kContentEncoding = 7,     // symbol
-  kAbsoluteExpiryTime = 8,  // timestamp
-  kCreationTime = 9,        // timestamp
-  kGroupId = 10,            // string
-  kGroupSequence = 11,      // uint (sequence-no)
-  kReplyToGroupId = 12,     // string
-};
-inline constexpr int kPropertiesFieldCount = 13;
-
-// The field's name as the spec writes it ("delivery-count", "reply-to-group-id").
-std::string_view HeaderFieldName(HeaderField field);
-std::string_view PropertiesFieldName(PropertiesField field);
-// Field by spec name; false for an unknown name.
-bool HeaderFieldFromName(std::string_view name, HeaderField* out);
-bool PropertiesFieldFromName(std::string_view name, PropertiesField* out);
+// Fields of the header section (core part 3, section 3.2.1) and of the properties section (section
+// 3.2.4), in list order. base/amqp_fields.h has the one table of their names, list indices and spec
+// types; HeaderFieldName / PropertiesFieldName give the spec's name ("delivery-count",
+// "reply-to-group-id"), HeaderFieldFromName / PropertiesFieldFromName the field it names (false for an
+// unknown name).
+using HeaderField = base::amqp::HeaderField;
+using PropertiesField = base::amqp::PropertiesField;
+inline constexpr int kHeaderFieldCount = base::amqp::kHeaderFieldCount;
+inline constexpr int kPropertiesFieldCount = base::amqp::kPropertiesFieldCount;
+using base::amqp::HeaderFieldFromName;
+using base::amqp::HeaderFieldName;
+using base::amqp::PropertiesFieldFromName;
+using base::amqp::PropertiesFieldName;
 
 enum class BodyKind : uint8_t { kNone, kData, kAmqpSequence, kAmqpValue };
 

@@ -12,26 +12,18 @@
 namespace sift::amqp {
 namespace {
 
-struct SectionInfo {
-  ProtonSectionKind kind;
-  std::string_view name;
-  std::string_view symbol;
-  pn_type_t type;  // the section value's type; PN_INVALID for amqp-value (any type)
-};
+using base::amqp::Section;
 
-constexpr SectionInfo kSections[] = {
-    {ProtonSectionKind::kHeader, "header", "amqp:header:list", PN_LIST},
-    {ProtonSectionKind::kDeliveryAnnotations, "delivery-annotations", "amqp:delivery-annotations:map", PN_MAP},
-    {ProtonSectionKind::kMessageAnnotations, "message-annotations", "amqp:message-annotations:map", PN_MAP},
-    {ProtonSectionKind::kProperties, "properties", "amqp:properties:list", PN_LIST},
-    {ProtonSectionKind::kApplicationProperties, "application-properties", "amqp:application-properties:map", PN_MAP},
-    {ProtonSectionKind::kData, "data", "amqp:data:binary", PN_BINARY},
-    {ProtonSectionKind::kAmqpSequence, "amqp-sequence", "amqp:amqp-sequence:list", PN_LIST},
-    {ProtonSectionKind::kAmqpValue, "amqp-value", "amqp:amqp-value:*", PN_INVALID},
-    {ProtonSectionKind::kFooter, "footer", "amqp:footer:map", PN_MAP},
-};
+Section SectionOf(ProtonSectionKind kind) {
+  return static_cast<Section>(static_cast<uint64_t>(kind) - base::amqp::kFirstSectionDescriptor);
+}
+ProtonSectionKind KindOf(Section section) {
+  return static_cast<ProtonSectionKind>(base::amqp::SectionDescriptor(section));
+}
 
-const SectionInfo& Info(ProtonSectionKind kind) { return kSections[static_cast<uint8_t>(kind) - 0x70]; }
+// The type each section's value must have, in spec order; PN_INVALID for amqp-value (any type).
+constexpr pn_type_t kValueTypes[base::amqp::kSectionCount] = {PN_LIST,   PN_MAP,  PN_MAP,     PN_LIST, PN_MAP,
+                                                              PN_BINARY, PN_LIST, PN_INVALID, PN_MAP};
 
 bool IsBody(ProtonSectionKind kind) {
   return kind == ProtonSectionKind::kData || kind == ProtonSectionKind::kAmqpSequence ||
@@ -40,7 +32,7 @@ bool IsBody(ProtonSectionKind kind) {
 
 // Rank in spec order: the three body kinds share one rank.
 int Rank(ProtonSectionKind kind) {
-  int code = static_cast<int>(kind) - 0x70;
+  int code = static_cast<int>(SectionOf(kind));
   if (IsBody(kind)) return 5;
   return code < 5 ? code : 6;
 }
@@ -50,23 +42,19 @@ int Rank(ProtonSectionKind kind) {
 bool ResolveDescriptor(pn_data_t* data, ProtonSectionKind* kind, bool* symbolic) {
   switch (pn_data_type(data)) {
     case PN_ULONG: {
-      uint64_t code = pn_data_get_ulong(data);
-      if (code < 0x70 || code > 0x78) return false;
-      *kind = static_cast<ProtonSectionKind>(code);
+      Section section;
+      if (!base::amqp::SectionFromDescriptorCode(pn_data_get_ulong(data), &section)) return false;
+      *kind = KindOf(section);
       *symbolic = false;
       return true;
     }
     case PN_SYMBOL: {
       pn_bytes_t s = pn_data_get_symbol(data);
-      std::string_view text(s.start, s.size);
-      for (const SectionInfo& info : kSections) {
-        if (info.symbol == text) {
-          *kind = info.kind;
-          *symbolic = true;
-          return true;
-        }
-      }
-      return false;
+      Section section;
+      if (!base::amqp::SectionFromDescriptorSymbol(std::string_view(s.start, s.size), &section)) return false;
+      *kind = KindOf(section);
+      *symbolic = true;
+      return true;
     }
     default: return false;
   }
@@ -234,8 +222,7 @@ class EncodingWalk {
 
 }  // namespace
 
-std::string_view ProtonSectionName(ProtonSectionKind kind) { return Info(kind).name; }
-std::string_view ProtonSectionSymbol(ProtonSectionKind kind) { return Info(kind).symbol; }
+std::string_view ProtonSectionName(ProtonSectionKind kind) { return base::amqp::SectionName(SectionOf(kind)); }
 
 pn_data_t* ProtonSection::Value() const {
   pn_data_rewind(data);
@@ -302,12 +289,13 @@ bool ProtonSections::Split(std::span<const uint8_t> bytes, std::string* error) {
       *error = fmt::format("byte {}: unknown section descriptor {}", offset, DescribeDescriptor(data));
       return false;
     }
-    const SectionInfo& info = Info(section.kind);
+    const std::string_view name = ProtonSectionName(section.kind);
+    const pn_type_t expected = kValueTypes[static_cast<int>(SectionOf(section.kind))];
     pn_data_next(data);
     pn_type_t type = pn_data_type(data);
-    if (info.type != PN_INVALID && type != info.type) {
-      *error = fmt::format("byte {}: {} section holds a {}, expected a {}", offset, info.name, JsonTypeName(type),
-                           JsonTypeName(info.type));
+    if (expected != PN_INVALID && type != expected) {
+      *error = fmt::format("byte {}: {} section holds a {}, expected a {}", offset, name, JsonTypeName(type),
+                           JsonTypeName(expected));
       return false;
     }
     int rank = Rank(section.kind);
@@ -315,7 +303,7 @@ bool ProtonSections::Split(std::span<const uint8_t> bytes, std::string* error) {
       *error = fmt::format(
           "byte {}: {} section after a later section (core 3.2: sections come in "
           "spec order)",
-          offset, info.name);
+          offset, name);
       return false;
     }
     if (rank == last_rank) {
@@ -327,9 +315,9 @@ bool ProtonSections::Split(std::span<const uint8_t> bytes, std::string* error) {
           *error = fmt::format(
               "byte {}: {} section after {} section (core 3.2: the body is one or "
               "more data, one or more amqp-sequence, or one amqp-value section)",
-              offset, info.name, ProtonSectionName(previous.kind));
+              offset, name, ProtonSectionName(previous.kind));
         } else {
-          *error = fmt::format("byte {}: second {} section", offset, info.name);
+          *error = fmt::format("byte {}: second {} section", offset, name);
         }
         return false;
       }

@@ -21,26 +21,26 @@
 #include <string_view>
 #include <vector>
 
+#include "base/amqp_fields.h"
+
 namespace sift::amqp {
 
-// Section kinds in spec order (core part 3, section 3.2); the value is the ulong descriptor's low byte.
+// Section kinds in spec order (core part 3, section 3.2); the value is the ulong descriptor's low byte
+// (the descriptor code of base/amqp_fields.h).
 enum class ProtonSectionKind : uint8_t {
-  kHeader = 0x70,
-  kDeliveryAnnotations = 0x71,
-  kMessageAnnotations = 0x72,
-  kProperties = 0x73,
-  kApplicationProperties = 0x74,
-  kData = 0x75,
-  kAmqpSequence = 0x76,
-  kAmqpValue = 0x77,
-  kFooter = 0x78,
+  kHeader = base::amqp::SectionDescriptor(base::amqp::Section::kHeader),
+  kDeliveryAnnotations = base::amqp::SectionDescriptor(base::amqp::Section::kDeliveryAnnotations),
+  kMessageAnnotations = base::amqp::SectionDescriptor(base::amqp::Section::kMessageAnnotations),
+  kProperties = base::amqp::SectionDescriptor(base::amqp::Section::kProperties),
+  kApplicationProperties = base::amqp::SectionDescriptor(base::amqp::Section::kApplicationProperties),
+  kData = base::amqp::SectionDescriptor(base::amqp::Section::kData),
+  kAmqpSequence = base::amqp::SectionDescriptor(base::amqp::Section::kAmqpSequence),
+  kAmqpValue = base::amqp::SectionDescriptor(base::amqp::Section::kAmqpValue),
+  kFooter = base::amqp::SectionDescriptor(base::amqp::Section::kFooter),
 };
 
 // The spec's name of a section ("header", "application-properties", "amqp-value", ...).
 std::string_view ProtonSectionName(ProtonSectionKind kind);
-
-// The symbolic descriptor of a section ("amqp:header:list", ...).
-std::string_view ProtonSectionSymbol(ProtonSectionKind kind);
 
 struct ProtonSection {
   ProtonSectionKind kind;

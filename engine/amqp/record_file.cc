@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/byte_order.h"
 #include "engine/amqp/coding.h"
 
 namespace sift::amqp {
@@ -191,7 +192,7 @@ bool RecordFileWriter::Close() {
 
 void AppendRecord(std::span<const uint8_t> message, std::vector<uint8_t>* out) {
   uint8_t prefix[4];
-  StoreU32(prefix, static_cast<uint32_t>(message.size()));
+  base::StoreBE32(prefix, static_cast<uint32_t>(message.size()));
   out->insert(out->end(), prefix, prefix + 4);
   out->insert(out->end(), message.begin(), message.end());
 }

@@ -1,4 +1,4 @@
-// Names and lookups for AMQP 1.0 format codes and section descriptors (type_codes.h).
+// Names of AMQP 1.0 format codes (type_codes.h).
 #include "engine/amqp/type_codes.h"
 
 namespace sift::amqp {
@@ -48,34 +48,5 @@ std::string_view FormatCodeName(uint8_t format_code) {
     default: return "invalid";
   }
 }
-
-namespace {
-constexpr std::string_view kSectionNames[kSectionKindCount] = {
-    "header", "delivery-annotations", "message-annotations", "properties", "application-properties",
-    "data",   "amqp-sequence",        "amqp-value",          "footer"};
-constexpr std::string_view kSectionSymbols[kSectionKindCount] = {"amqp:header:list",
-                                                                 "amqp:delivery-annotations:map",
-                                                                 "amqp:message-annotations:map",
-                                                                 "amqp:properties:list",
-                                                                 "amqp:application-properties:map",
-                                                                 "amqp:data:binary",
-                                                                 "amqp:amqp-sequence:list",
-                                                                 "amqp:amqp-value:*",
-                                                                 "amqp:footer:map"};
-}  // namespace
-
-bool SectionFromDescriptorSymbol(std::string_view descriptor, SectionKind* out) {
-  for (int i = 0; i < kSectionKindCount; ++i) {
-    if (descriptor == kSectionSymbols[i]) {
-      *out = static_cast<SectionKind>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string_view SectionName(SectionKind kind) { return kSectionNames[static_cast<int>(kind)]; }
-
-std::string_view SectionSymbol(SectionKind kind) { return kSectionSymbols[static_cast<int>(kind)]; }
 
 }  // namespace sift::amqp

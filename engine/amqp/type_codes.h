@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/amqp_fields.h"
+
 namespace sift::amqp {
 
 namespace code {
@@ -91,30 +93,17 @@ constexpr int FixedWidth(uint8_t format_code) {
   }
 }
 
-// Message sections, in the order core part 3, section 3.2 requires them. The enumerator value is the
-// low byte of the section's ulong descriptor minus 0x70 (0x00000000:0x00000070 is the header).
-enum class SectionKind : uint8_t {
-  kHeader = 0,                 // 0x70 amqp:header:list
-  kDeliveryAnnotations = 1,    // 0x71 amqp:delivery-annotations:map
-  kMessageAnnotations = 2,     // 0x72 amqp:message-annotations:map
-  kProperties = 3,             // 0x73 amqp:properties:list
-  kApplicationProperties = 4,  // 0x74 amqp:application-properties:map
-  kData = 5,                   // 0x75 amqp:data:binary
-  kAmqpSequence = 6,           // 0x76 amqp:amqp-sequence:list
-  kAmqpValue = 7,              // 0x77 amqp:amqp-value:*
-  kFooter = 8,                 // 0x78 amqp:footer:map
-};
-inline constexpr int kSectionKindCount = 9;
-inline constexpr uint64_t kFirstSectionDescriptor = 0x70;
-
-// The section a ulong descriptor (0x70..0x78) or symbolic descriptor ("amqp:header:list", ...)
-// names; false for anything else.
-inline bool SectionFromDescriptorCode(uint64_t descriptor, SectionKind* out) {
-  if (descriptor - kFirstSectionDescriptor >= static_cast<uint64_t>(kSectionKindCount)) return false;
-  *out = static_cast<SectionKind>(descriptor - kFirstSectionDescriptor);
-  return true;
-}
-bool SectionFromDescriptorSymbol(std::string_view descriptor, SectionKind* out);
+// Message sections, in the order core part 3, section 3.2 requires them. base/amqp_fields.h has the
+// one table of their names, symbols and descriptor codes (0x70 header .. 0x78 footer); the enumerator
+// value is the descriptor code minus 0x70. SectionFromDescriptorCode / SectionFromDescriptorSymbol
+// give the section a ulong descriptor or a symbolic one ("amqp:header:list", ...) names (false for
+// anything else); SectionName ("header", "delivery-annotations", ...) and SectionSymbol its texts.
+using SectionKind = base::amqp::Section;
+inline constexpr int kSectionKindCount = base::amqp::kSectionCount;
+using base::amqp::SectionFromDescriptorCode;
+using base::amqp::SectionFromDescriptorSymbol;
+using base::amqp::SectionName;
+using base::amqp::SectionSymbol;
 
 // The section descriptor every client writes, smallulong 0x53 then 0x70..0x78, at d (the byte after
 // the 0x00 that makes a section a described value): the first byte after it, with *kind set; nullptr
@@ -130,11 +119,6 @@ inline const uint8_t* SmallSectionDescriptor(const uint8_t* d, const uint8_t* li
 inline const uint8_t* SmallSectionHeader(const uint8_t* p, const uint8_t* limit, SectionKind* kind) {
   return p < limit && p[0] == code::kDescribed ? SmallSectionDescriptor(p + 1, limit, kind) : nullptr;
 }
-
-// "header", "delivery-annotations", ..., "footer": the spec's section names.
-std::string_view SectionName(SectionKind kind);
-// "amqp:header:list", ...: the spec's symbolic descriptors.
-std::string_view SectionSymbol(SectionKind kind);
 
 }  // namespace sift::amqp
 

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "base/amqp_fields.h"
+#include "base/byte_order.h"
 #include "engine/amqp/json_value.h"
 #include "engine/amqp/proton_sections.h"
 
@@ -41,33 +43,34 @@ constexpr JsonHint Hint(pn_type_t integer, pn_type_t string = PN_STRING, bool pl
   return hint;
 }
 
-// core part 3, section 3.2.1.
-constexpr std::array<ListField, 5> kHeaderFields = {{
-    {"durable", kNaturalHint},
-    {"priority", Hint(PN_UBYTE)},
-    {"ttl", Hint(PN_UINT)},
-    {"first_acquirer", kNaturalHint},
-    {"delivery_count", Hint(PN_UINT)},
-}};
-
-// core part 3, section 3.2.4. Timestamps are written as wrappers (docs/typed-json.md) but a
-// plain integer is read as one; message and correlation ids read a plain integer as a ulong (the
+// How plain JSON maps to a field's spec type. Timestamps are written as wrappers (docs/typed-json.md)
+// but a plain integer is read as one; message and correlation ids read a plain integer as a ulong (the
 // message-id-ulong type, core 3.2.11), the content fields read a plain string as a symbol.
-constexpr std::array<ListField, 13> kPropertiesFields = {{
-    {"message_id", Hint(PN_ULONG)},
-    {"user_id", kNaturalHint},
-    {"to", kNaturalHint},
-    {"subject", kNaturalHint},
-    {"reply_to", kNaturalHint},
-    {"correlation_id", Hint(PN_ULONG)},
-    {"content_type", Hint(PN_LONG, PN_SYMBOL)},
-    {"content_encoding", Hint(PN_LONG, PN_SYMBOL)},
-    {"absolute_expiry_time", Hint(PN_TIMESTAMP, PN_STRING, false)},
-    {"creation_time", Hint(PN_TIMESTAMP, PN_STRING, false)},
-    {"group_id", kNaturalHint},
-    {"group_sequence", Hint(PN_UINT)},
-    {"reply_to_group_id", kNaturalHint},
-}};
+constexpr JsonHint FieldHint(base::amqp::FieldType type) {
+  using base::amqp::FieldType;
+  switch (type) {
+    case FieldType::kUByte: return Hint(PN_UBYTE);
+    case FieldType::kUInt: return Hint(PN_UINT);
+    case FieldType::kMessageId: return Hint(PN_ULONG);
+    case FieldType::kSymbol: return Hint(PN_LONG, PN_SYMBOL);
+    case FieldType::kTimestamp: return Hint(PN_TIMESTAMP, PN_STRING, false);
+    case FieldType::kBoolean:
+    case FieldType::kBinary:
+    case FieldType::kString: break;
+  }
+  return kNaturalHint;
+}
+
+// The header (core part 3, section 3.2.1) and properties (section 3.2.4) fields in list order, keyed
+// by their identifiers (base/amqp_fields.h).
+template <size_t N>
+constexpr std::array<ListField, N> ListFields(const base::amqp::FieldInfo (&fields)[N]) {
+  std::array<ListField, N> out{};
+  for (size_t i = 0; i < N; ++i) out[i] = {fields[i].identifier, FieldHint(fields[i].type)};
+  return out;
+}
+constexpr auto kHeaderFields = ListFields(base::amqp::kHeaderFields);
+constexpr auto kPropertiesFields = ListFields(base::amqp::kPropertiesFields);
 
 constexpr std::string_view kMessageKeys[] = {
     "offset", "header", "delivery_annotations", "message_annotations", "properties", "application_properties",
@@ -134,11 +137,10 @@ bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, s
   } else if (body.size() + 1 <= 255 && count <= 255) {
     out->insert(out->end(), {0xc0, static_cast<uint8_t>(body.size() + 1), static_cast<uint8_t>(count)});
   } else {
-    uint32_t size = static_cast<uint32_t>(body.size() + 4);
-    uint32_t n = static_cast<uint32_t>(count);
-    out->insert(out->end(), {0xd0, static_cast<uint8_t>(size >> 24), static_cast<uint8_t>(size >> 16),
-                             static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size), static_cast<uint8_t>(n >> 24),
-                             static_cast<uint8_t>(n >> 16), static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n)});
+    uint8_t list32[9] = {0xd0};  // constructor, size (the count's 4 bytes included), count
+    base::StoreBE32(list32 + 1, static_cast<uint32_t>(body.size() + 4));
+    base::StoreBE32(list32 + 5, static_cast<uint32_t>(count));
+    out->insert(out->end(), list32, list32 + 9);
   }
   out->insert(out->end(), body.begin(), body.end());
   return true;

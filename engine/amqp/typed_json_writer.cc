@@ -27,7 +27,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/amqp_fields.h"
 #include "base/base64.h"
+#include "base/byte_order.h"
 #include "base/hex.h"
 #include "base/utf8.h"
 #include "engine/amqp/coding.h"
@@ -64,31 +66,32 @@ struct Field {
   Hint hint;
 };
 
-// core part 3, section 3.2.1 (as typed_json.cc reads them).
-constexpr std::array<Field, 5> kHeaderFields = {{
-    {"durable", kNatural},
-    {"priority", FieldHint(ValueType::kUByte)},
-    {"ttl", FieldHint(ValueType::kUInt)},
-    {"first_acquirer", kNatural},
-    {"delivery_count", FieldHint(ValueType::kUInt)},
-}};
+// How plain JSON maps to a field's spec type, as typed_json.cc reads it.
+constexpr Hint FieldTypeHint(base::amqp::FieldType type) {
+  using base::amqp::FieldType;
+  switch (type) {
+    case FieldType::kUByte: return FieldHint(ValueType::kUByte);
+    case FieldType::kUInt: return FieldHint(ValueType::kUInt);
+    case FieldType::kMessageId: return FieldHint(ValueType::kULong);
+    case FieldType::kSymbol: return FieldHint(ValueType::kLong, ValueType::kSymbol);
+    case FieldType::kTimestamp: return FieldHint(ValueType::kTimestamp, ValueType::kString, false);
+    case FieldType::kBoolean:
+    case FieldType::kBinary:
+    case FieldType::kString: break;
+  }
+  return kNatural;
+}
 
-// core part 3, section 3.2.4.
-constexpr std::array<Field, 13> kPropertiesFields = {{
-    {"message_id", FieldHint(ValueType::kULong)},
-    {"user_id", kNatural},
-    {"to", kNatural},
-    {"subject", kNatural},
-    {"reply_to", kNatural},
-    {"correlation_id", FieldHint(ValueType::kULong)},
-    {"content_type", FieldHint(ValueType::kLong, ValueType::kSymbol)},
-    {"content_encoding", FieldHint(ValueType::kLong, ValueType::kSymbol)},
-    {"absolute_expiry_time", FieldHint(ValueType::kTimestamp, ValueType::kString, false)},
-    {"creation_time", FieldHint(ValueType::kTimestamp, ValueType::kString, false)},
-    {"group_id", kNatural},
-    {"group_sequence", FieldHint(ValueType::kUInt)},
-    {"reply_to_group_id", kNatural},
-}};
+// The header (core part 3, section 3.2.1) and properties (section 3.2.4) fields in list order, keyed
+// by their identifiers (base/amqp_fields.h).
+template <size_t N>
+constexpr std::array<Field, N> ListFields(const base::amqp::FieldInfo (&fields)[N]) {
+  std::array<Field, N> out{};
+  for (size_t i = 0; i < N; ++i) out[i] = {fields[i].identifier, FieldTypeHint(fields[i].type)};
+  return out;
+}
+constexpr auto kHeaderFields = ListFields(base::amqp::kHeaderFields);
+constexpr auto kPropertiesFields = ListFields(base::amqp::kPropertiesFields);
 
 // Proton keeps a section in one pn_data_t, whose node ids are 16 bits.
 constexpr uint32_t kMaxSectionNodes = 65535;
@@ -159,7 +162,8 @@ Kind KindOf(ValueType t) {
   }
 }
 
-// json_value.cc's WritesPlain: reading the plain form back under `hint` gives the same type.
+// The reference writer's WritesPlain (tests/engine/amqp/reference_typed_json.h): reading the plain form
+// back under `hint` gives the same type.
 bool WritesPlain(ValueType t, const Hint& hint) {
   switch (KindOf(t)) {
     case Kind::kInteger: return hint.integer == t && (hint.plain_output || t == ValueType::kLong);
@@ -407,7 +411,7 @@ class Writer {
 
   // Writes the value at p (before limit) under `hint`; returns the first byte after it or nullptr.
   // `w` is the nesting level as proton_sections.cc's EncodingWalk counts it (checked when
-  // `check_walk`), `g` as json_value.cc's GetJson counts it.
+  // `check_walk`), `g` as the reference writer's GetJson counts it.
   const uint8_t* WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w, int g,
                             bool check_walk = true);
   const uint8_t* WriteDescribed(const uint8_t* p, const uint8_t* limit, int w, int g);
@@ -418,8 +422,8 @@ class Writer {
   void WriteScalar(const Value& v, const Hint& hint);
   bool WriteList(const EncodedValue& v, int w, int g);
   bool WriteArray(const EncodedValue& v, int w, int g);
-  // A map's entries: `MapKind` says which object form applies (json_value.cc's GetJson for nested
-  // maps, GetSectionMap for section maps).
+  // A map's entries: `MapKind` says which object form applies (the reference writer's GetJson for
+  // nested maps, GetSectionMap for section maps).
   bool WriteMap(const EncodedValue& v, MapKind kind, int w, int g);
   bool ObjectForm(const EncodedValue& v, MapKind kind);
 
@@ -466,13 +470,13 @@ bool Writer::FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const
   if (width >= 0) return left < static_cast<size_t>(width) ? Fail(q, kPast) : Fail(e);
   const size_t prefix = (code & 0x10) ? 4 : 1;
   if (left < prefix) return Fail(q, kPast);
-  const uint32_t size = prefix == 1 ? q[0] : LoadU32(q);
+  const uint32_t size = prefix == 1 ? q[0] : base::LoadBE32(q);
   const uint8_t* start = q + prefix;
   if ((code >> 4) <= 0xb) return size > BytesLeft(start, limit) ? Fail(start, kPast) : Fail(e);
   if (size < prefix || BytesLeft(start, limit) < size) {
     return Fail(start, "compound size runs past the end");
   }
-  const uint32_t count = prefix == 1 ? start[0] : LoadU32(start);
+  const uint32_t count = prefix == 1 ? start[0] : base::LoadBE32(start);
   if (count > size) {
     return Fail(ctor, fmt::format("compound count {} exceeds its size {}", count, size));
   }
@@ -640,13 +644,13 @@ const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const 
       break;
     case code::kLong:
       if (hint.integer == ValueType::kLong && left >= 9) {
-        AppendSigned(static_cast<int64_t>(LoadU64(p + 1)), &out_);
+        AppendSigned(static_cast<int64_t>(base::LoadBE64(p + 1)), &out_);
         return p + 9;
       }
       break;
     case code::kDouble:
       if (hint.number == ValueType::kDouble && left >= 9) {
-        const double d = std::bit_cast<double>(LoadU64(p + 1));
+        const double d = std::bit_cast<double>(base::LoadBE64(p + 1));
         if (std::isfinite(d)) {
           AppendDouble(d, &out_);
           return p + 9;
@@ -774,8 +778,8 @@ bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
   return true;
 }
 
-// Whether the map's entries can be written as a JSON object: json_value.cc's GetJson (nested maps)
-// and GetSectionMap (section maps) decisions, made from the keys before anything is written.
+// Whether the map's entries can be written as a JSON object: the reference writer's GetJson (nested
+// maps) and GetSectionMap (section maps) decisions, made from the keys before anything is written.
 bool Writer::ObjectForm(const EncodedValue& v, MapKind kind) {
   const size_t base = keys_.size();
   struct Pop {
@@ -819,7 +823,7 @@ bool Writer::ObjectForm(const EncodedValue& v, MapKind kind) {
     p = skip(q);
     if (p == nullptr) return false;
   }
-  // The wrapper shape (json_value.cc's HasWrapperShape): a "type" whose value is a JSON string, a
+  // The wrapper shape (json_to_amqp.cc's HasWrapperShape): a "type" whose value is a JSON string, a
   // "value", no other key but "encoding", "element", "descriptor". At the top of a section map only
   // {"type": "map", ...} counts.
   const MapKey* type = nullptr;
@@ -917,16 +921,13 @@ int Rank(SectionKind kind) {
   return code < 5 ? code : 6;
 }
 
-// The JSON key of a non-body section.
+// The JSON key of a section: a non-body section's identifier (base/amqp_fields.h), else "body".
 std::string_view SectionKey(SectionKind kind) {
   switch (kind) {
-    case SectionKind::kHeader: return "header";
-    case SectionKind::kDeliveryAnnotations: return "delivery_annotations";
-    case SectionKind::kMessageAnnotations: return "message_annotations";
-    case SectionKind::kProperties: return "properties";
-    case SectionKind::kApplicationProperties: return "application_properties";
-    case SectionKind::kFooter: return "footer";
-    default: return "body";
+    case SectionKind::kData:
+    case SectionKind::kAmqpSequence:
+    case SectionKind::kAmqpValue: return "body";
+    default: return base::amqp::Info(kind).identifier;
   }
 }
 

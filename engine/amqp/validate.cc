@@ -23,8 +23,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "base/byte_order.h"
 #include "base/utf8.h"
-#include "engine/amqp/coding.h"
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/field_types.h"
@@ -203,7 +203,7 @@ const uint8_t* Array(uint8_t c, const uint8_t* p, const uint8_t* limit, int dept
     if (ek == ValueKind::kBoolean) return BooleansOk(q, bytes) ? end : nullptr;
     if (ek == ValueKind::kChar) {
       for (; q < end; q += 4) {
-        if (!base::IsUnicodeScalar(LoadU32(q))) return nullptr;
+        if (!base::IsUnicodeScalar(base::LoadBE32(q))) return nullptr;
       }
     }
     return end;
@@ -224,7 +224,7 @@ const uint8_t* Payload(uint8_t c, const uint8_t* p, const uint8_t* limit, int de
   switch (kSkip.kind[c]) {
     case ValueKind::kFixed: return left >= kSkip.how[c] ? p + kSkip.how[c] : nullptr;
     case ValueKind::kBoolean: return left >= 1 && p[0] <= 1 ? p + 1 : nullptr;
-    case ValueKind::kChar: return left >= 4 && base::IsUnicodeScalar(LoadU32(p)) ? p + 4 : nullptr;
+    case ValueKind::kChar: return left >= 4 && base::IsUnicodeScalar(base::LoadBE32(p)) ? p + 4 : nullptr;
     case ValueKind::kList0: return depth < kMaxNestingDepth ? p : nullptr;
     case ValueKind::kBinary: {
       const uint8_t* q = nullptr;
@@ -278,7 +278,7 @@ const uint8_t* SectionDescriptor(const uint8_t* p, const uint8_t* limit, Section
   const uint8_t* end = Value(p, limit, 1, 1);
   if (end == nullptr) return nullptr;
   switch (p[0]) {
-    case code::kULong: return SectionFromDescriptorCode(LoadU64(p + 1), kind) ? end : nullptr;
+    case code::kULong: return SectionFromDescriptorCode(base::LoadBE64(p + 1), kind) ? end : nullptr;
     case code::kSym8:
     case code::kSym32: {
       const uint8_t* s = p + (p[0] == code::kSym8 ? 2 : 5);
@@ -431,7 +431,7 @@ class Validator {
   }
 
   bool Char(const uint8_t* p) {
-    const uint32_t cp = LoadU32(p);
+    const uint32_t cp = base::LoadBE32(p);
     if (base::IsUnicodeScalar(cp)) return true;
     return Fail(DecodeError::Make(DecodeErrorCode::kInvalidChar, Off(p), code::kChar, cp));
   }

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/amqp/coding.h"
+#include "base/byte_order.h"
 #include "engine/amqp/typed_json.h"
 #include "engine/amqp/validate.h"
 #include "tools/sift/command.h"
@@ -51,7 +51,7 @@ void ByteSink::Write(std::string_view bytes) {
 
 void ByteSink::WriteRecord(std::string_view message) {
   uint8_t prefix[4];
-  amqp::StoreU32(prefix, static_cast<uint32_t>(message.size()));
+  base::StoreBE32(prefix, static_cast<uint32_t>(message.size()));
   Write(std::string_view(reinterpret_cast<const char*>(prefix), 4));
   Write(message);
 }
@@ -173,7 +173,7 @@ engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t 
     case OutputFormat::kCount: break;
     case OutputFormat::kAmqp: {
       uint8_t prefix[4];
-      amqp::StoreU32(prefix, static_cast<uint32_t>(message.size()));
+      base::StoreBE32(prefix, static_cast<uint32_t>(message.size()));
       out->append(reinterpret_cast<const char*>(prefix), 4);
       out->append(message);
       break;

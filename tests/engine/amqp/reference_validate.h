@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <span>
 
-#include "engine/amqp/coding.h"
+#include "base/byte_order.h"
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/decode_error.h"
 #include "engine/amqp/encoded_value.h"
@@ -90,7 +90,7 @@ class Validator {
   }
 
   bool Char(const uint8_t* p) {
-    const uint32_t cp = LoadU32(p);
+    const uint32_t cp = base::LoadBE32(p);
     if (cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff)) return true;
     return Fail(DecodeError::Make(DecodeErrorCode::kInvalidChar, Off(p), code::kChar, cp));
   }

@@ -1,4 +1,5 @@
-// Typed JSON values into Proton pn_data_t nodes; see json_value.h.
+// Typed JSON values into Proton pn_data_t nodes (JSON to AMQP); see json_value.h. The type names and
+// the text codecs it reads by are json_type_names.cc's and json_text_codecs.cc's.
 #include "engine/amqp/json_value.h"
 
 #include <cfloat>
@@ -10,82 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "base/base64.h"
+#include "base/byte_order.h"
 #include "base/hex.h"
 #include "base/utf8.h"
 
 namespace sift::amqp {
 namespace {
-
-struct TypeName {
-  pn_type_t type;
-  std::string_view name;
-};
-
-constexpr TypeName kTypeNames[] = {
-    {PN_NULL, "null"},
-    {PN_BOOL, "boolean"},
-    {PN_UBYTE, "ubyte"},
-    {PN_USHORT, "ushort"},
-    {PN_UINT, "uint"},
-    {PN_ULONG, "ulong"},
-    {PN_BYTE, "byte"},
-    {PN_SHORT, "short"},
-    {PN_INT, "int"},
-    {PN_LONG, "long"},
-    {PN_FLOAT, "float"},
-    {PN_DOUBLE, "double"},
-    {PN_DECIMAL32, "decimal32"},
-    {PN_DECIMAL64, "decimal64"},
-    {PN_DECIMAL128, "decimal128"},
-    {PN_CHAR, "char"},
-    {PN_TIMESTAMP, "timestamp"},
-    {PN_UUID, "uuid"},
-    {PN_SYMBOL, "symbol"},
-    {PN_BINARY, "binary"},
-    {PN_STRING, "string"},
-    {PN_LIST, "list"},
-    {PN_MAP, "map"},
-    {PN_ARRAY, "array"},
-    {PN_DESCRIBED, "described"},
-};
-
-bool TypeFromName(std::string_view name, pn_type_t* type) {
-  for (const TypeName& t : kTypeNames) {
-    if (t.name == name) {
-      *type = t.type;
-      return true;
-    }
-  }
-  return false;
-}
-
-enum class PlainKind { kNone, kInteger, kNumber, kString };
-
-PlainKind PlainKindOf(pn_type_t type) {
-  switch (type) {
-    case PN_UBYTE:
-    case PN_USHORT:
-    case PN_UINT:
-    case PN_ULONG:
-    case PN_BYTE:
-    case PN_SHORT:
-    case PN_INT:
-    case PN_LONG:
-    case PN_TIMESTAMP: return PlainKind::kInteger;
-    case PN_FLOAT:
-    case PN_DOUBLE: return PlainKind::kNumber;
-    case PN_CHAR:
-    case PN_DECIMAL32:
-    case PN_DECIMAL64:
-    case PN_DECIMAL128:
-    case PN_UUID:
-    case PN_BINARY:
-    case PN_STRING:
-    case PN_SYMBOL: return PlainKind::kString;
-    default: return PlainKind::kNone;
-  }
-}
 
 bool Fail(const std::string& path, std::string_view why, std::string* error) {
   *error = path.empty() ? std::string(why) : fmt::format("{}: {}", path, why);
@@ -120,28 +51,6 @@ std::string_view KindOf(const Json& json) {
     case Json::value_t::object: return "an object";
     default: return "an unsupported JSON value";
   }
-}
-
-// --- text forms of the byte-carrying types --------------------------------------------------------
-
-bool ParseUuid(std::string_view text, pn_uuid_t* uuid) {
-  if (text.size() != 36) return false;
-  int n = 0;
-  for (size_t i = 0; i < 36; ++i) {
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (text[i] != '-') return false;
-      continue;
-    }
-    int hi = base::HexDigitValue(text[i]);
-    if (hi < 0) return false;
-    if (n % 2 == 0) {
-      uuid->bytes[n / 2] = static_cast<char>(hi << 4);
-    } else {
-      uuid->bytes[n / 2] = static_cast<char>(static_cast<uint8_t>(uuid->bytes[n / 2]) | hi);
-    }
-    ++n;
-  }
-  return true;
 }
 
 // --- reading typed JSON into pn_data_t -----------------------------------------------------------
@@ -310,12 +219,10 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
                                 name, width * 2, v.dump()),
                     error);
       }
-      uint64_t be = 0;
-      for (size_t i = 0; i < width && width <= 8; ++i) be = (be << 8) | static_cast<uint8_t>(raw[i]);
       if (type == PN_DECIMAL32) {
-        pn_data_put_decimal32(data, static_cast<pn_decimal32_t>(be));
+        pn_data_put_decimal32(data, base::LoadBE32(raw.data()));
       } else if (type == PN_DECIMAL64) {
-        pn_data_put_decimal64(data, be);
+        pn_data_put_decimal64(data, base::LoadBE64(raw.data()));
       } else {
         pn_decimal128_t d;
         std::memcpy(d.bytes, raw.data(), 16);
@@ -525,27 +432,6 @@ bool AllDigits(std::string_view s) {
 
 }  // namespace
 
-JsonHint HintFor(pn_type_t type) {
-  JsonHint hint;
-  switch (PlainKindOf(type)) {
-    case PlainKind::kInteger: hint.integer = type; break;
-    case PlainKind::kNumber:
-      hint.integer = type;
-      hint.number = type;
-      break;
-    case PlainKind::kString: hint.string = type; break;
-    case PlainKind::kNone: break;
-  }
-  return hint;
-}
-
-std::string_view JsonTypeName(pn_type_t type) {
-  for (const TypeName& t : kTypeNames) {
-    if (t.type == type) return t.name;
-  }
-  return "invalid";
-}
-
 bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data, std::string* error) {
   switch (json.type()) {
     case Json::value_t::null: pn_data_put_null(data); return true;
@@ -627,25 +513,6 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
   }
   pn_data_exit(data);
   return true;
-}
-
-bool DecodeBinaryText(std::string_view text, bool hex, std::string* out, std::string* why) {
-  if (hex) {
-    if (!base::DecodeHex(text, out)) {
-      *why = "binary value with \"encoding\": \"hex\" must be pairs of hex digits";
-      return false;
-    }
-    return true;
-  }
-  base::Base64Error error;
-  if (base::DecodeBase64(text, out, &error)) return true;
-  if (error.reason == base::Base64Error::Reason::kBadCharacter) {
-    *why = fmt::format("binary value is not valid base64 (character {} at {})",
-                       Json(std::string(1, text[error.position])).dump(), error.position);
-  } else {
-    *why = fmt::format("binary value is not valid base64 ({})", base::Base64ReasonText(error.reason));
-  }
-  return false;
 }
 
 bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::string& path, pn_data_t* data,
