@@ -43,11 +43,6 @@ inline const uint8_t* ReadU64(const uint8_t* p, const uint8_t* limit, uint64_t* 
   return p + 8;
 }
 
-// The old names of base::LoadBE32 / LoadBE64, kept only while proton_message.cc still calls them;
-// new code calls base's.
-inline uint32_t LoadU32(const uint8_t* p) { return base::LoadBE32(p); }
-inline uint64_t LoadU64(const uint8_t* p) { return base::LoadBE64(p); }
-
 }  // namespace sift::amqp
 
 #endif  // SIFT_ENGINE_AMQP_CODING_H_

@@ -33,6 +33,7 @@
 
 #include <fmt/format.h>
 
+#include "base/amqp_fields.h"
 #include "engine/amqp/coding.h"
 #include "engine/amqp/decode_error.h"
 #include "engine/amqp/encoded_value.h"
@@ -102,24 +103,24 @@ void PutScalar(pn_data_t* d, uint8_t c, const uint8_t* data, size_t size) {
     case code::kBoolean: pn_data_put_bool(d, data[0] != 0); return;
     case code::kUByte: pn_data_put_ubyte(d, data[0]); return;
     case code::kByte: pn_data_put_byte(d, static_cast<int8_t>(data[0])); return;
-    case code::kUShort: pn_data_put_ushort(d, LoadU16(data)); return;
-    case code::kShort: pn_data_put_short(d, static_cast<int16_t>(LoadU16(data))); return;
+    case code::kUShort: pn_data_put_ushort(d, base::LoadBE16(data)); return;
+    case code::kShort: pn_data_put_short(d, static_cast<int16_t>(base::LoadBE16(data))); return;
     case code::kUInt0: pn_data_put_uint(d, 0); return;
     case code::kSmallUInt: pn_data_put_uint(d, data[0]); return;
-    case code::kUInt: pn_data_put_uint(d, LoadU32(data)); return;
+    case code::kUInt: pn_data_put_uint(d, base::LoadBE32(data)); return;
     case code::kSmallInt: pn_data_put_int(d, static_cast<int8_t>(data[0])); return;
-    case code::kInt: pn_data_put_int(d, static_cast<int32_t>(LoadU32(data))); return;
-    case code::kChar: pn_data_put_char(d, LoadU32(data)); return;
-    case code::kFloat: pn_data_put_float(d, std::bit_cast<float>(LoadU32(data))); return;
-    case code::kDecimal32: pn_data_put_decimal32(d, LoadU32(data)); return;
+    case code::kInt: pn_data_put_int(d, static_cast<int32_t>(base::LoadBE32(data))); return;
+    case code::kChar: pn_data_put_char(d, base::LoadBE32(data)); return;
+    case code::kFloat: pn_data_put_float(d, std::bit_cast<float>(base::LoadBE32(data))); return;
+    case code::kDecimal32: pn_data_put_decimal32(d, base::LoadBE32(data)); return;
     case code::kULong0: pn_data_put_ulong(d, 0); return;
     case code::kSmallULong: pn_data_put_ulong(d, data[0]); return;
-    case code::kULong: pn_data_put_ulong(d, LoadU64(data)); return;
+    case code::kULong: pn_data_put_ulong(d, base::LoadBE64(data)); return;
     case code::kSmallLong: pn_data_put_long(d, static_cast<int8_t>(data[0])); return;
-    case code::kLong: pn_data_put_long(d, static_cast<int64_t>(LoadU64(data))); return;
-    case code::kTimestamp: pn_data_put_timestamp(d, static_cast<int64_t>(LoadU64(data))); return;
-    case code::kDouble: pn_data_put_double(d, std::bit_cast<double>(LoadU64(data))); return;
-    case code::kDecimal64: pn_data_put_decimal64(d, LoadU64(data)); return;
+    case code::kLong: pn_data_put_long(d, static_cast<int64_t>(base::LoadBE64(data))); return;
+    case code::kTimestamp: pn_data_put_timestamp(d, static_cast<int64_t>(base::LoadBE64(data))); return;
+    case code::kDouble: pn_data_put_double(d, std::bit_cast<double>(base::LoadBE64(data))); return;
+    case code::kDecimal64: pn_data_put_decimal64(d, base::LoadBE64(data)); return;
     case code::kDecimal128: {
       pn_decimal128_t v;
       std::memcpy(v.bytes, data, sizeof v.bytes);
@@ -497,7 +498,7 @@ const uint8_t* ReadField(const uint8_t* base, const uint8_t* p, const uint8_t* l
     }
     if (how == internal::kSize4 && (f->code >> 4) == 0xb) {
       f->data = p + 5;
-      f->size = LoadU32(p + 1);
+      f->size = base::LoadBE32(p + 1);
       f->end = f->data + f->size;
       return f->end;
     }
@@ -662,13 +663,13 @@ class Decoder {
       *count = s.value[2];
       return s.value + 3;
     }
-    *count = LoadU32(s.value + 5);
+    *count = base::LoadBE32(s.value + 5);
     return s.value + 9;
   }
 
   static bool IsUInt(uint8_t c) { return c == code::kUInt || c == code::kSmallUInt || c == code::kUInt0; }
   static uint32_t UInt(const Field& f) {
-    return f.code == code::kUInt ? LoadU32(f.data) : f.code == code::kSmallUInt ? f.data[0] : 0;
+    return f.code == code::kUInt ? base::LoadBE32(f.data) : f.code == code::kSmallUInt ? f.data[0] : 0;
   }
   static bool IsBool(uint8_t c) { return c == code::kTrue || c == code::kFalse || c == code::kBoolean; }
   static bool Bool(const Field& f) { return f.code == code::kTrue || (f.code == code::kBoolean && f.data[0] != 0); }
@@ -678,8 +679,10 @@ class Decoder {
     const Section& s = header_;
     uint32_t count = 0;
     const uint8_t* q = ListElements(s, &count);
-    if (count > 5) return Fail(s, "", fmt::format("list has {} fields, the spec defines 5", count));
-    static constexpr std::string_view kNames[] = {"durable", "priority", "ttl", "first-acquirer", "delivery-count"};
+    if (count > base::amqp::kHeaderFieldCount) {
+      return Fail(s, "", fmt::format("list has {} fields, the spec defines {}", count, base::amqp::kHeaderFieldCount));
+    }
+    const auto name = [](uint32_t i) { return base::amqp::kHeaderFields[i].name; };
     Field f;
     for (uint32_t i = 0; i < count; ++i) {
       q = ReadField(base_, q, s.end, &f);
@@ -687,7 +690,7 @@ class Decoder {
       switch (i) {
         case 0:
         case 3:
-          if (!IsBool(f.code)) return WrongType(s, kNames[i], f, "a boolean");
+          if (!IsBool(f.code)) return WrongType(s, name(i), f, "a boolean");
           if (i == 0) {
             pn_message_set_durable(msg_, Bool(f));
           } else {
@@ -695,11 +698,11 @@ class Decoder {
           }
           break;
         case 1:
-          if (f.code != code::kUByte) return WrongType(s, kNames[i], f, "a ubyte");
+          if (f.code != code::kUByte) return WrongType(s, name(i), f, "a ubyte");
           pn_message_set_priority(msg_, f.data[0]);
           break;
         default:
-          if (!IsUInt(f.code)) return WrongType(s, kNames[i], f, "a uint");
+          if (!IsUInt(f.code)) return WrongType(s, name(i), f, "a uint");
           if (i == 2) {
             pn_message_set_ttl(msg_, UInt(f));
           } else {
@@ -755,7 +758,12 @@ class Decoder {
     const Section& s = properties_;
     uint32_t count = 0;
     const uint8_t* q = ListElements(s, &count);
-    if (count > 13) return Fail(s, "", fmt::format("list has {} fields, the spec defines 13", count));
+    if (count > base::amqp::kPropertiesFieldCount) {
+      return Fail(s, "",
+                  fmt::format("list has {} fields, the spec defines {}", count, base::amqp::kPropertiesFieldCount));
+    }
+    const auto name = [](base::amqp::PropertiesField f) { return base::amqp::PropertiesFieldName(f); };
+    using F = base::amqp::PropertiesField;
     Field f;
     for (uint32_t i = 0; i < count; ++i) {
       q = ReadField(base_, q, s.end, &f);
@@ -769,45 +777,45 @@ class Decoder {
           break;
         case 1:
           if (f.code != code::kVbin8 && f.code != code::kVbin32) {
-            return WrongType(s, "user-id", f, "a binary");
+            return WrongType(s, name(F::kUserId), f, "a binary");
           }
           pn_message_set_user_id(msg_, pn_bytes(f.size, reinterpret_cast<const char*>(f.data)));
           break;
         case 2:
-          if (!Text(s, "to", f, pn_message_set_address)) return false;
+          if (!Text(s, name(F::kTo), f, pn_message_set_address)) return false;
           break;
         case 3:
-          if (!Text(s, "subject", f, pn_message_set_subject)) return false;
+          if (!Text(s, name(F::kSubject), f, pn_message_set_subject)) return false;
           break;
         case 4:
-          if (!Text(s, "reply-to", f, pn_message_set_reply_to)) return false;
+          if (!Text(s, name(F::kReplyTo), f, pn_message_set_reply_to)) return false;
           break;
         case 6:
-          if (!Text(s, "content-type", f, pn_message_set_content_type)) return false;
+          if (!Text(s, name(F::kContentType), f, pn_message_set_content_type)) return false;
           break;
         case 7:
-          if (!Text(s, "content-encoding", f, pn_message_set_content_encoding)) return false;
+          if (!Text(s, name(F::kContentEncoding), f, pn_message_set_content_encoding)) return false;
           break;
         case 8:
           if (f.code != code::kTimestamp) {
-            return WrongType(s, "absolute-expiry-time", f, "a timestamp");
+            return WrongType(s, name(F::kAbsoluteExpiryTime), f, "a timestamp");
           }
-          pn_message_set_expiry_time(msg_, static_cast<pn_timestamp_t>(LoadU64(f.data)));
+          pn_message_set_expiry_time(msg_, static_cast<pn_timestamp_t>(base::LoadBE64(f.data)));
           break;
         case 9:
-          if (f.code != code::kTimestamp) return WrongType(s, "creation-time", f, "a timestamp");
-          pn_message_set_creation_time(msg_, static_cast<pn_timestamp_t>(LoadU64(f.data)));
+          if (f.code != code::kTimestamp) return WrongType(s, name(F::kCreationTime), f, "a timestamp");
+          pn_message_set_creation_time(msg_, static_cast<pn_timestamp_t>(base::LoadBE64(f.data)));
           break;
         case 10:
-          if (!Text(s, "group-id", f, pn_message_set_group_id)) return false;
+          if (!Text(s, name(F::kGroupId), f, pn_message_set_group_id)) return false;
           break;
         case 11:
-          if (!IsUInt(f.code)) return WrongType(s, "group-sequence", f, "a uint");
+          if (!IsUInt(f.code)) return WrongType(s, name(F::kGroupSequence), f, "a uint");
           // pn_sequence_t is signed; Proton writes it back as the same 32 bits of a uint.
           pn_message_set_group_sequence(msg_, static_cast<pn_sequence_t>(UInt(f)));
           break;
         case 12:
-          if (!Text(s, "reply-to-group-id", f, pn_message_set_reply_to_group_id)) return false;
+          if (!Text(s, name(F::kReplyToGroupId), f, pn_message_set_reply_to_group_id)) return false;
           break;
       }
     }
