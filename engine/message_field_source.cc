@@ -25,17 +25,7 @@ using selector::Value;
 constexpr int kHeaderIndex = static_cast<int>(Section::kHeader);
 constexpr int kPropertiesIndex = static_cast<int>(Section::kProperties);
 
-amqp::SectionKind KindOf(int section) {
-  switch (static_cast<Section>(section)) {
-    case Section::kHeader: return amqp::SectionKind::kHeader;
-    case Section::kDeliveryAnnotations: return amqp::SectionKind::kDeliveryAnnotations;
-    case Section::kMessageAnnotations: return amqp::SectionKind::kMessageAnnotations;
-    case Section::kProperties: return amqp::SectionKind::kProperties;
-    case Section::kApplicationProperties: return amqp::SectionKind::kApplicationProperties;
-    case Section::kFooter: return amqp::SectionKind::kFooter;
-  }
-  return amqp::SectionKind::kFooter;
-}
+amqp::SectionKind KindOf(int section) { return static_cast<amqp::SectionKind>(section); }
 
 uint64_t Load8(const uint8_t* p) {
   uint64_t v;
@@ -180,7 +170,9 @@ Value MessageFieldSource::ResolvePath(uint32_t slot) {
   for (const selector::PathStep& step : slots_[slot].path) {
     EncodedValue next;
     amqp::DecodeError error;
-    if (!v.Step(step, &next, &error)) {
+    const bool found = step.kind == selector::PathStep::Kind::kIndex ? v.ElementAt(step.index, &next, &error)
+                                                                     : v.FindKey(step.key, &next, &error);
+    if (!found) {
       malformed_ |= !error.ok();
       return s.value;
     }

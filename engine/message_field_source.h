@@ -62,7 +62,7 @@ class MessageFieldSource : public selector::FieldSource {
   const amqp::MessageView& view() const { return *view_; }
 
  private:
-  static constexpr int kSections = 6;
+  static constexpr int kSections = base::amqp::kSectionCount;
 
   // What a slot asks for; built once.
   struct Slot {

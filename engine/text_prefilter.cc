@@ -19,18 +19,6 @@ namespace {
 
 using amqp::SectionKind;
 
-int SectionKindOf(selector::Section s) {
-  switch (s) {
-    case selector::Section::kHeader: return static_cast<int>(SectionKind::kHeader);
-    case selector::Section::kDeliveryAnnotations: return static_cast<int>(SectionKind::kDeliveryAnnotations);
-    case selector::Section::kMessageAnnotations: return static_cast<int>(SectionKind::kMessageAnnotations);
-    case selector::Section::kProperties: return static_cast<int>(SectionKind::kProperties);
-    case selector::Section::kApplicationProperties: return static_cast<int>(SectionKind::kApplicationProperties);
-    case selector::Section::kFooter: return static_cast<int>(SectionKind::kFooter);
-  }
-  return static_cast<int>(SectionKind::kFooter);
-}
-
 // Candidates are positions whose first and last bytes match; memcmp confirms the middle.
 inline bool MiddleMatches(const uint8_t* at, const uint8_t* needle, size_t m) {
   return m <= 2 || selector::BytesEqual(at + 1, needle + 1, m - 2);
@@ -158,7 +146,7 @@ TextPrefilter::TextPrefilter(std::span<const selector::RequiredText> required) :
       }
       if (prefix.size() < 2) continue;
       req.by_prefix = true;
-      req.section = SectionKindOf(r.any_of[0].section);
+      req.section = static_cast<int>(r.any_of[0].section);
       req.prefix = std::string(prefix);
       size_t capacity = 16;
       while (capacity < r.any_of.size() * 2) capacity *= 2;
@@ -188,7 +176,7 @@ TextPrefilter::TextPrefilter(std::span<const selector::RequiredText> required) :
         needle.push_back(static_cast<char>(n & 0xff));
       }
       needle += a.text;
-      req.any_of.push_back({SectionKindOf(a.section), std::move(needle), a.exact ? nullptr : a.pattern});
+      req.any_of.push_back({static_cast<int>(a.section), std::move(needle), a.exact ? nullptr : a.pattern});
     }
     for (const Alternative& a : req.any_of) sections_wanted_ |= 1u << a.section;
     requirements_.push_back(std::move(req));

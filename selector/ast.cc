@@ -60,10 +60,10 @@ std::string_view FunctionName(Function fn) {
   return "?";
 }
 
-std::string_view SectionName(Section section) { return base::amqp::Info(AmqpSection(section)).identifier; }
+std::string_view SectionIdentifier(Section section) { return base::amqp::Info(section).identifier; }
 
 std::string FieldRefName(const FieldRef& ref) {
-  std::string out(SectionName(ref.section));
+  std::string out(SectionIdentifier(ref.section));
   out += '.';
   out += ref.name;
   for (const PathStep& step : ref.path) {

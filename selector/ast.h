@@ -137,7 +137,7 @@ bool IsNoJmsSelector(std::string_view text, const CompileOptions& options);
 // "header.priority", "properties.message-id", "application_properties.color",
 // "message_annotations.x-opt-route.region", "application_properties.tags[0]".
 std::string FieldRefName(const FieldRef& ref);
-std::string_view SectionName(Section section);  // "header", "delivery_annotations", ...
+std::string_view SectionIdentifier(Section section);  // "header", "delivery_annotations", ...
 
 // A literal as the language would write it: 42, 1.5, NAN, 'it''s', 0x0A0B, TRUE.
 std::string LiteralToString(const Value& value);

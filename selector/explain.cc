@@ -144,7 +144,7 @@ std::string Program::Explain() const {
   std::set<std::string> sections;
   for (size_t s = 0; s < fields_.size(); ++s) {
     out += "  " + std::to_string(s) + ": " + FieldRefName(fields_[s]) + "\n";
-    sections.insert(std::string(SectionName(fields_[s].section)));
+    sections.insert(std::string(SectionIdentifier(fields_[s].section)));
   }
   out += "sections touched:";
   if (sections.empty()) out += " none";
@@ -166,7 +166,7 @@ std::string Program::Explain() const {
             a.exact     ? "' (whole value) in "
             : a.pattern ? "' (start of a value that matches '" + std::string(a.pattern->pattern()) + "') in "
                         : "' (part of a value) in ";
-        out += "'" + a.text + what + std::string(SectionName(a.section));
+        out += "'" + a.text + what + std::string(SectionIdentifier(a.section));
       }
       out += "\n";
     }

@@ -16,29 +16,10 @@
 
 namespace sift::selector {
 
-// The sections of an AMQP 1.0 message that fields can be read from (core part 3, section 3.2).
-enum class Section : uint8_t {
-  kHeader,
-  kDeliveryAnnotations,
-  kMessageAnnotations,
-  kProperties,
-  kApplicationProperties,
-  kFooter,
-};
-
-// The AMQP section (base/amqp_fields.h: its names, and the header and properties field names) that a
-// selector section reads.
-constexpr base::amqp::Section AmqpSection(Section section) {
-  switch (section) {
-    case Section::kHeader: return base::amqp::Section::kHeader;
-    case Section::kDeliveryAnnotations: return base::amqp::Section::kDeliveryAnnotations;
-    case Section::kMessageAnnotations: return base::amqp::Section::kMessageAnnotations;
-    case Section::kProperties: return base::amqp::Section::kProperties;
-    case Section::kApplicationProperties: return base::amqp::Section::kApplicationProperties;
-    case Section::kFooter: return base::amqp::Section::kFooter;
-  }
-  return base::amqp::Section::kFooter;
-}
+// The sections of an AMQP 1.0 message (base/amqp_fields.h). Fields are read from the header, the
+// annotation maps, the properties, the application-properties and the footer; a body section holds
+// no named field.
+using Section = base::amqp::Section;
 
 // One step into a compound value: a list / array element by index, or a map entry by key.
 struct PathStep {

@@ -54,7 +54,7 @@ bool LookupSection(std::string_view name, Section* section) {
       {"p", Section::kProperties}, {"a", Section::kApplicationProperties}, {"f", Section::kFooter},
   };
   for (const Entry& e : kSections) {
-    if (EqualsIgnoreCase(name, SectionName(e.section)) || EqualsIgnoreCase(name, e.short_name)) {
+    if (EqualsIgnoreCase(name, SectionIdentifier(e.section)) || EqualsIgnoreCase(name, e.short_name)) {
       *section = e.section;
       return true;
     }
@@ -69,9 +69,9 @@ bool ResolveSpecFieldName(Section section, std::string_view written, std::string
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     *spec += c;
   }
-  if (base::amqp::FindField(AmqpSection(section), *spec) != nullptr) return true;
+  if (base::amqp::FindField(section, *spec) != nullptr) return true;
   known->clear();
-  for (const base::amqp::FieldInfo& f : base::amqp::FieldsOf(AmqpSection(section))) {
+  for (const base::amqp::FieldInfo& f : base::amqp::FieldsOf(section)) {
     if (!known->empty()) *known += ", ";
     *known += f.identifier;
   }

@@ -15,7 +15,7 @@
 
 namespace sift::selector {
 
-// The section `name` (before a '.') names: its identifier (SectionName: "delivery_annotations") or
+// The section `name` (before a '.') names: its identifier (SectionIdentifier: "delivery_annotations") or
 // its one-letter short name ("d"), in any case. False for anything else.
 bool LookupSection(std::string_view name, Section* section);
 

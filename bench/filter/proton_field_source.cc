@@ -35,7 +35,7 @@ ProtonFieldSource::ProtonFieldSource(std::span<const selector::FieldRef> fields)
     switch (ref.section) {
       case Section::kHeader:
       case Section::kProperties:
-        if (const base::amqp::FieldInfo* f = base::amqp::FindField(selector::AmqpSection(ref.section), ref.name)) {
+        if (const base::amqp::FieldInfo* f = base::amqp::FindField(ref.section, ref.name)) {
           const Field first = ref.section == Section::kHeader ? Field::kDurable : Field::kMessageId;
           slot.field = static_cast<Field>(static_cast<int>(first) + f->index);
         }
@@ -43,7 +43,7 @@ ProtonFieldSource::ProtonFieldSource(std::span<const selector::FieldRef> fields)
       case Section::kApplicationProperties: slot.field = Field::kApplicationProperty; break;
       case Section::kMessageAnnotations: slot.field = Field::kMessageAnnotation; break;
       case Section::kDeliveryAnnotations: slot.field = Field::kDeliveryAnnotation; break;
-      case Section::kFooter: break;
+      default: break;  // the footer and the body sections: kUnknown
     }
     slot.key.assign(ref.name.begin(), ref.name.end());
   }

@@ -306,7 +306,7 @@ const uint8_t* ReadValue(const uint8_t* base, const uint8_t* p, const uint8_t* l
 }
 
 const uint8_t* internal::ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                                               selector::Value* out, DecodeError* error) {
+                                               base::amqp::Value* out, DecodeError* error) {
   EncodedValue v;
   const uint8_t* end = ValueReader::Value(base, p, limit, &v, error, 0);
   if (end != nullptr) *out = v.ToValue();
@@ -369,9 +369,9 @@ bool EncodedValue::Descriptor(EncodedValue* out, DecodeError* error) const {
 
 EncodedValue EncodedValue::WithoutDescriptor() const { return ValueReader::Inner(*this); }
 
-selector::Value EncodedValue::ToValue() const {
-  using selector::Value;
-  using selector::ValueType;
+base::amqp::Value EncodedValue::ToValue() const {
+  using base::amqp::Value;
+  using base::amqp::ValueType;
   if (begin_ == nullptr) return Value::Missing();
   if (descriptor_ != nullptr) {
     Value v = Value::Compound(ValueType::kDescribed);
@@ -550,13 +550,6 @@ bool EncodedValue::FindULongKey(uint64_t key, EncodedValue* out, DecodeError* er
                k.GetUnsigned(&u) && u == key;
       },
       out, error);
-}
-
-bool EncodedValue::Step(const selector::PathStep& step, EncodedValue* out, DecodeError* error) const {
-  // A described value is looked into through its descriptor (e.g. a described list).
-  const EncodedValue& self = *this;
-  if (step.kind == selector::PathStep::Kind::kIndex) return self.ElementAt(step.index, out, error);
-  return self.FindKey(step.key, out, error);
 }
 
 }  // namespace sift::amqp

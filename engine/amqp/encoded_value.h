@@ -22,8 +22,7 @@
 #include "base/byte_order.h"
 #include "engine/amqp/decode_error.h"
 #include "engine/amqp/type_codes.h"
-#include "selector/field_source.h"
-#include "selector/value.h"
+#include "base/amqp_value.h"
 
 namespace sift::amqp {
 
@@ -75,7 +74,7 @@ class EncodedValue {
   // The value as the selector sees it: scalars typed (byte-carrying types view into the buffer),
   // compounds as kList / kMap / kArray with data()/size() spanning raw(), a described value as
   // kDescribed (use WithoutDescriptor() for the value inside), kMissing for an invalid EncodedValue.
-  selector::Value ToValue() const;
+  base::amqp::Value ToValue() const;
 
   // Typed getters: true and *out set when the value (not described) has one of the named types.
   bool GetBoolean(bool* out) const;                     // boolean (0x41, 0x42, 0x56)
@@ -102,8 +101,6 @@ class EncodedValue {
   bool FindKey(std::string_view key, EncodedValue* out, DecodeError* error = nullptr) const;
   // The value of the first map entry whose key is the ulong `key`.
   bool FindULongKey(uint64_t key, EncodedValue* out, DecodeError* error = nullptr) const;
-  // One FieldRef path step: kIndex → ElementAt, kKey → FindKey (string or symbol keys).
-  bool Step(const selector::PathStep& step, EncodedValue* out, DecodeError* error = nullptr) const;
 
  private:
   friend class Cursor;
@@ -270,14 +267,14 @@ inline const uint8_t* SkipPlainValue(const uint8_t* p, const uint8_t* limit) {
 }
 
 namespace internal {
-// The selector::Value of a plain (not described) non-compound value with format code `c`, whose
+// The base::amqp::Value of a plain (not described) non-compound value with format code `c`, whose
 // payload `d` (`size` bytes) is known to be inside the buffer: what EncodedValue::ToValue() gives.
 // False for compound codes (list0 included) and invalid ones. Shared by ToValue() and
 // ReadSelectorValue() so the two cannot disagree. Kept out of line: ReadSelectorValue() is then small
 // enough to be inlined into the field readers, whose common case (str8 / sym8 / vbin8) needs no call.
-[[gnu::noinline]] inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, selector::Value* out) {
-  using selector::Value;
-  using selector::ValueType;
+[[gnu::noinline]] inline bool PlainValue(uint8_t c, const uint8_t* d, uint32_t size, base::amqp::Value* out) {
+  using base::amqp::Value;
+  using base::amqp::ValueType;
   auto bytes = [&](ValueType t) {
     *out = Value::Bytes(t, {reinterpret_cast<const char*>(d), size});
     return true;
@@ -319,8 +316,8 @@ namespace internal {
   }
 }
 
-const uint8_t* ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, const uint8_t* limit, selector::Value* out,
-                                     DecodeError* error);
+const uint8_t* ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
+                                     base::amqp::Value* out, DecodeError* error);
 }  // namespace internal
 
 // ReadValue(base, p, limit, &v, error) followed by *out = v.ToValue(), in one step: the same end
@@ -329,7 +326,7 @@ const uint8_t* ReadSelectorValueSlow(const uint8_t* base, const uint8_t* p, cons
 // *out is written only on success (a failed read leaves it as it was);
 // anything else takes ReadValue. Views in *out point into the buffer.
 inline const uint8_t* ReadSelectorValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit,
-                                        selector::Value* out, DecodeError* error) {
+                                        base::amqp::Value* out, DecodeError* error) {
   if (p < limit) {
     const uint8_t c = *p;
     const uint8_t how = internal::kSkip.how[c];
@@ -338,10 +335,10 @@ inline const uint8_t* ReadSelectorValue(const uint8_t* base, const uint8_t* p, c
       if (left >= how && internal::PlainValue(c, p + 1, how, out)) return p + 1 + how;
     } else if (how == internal::kSize1 && (c >> 4) == 0xa && left >= 1 && p[1] <= left - 1) {
       // vbin8 (0xa0), str8 (0xa1), sym8 (0xa3): the only valid 0xa_ codes.
-      const selector::ValueType t = c == code::kStr8   ? selector::ValueType::kString
-                                    : c == code::kSym8 ? selector::ValueType::kSymbol
-                                                       : selector::ValueType::kBinary;
-      *out = selector::Value::Bytes(t, {reinterpret_cast<const char*>(p + 2), p[1]});
+      const base::amqp::ValueType t = c == code::kStr8   ? base::amqp::ValueType::kString
+                                      : c == code::kSym8 ? base::amqp::ValueType::kSymbol
+                                                         : base::amqp::ValueType::kBinary;
+      *out = base::amqp::Value::Bytes(t, {reinterpret_cast<const char*>(p + 2), p[1]});
       return p + 2 + p[1];
     }
   }

@@ -68,14 +68,14 @@ constexpr bool SectionValueCodeOk(SectionKind kind, uint8_t c) {
 // What header field `index` (0..4) reads as when the header, or the field, is absent or null (core
 // part 3, section 3.2.1): durable and first-acquirer false, priority 4, delivery-count 0; ttl has no
 // default (kMissing).
-inline selector::Value HeaderFieldDefault(int index) {
+inline base::amqp::Value HeaderFieldDefault(int index) {
   using base::amqp::HeaderField;
   switch (static_cast<HeaderField>(index)) {
     case HeaderField::kDurable:
-    case HeaderField::kFirstAcquirer: return selector::Value::Boolean(false);
-    case HeaderField::kPriority: return selector::Value::Unsigned(selector::ValueType::kUByte, 4);
-    case HeaderField::kDeliveryCount: return selector::Value::Unsigned(selector::ValueType::kUInt, 0);
-    default: return selector::Value::Missing();
+    case HeaderField::kFirstAcquirer: return base::amqp::Value::Boolean(false);
+    case HeaderField::kPriority: return base::amqp::Value::Unsigned(base::amqp::ValueType::kUByte, 4);
+    case HeaderField::kDeliveryCount: return base::amqp::Value::Unsigned(base::amqp::ValueType::kUInt, 0);
+    default: return base::amqp::Value::Missing();
   }
 }
 

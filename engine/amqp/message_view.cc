@@ -203,7 +203,7 @@ bool MessageView::TypedSection(SectionKind kind, EncodedValue* value) const {
   return true;
 }
 
-selector::Value MessageView::Header(HeaderField field) const {
+base::amqp::Value MessageView::Header(HeaderField field) const {
   const int index = static_cast<int>(field);
   EncodedValue header;
   EncodedValue v;
@@ -211,20 +211,20 @@ selector::Value MessageView::Header(HeaderField field) const {
     // Absent header: every field has its default. A header of the wrong type, or a message whose
     // first section cannot be read (so a header may be hiding there): nothing can be trusted.
     if (Located(SectionKind::kHeader) || (scan_failed_ && sections_seen_ == 0)) {
-      return selector::Value::Missing();
+      return base::amqp::Value::Missing();
     }
   } else {
     DecodeError e;
     if (!header.ElementAt(static_cast<uint64_t>(index), &v, &e)) {
       if (!e.ok()) {
         Fail(e);
-        return selector::Value::Missing();
+        return base::amqp::Value::Missing();
       }
     } else if (!v.is_null()) {
       if (!HeaderFieldTypeOk(index, v)) {
         Fail(DecodeError::Make(DecodeErrorCode::kFieldType, v.offset(), v.format_code(), 0, 0, HeaderFieldLabel(index),
                                HeaderFieldExpected(index)));
-        return selector::Value::Missing();
+        return base::amqp::Value::Missing();
       }
       return v.ToValue();
     }
@@ -233,43 +233,43 @@ selector::Value MessageView::Header(HeaderField field) const {
 }
 
 bool MessageView::durable() const {
-  const selector::Value v = Header(HeaderField::kDurable);
-  return v.type == selector::ValueType::kBoolean && v.boolean;
+  const base::amqp::Value v = Header(HeaderField::kDurable);
+  return v.type == base::amqp::ValueType::kBoolean && v.boolean;
 }
 uint8_t MessageView::priority() const {
-  const selector::Value v = Header(HeaderField::kPriority);
-  return v.type == selector::ValueType::kUByte ? static_cast<uint8_t>(v.u64) : 4;
+  const base::amqp::Value v = Header(HeaderField::kPriority);
+  return v.type == base::amqp::ValueType::kUByte ? static_cast<uint8_t>(v.u64) : 4;
 }
 bool MessageView::ttl(uint32_t* milliseconds) const {
-  const selector::Value v = Header(HeaderField::kTtl);
-  if (v.type != selector::ValueType::kUInt) return false;
+  const base::amqp::Value v = Header(HeaderField::kTtl);
+  if (v.type != base::amqp::ValueType::kUInt) return false;
   *milliseconds = static_cast<uint32_t>(v.u64);
   return true;
 }
 bool MessageView::first_acquirer() const {
-  const selector::Value v = Header(HeaderField::kFirstAcquirer);
-  return v.type == selector::ValueType::kBoolean && v.boolean;
+  const base::amqp::Value v = Header(HeaderField::kFirstAcquirer);
+  return v.type == base::amqp::ValueType::kBoolean && v.boolean;
 }
 uint32_t MessageView::delivery_count() const {
-  const selector::Value v = Header(HeaderField::kDeliveryCount);
-  return v.type == selector::ValueType::kUInt ? static_cast<uint32_t>(v.u64) : 0;
+  const base::amqp::Value v = Header(HeaderField::kDeliveryCount);
+  return v.type == base::amqp::ValueType::kUInt ? static_cast<uint32_t>(v.u64) : 0;
 }
 
-selector::Value MessageView::Property(PropertiesField field) const {
+base::amqp::Value MessageView::Property(PropertiesField field) const {
   const int index = static_cast<int>(field);
   EncodedValue properties;
   EncodedValue v;
-  if (!TypedSection(SectionKind::kProperties, &properties)) return selector::Value::Missing();
+  if (!TypedSection(SectionKind::kProperties, &properties)) return base::amqp::Value::Missing();
   DecodeError e;
   if (!properties.ElementAt(static_cast<uint64_t>(index), &v, &e)) {
     if (!e.ok()) Fail(e);
-    return selector::Value::Missing();
+    return base::amqp::Value::Missing();
   }
-  if (v.is_null()) return selector::Value::Missing();
+  if (v.is_null()) return base::amqp::Value::Missing();
   if (!PropertiesFieldTypeOk(index, v)) {
     Fail(DecodeError::Make(DecodeErrorCode::kFieldType, v.offset(), v.format_code(), 0, 0, PropertiesFieldLabel(index),
                            PropertiesFieldExpected(index)));
-    return selector::Value::Missing();
+    return base::amqp::Value::Missing();
   }
   return v.ToValue();
 }
@@ -300,36 +300,36 @@ bool MessageView::FindMapEntry(SectionKind map_section, uint64_t key, EncodedVal
   return false;
 }
 
-selector::Value MessageView::MapValue(SectionKind kind, std::string_view key) const {
+base::amqp::Value MessageView::MapValue(SectionKind kind, std::string_view key) const {
   EncodedValue v;
-  return FindMapEntry(kind, key, &v) ? v.ToValue() : selector::Value::Missing();
+  return FindMapEntry(kind, key, &v) ? v.ToValue() : base::amqp::Value::Missing();
 }
 
-selector::Value MessageView::MapValue(SectionKind kind, uint64_t key) const {
+base::amqp::Value MessageView::MapValue(SectionKind kind, uint64_t key) const {
   EncodedValue v;
-  return FindMapEntry(kind, key, &v) ? v.ToValue() : selector::Value::Missing();
+  return FindMapEntry(kind, key, &v) ? v.ToValue() : base::amqp::Value::Missing();
 }
 
-selector::Value MessageView::ApplicationProperty(std::string_view key) const {
+base::amqp::Value MessageView::ApplicationProperty(std::string_view key) const {
   return MapValue(SectionKind::kApplicationProperties, key);
 }
 bool MessageView::FindApplicationProperty(std::string_view key, EncodedValue* value) const {
   return FindMapEntry(SectionKind::kApplicationProperties, key, value);
 }
-selector::Value MessageView::MessageAnnotation(std::string_view key) const {
+base::amqp::Value MessageView::MessageAnnotation(std::string_view key) const {
   return MapValue(SectionKind::kMessageAnnotations, key);
 }
-selector::Value MessageView::DeliveryAnnotation(std::string_view key) const {
+base::amqp::Value MessageView::DeliveryAnnotation(std::string_view key) const {
   return MapValue(SectionKind::kDeliveryAnnotations, key);
 }
-selector::Value MessageView::FooterEntry(std::string_view key) const { return MapValue(SectionKind::kFooter, key); }
-selector::Value MessageView::MessageAnnotation(uint64_t key) const {
+base::amqp::Value MessageView::FooterEntry(std::string_view key) const { return MapValue(SectionKind::kFooter, key); }
+base::amqp::Value MessageView::MessageAnnotation(uint64_t key) const {
   return MapValue(SectionKind::kMessageAnnotations, key);
 }
-selector::Value MessageView::DeliveryAnnotation(uint64_t key) const {
+base::amqp::Value MessageView::DeliveryAnnotation(uint64_t key) const {
   return MapValue(SectionKind::kDeliveryAnnotations, key);
 }
-selector::Value MessageView::FooterEntry(uint64_t key) const { return MapValue(SectionKind::kFooter, key); }
+base::amqp::Value MessageView::FooterEntry(uint64_t key) const { return MapValue(SectionKind::kFooter, key); }
 
 BodyKind MessageView::body_kind() const {
   while (body_count_ == 0 && ScanOne()) {

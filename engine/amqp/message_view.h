@@ -7,7 +7,7 @@
 // section skips the sections before it in O(1) each; reading a field reads its section's bytes from
 // the section start to that field, and nothing else.
 //
-// Values are views into the message bytes (selector::Value's data() points into them), valid while
+// Values are views into the message bytes (base::amqp::Value's data() points into them), valid while
 // those bytes live. Nothing here allocates. The view is lenient where it can be (sections out of
 // order or repeated are still found: the first occurrence wins) and never fails: a field of a
 // malformed or absent section reads as kMissing, and error() reports the first problem met. Strict
@@ -26,7 +26,7 @@
 #include "engine/amqp/decode_error.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/type_codes.h"
-#include "selector/value.h"
+#include "base/amqp_value.h"
 
 namespace sift::amqp {
 
@@ -78,7 +78,7 @@ class MessageView {
   // The field's value, or its AMQP default when the header or the field is absent or null (durable
   // false, priority 4, first-acquirer false, delivery-count 0; ttl has none: kMissing). kMissing also
   // when the header is malformed or the field has the wrong type.
-  selector::Value Header(HeaderField field) const;
+  base::amqp::Value Header(HeaderField field) const;
   bool durable() const;
   uint8_t priority() const;
   // False when the message has no ttl.
@@ -89,23 +89,23 @@ class MessageView {
   // ---- Properties (core part 3, section 3.2.4) ----
   // The field's value; kMissing when absent (no properties, a list too short, or null), malformed or
   // of the wrong type.
-  selector::Value Property(PropertiesField field) const;
+  base::amqp::Value Property(PropertiesField field) const;
 
   // ---- Application properties (core part 3, section 3.2.5) ----
   // The value under string key `key` (a symbol key is matched too); kMissing when absent. Compound
   // values (not allowed by the spec, but readable) come back as kList/kMap/kArray.
-  selector::Value ApplicationProperty(std::string_view key) const;
+  base::amqp::Value ApplicationProperty(std::string_view key) const;
   bool FindApplicationProperty(std::string_view key, EncodedValue* value) const;
 
   // ---- Annotations and footer (core part 3, sections 3.2.2, 3.2.3, 3.2.10) ----
   // The value under symbol key `key`, or under the ulong key whose decimal text is `key`.
-  selector::Value MessageAnnotation(std::string_view key) const;
-  selector::Value DeliveryAnnotation(std::string_view key) const;
-  selector::Value FooterEntry(std::string_view key) const;
+  base::amqp::Value MessageAnnotation(std::string_view key) const;
+  base::amqp::Value DeliveryAnnotation(std::string_view key) const;
+  base::amqp::Value FooterEntry(std::string_view key) const;
   // The value under ulong key `key`.
-  selector::Value MessageAnnotation(uint64_t key) const;
-  selector::Value DeliveryAnnotation(uint64_t key) const;
-  selector::Value FooterEntry(uint64_t key) const;
+  base::amqp::Value MessageAnnotation(uint64_t key) const;
+  base::amqp::Value DeliveryAnnotation(uint64_t key) const;
+  base::amqp::Value FooterEntry(uint64_t key) const;
   // Same, for any map section (delivery/message annotations, application properties, footer), as an
   // EncodedValue to descend into.
   bool FindMapEntry(SectionKind map_section, std::string_view key, EncodedValue* value) const;
@@ -134,8 +134,8 @@ class MessageView {
   bool Locate(SectionKind kind) const;
   // The section's value when present and of its spec type (else false; a wrong type sets error_).
   bool TypedSection(SectionKind kind, EncodedValue* value) const;
-  selector::Value MapValue(SectionKind kind, std::string_view key) const;
-  selector::Value MapValue(SectionKind kind, uint64_t key) const;
+  base::amqp::Value MapValue(SectionKind kind, std::string_view key) const;
+  base::amqp::Value MapValue(SectionKind kind, uint64_t key) const;
   void Fail(const DecodeError& error) const;
   bool Located(SectionKind kind) const { return (located_ >> static_cast<int>(kind)) & 1u; }
 

@@ -41,8 +41,8 @@
 namespace sift::amqp {
 namespace {
 
-using selector::Value;
-using selector::ValueType;
+using base::amqp::Value;
+using base::amqp::ValueType;
 
 // What a plain JSON scalar means at one place (json_value.h, JsonHint), in selector types.
 struct Hint {
@@ -99,7 +99,7 @@ constexpr uint32_t kMaxSectionNodes = 65535;
 constexpr int kMaxWalkDepth = 200;
 
 // The typed JSON name of a type: the AMQP type's name ("ubyte", "symbol", ...; "invalid" for none).
-std::string_view TypeName(ValueType t) { return t == ValueType::kMissing ? "invalid" : selector::ValueTypeName(t); }
+std::string_view TypeName(ValueType t) { return t == ValueType::kMissing ? "invalid" : base::amqp::ValueTypeName(t); }
 
 // The type a format code decodes to (Proton's pn_code2type); kMissing for invalid codes.
 ValueType TypeOfCodeSlow(uint8_t c) {

@@ -732,7 +732,7 @@ inline std::string DescribeValue(const TestValue& v) {
 }
 
 inline std::string DescribeMessage(const TestMessage& m) {
-  static const char* kSections[] = {"h", "d", "m", "p", "a", "f"};
+  static const char* kSections[] = {"h", "d", "m", "p", "a", "data", "sequence", "value", "f"};
   std::string out;
   for (const auto& [key, value] : m.fields()) {
     if (!out.empty()) out += ", ";

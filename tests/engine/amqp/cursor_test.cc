@@ -16,8 +16,8 @@
 namespace sift::amqp {
 namespace {
 
-using selector::Value;
-using selector::ValueType;
+using base::amqp::Value;
+using base::amqp::ValueType;
 using testing::B;
 using testing::ByteVector;
 using testing::Cat;
@@ -439,16 +439,12 @@ TEST(CursorTest, PathSteps) {
   const ByteVector outer = testing::Map8(2, Cat({testing::Str8("a"), list}));
   EncodedValue v = ReadOne(outer);
   EncodedValue a, b, c;
-  selector::PathStep key_a{selector::PathStep::Kind::kKey, 0, "a"};
-  selector::PathStep index1{selector::PathStep::Kind::kIndex, 1, ""};
-  selector::PathStep key_b{selector::PathStep::Kind::kKey, 0, "b"};
-  ASSERT_TRUE(v.Step(key_a, &a));
-  ASSERT_TRUE(a.Step(index1, &b));
-  ASSERT_TRUE(b.Step(key_b, &c));
+  ASSERT_TRUE(v.FindKey("a", &a));
+  ASSERT_TRUE(a.ElementAt(1, &b));
+  ASSERT_TRUE(b.FindKey("b", &c));
   EXPECT_EQ(c.ToValue().bytes(), "deep");
-  EXPECT_FALSE(c.Step(key_b, &a));  // a string has no keys
-  selector::PathStep index5{selector::PathStep::Kind::kIndex, 5, ""};
-  EXPECT_FALSE(a.Step(index5, &b));
+  EXPECT_FALSE(c.FindKey("b", &a));  // a string has no keys
+  EXPECT_FALSE(a.ElementAt(5, &b));
 }
 
 TEST(CursorTest, SkipValueAndSkipPlainValue) {

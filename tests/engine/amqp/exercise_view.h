@@ -12,7 +12,7 @@
 
 namespace sift::testing {
 
-inline uint64_t Touch(const selector::Value& v) {
+inline uint64_t Touch(const base::amqp::Value& v) {
   uint64_t sum = static_cast<uint64_t>(v.type) + v.u64;
   for (uint32_t i = 0; i < v.size; ++i) sum += static_cast<uint8_t>(v.data[i]);
   return sum;

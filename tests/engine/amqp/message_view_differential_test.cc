@@ -4,7 +4,7 @@
 // equals what Qpid Proton's C decoder (pn_data_t, section by section) decodes from the same bytes:
 // header fields (with their defaults), the 13 properties, every application property, every
 // delivery and message annotation and footer entry (by symbol and by ulong key, as a
-// selector::Value and as a whole value compared deeply), and the body (kind, section count, each
+// base::amqp::Value and as a whole value compared deeply), and the body (kind, section count, each
 // section's value, data bytes, body span). Types and values are compared exactly (floating point by
 // bits), through one canonical rendering of each side.
 #include <proton/codec.h>
@@ -27,8 +27,8 @@
 namespace sift::amqp {
 namespace {
 
-using selector::Value;
-using selector::ValueType;
+using base::amqp::Value;
+using base::amqp::ValueType;
 
 constexpr uint64_t kSeed = 20261130;
 constexpr uint64_t kCount = 10000;
@@ -46,7 +46,7 @@ std::string Hex(const void* data, size_t size) {
 
 // One canonical text for a typed value: "<type>:<value>" (floating point as its bits).
 std::string Render(const Value& v) {
-  std::string name(selector::ValueTypeName(v.type));
+  std::string name(base::amqp::ValueTypeName(v.type));
   switch (v.type) {
     case ValueType::kMissing:
     case ValueType::kNull:
@@ -237,7 +237,7 @@ std::string RenderProton(pn_data_t* d) {
     case PN_ARRAY: {
       size_t n = pn_data_get_array(d);
       bool described = pn_data_is_array_described(d);
-      std::string out = "array<" + std::string(selector::ValueTypeName(TypeOfProton(pn_data_get_array_type(d))));
+      std::string out = "array<" + std::string(base::amqp::ValueTypeName(TypeOfProton(pn_data_get_array_type(d))));
       pn_data_enter(d);
       if (described) {
         pn_data_next(d);
@@ -277,7 +277,7 @@ std::string RenderView(const EncodedValue& v) {
     return out + (v.is_list() ? "]" : "}");
   }
   if (v.is_array()) {
-    out = "array<" + std::string(selector::ValueTypeName(TypeOfCode(v.element_format_code())));
+    out = "array<" + std::string(base::amqp::ValueTypeName(TypeOfCode(v.element_format_code())));
     if (v.element_described()) {
       EncodedValue descriptor;
       DecodeError error;
@@ -441,7 +441,7 @@ void CompareMessage(size_t record, std::span<const uint8_t> bytes, Comparison* c
         continue;  // not addressable by a selector
       }
       std::string what = name + "[" + text_key + "]";
-      // By text key: as a selector::Value, and deeply through FindMapEntry.
+      // By text key: as a base::amqp::Value, and deeply through FindMapEntry.
       pn_data_t* ref = section->Value();
       ASSERT_TRUE(FindByText(ref, text_key));
       std::string expected_value = RenderProtonScalar(ref);
@@ -584,7 +584,7 @@ TEST(MessageViewDifferential, GeneratedMessagesCoverEveryTypeInEverySection) {
         continue;  // core 3.2.5: simple values only (the section itself is the one map)
       }
       EXPECT_TRUE(seen[static_cast<int>(kind) - 0x70][static_cast<int>(t)])
-          << ProtonSectionName(kind) << " never holds a " << selector::ValueTypeName(t);
+          << ProtonSectionName(kind) << " never holds a " << base::amqp::ValueTypeName(t);
     }
   }
   for (int code : {0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56,

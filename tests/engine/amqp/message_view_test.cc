@@ -13,8 +13,8 @@
 namespace sift::amqp {
 namespace {
 
-using selector::Value;
-using selector::ValueType;
+using base::amqp::Value;
+using base::amqp::ValueType;
 using testing::B;
 using testing::ByteVector;
 using testing::Cat;

@@ -1,6 +1,6 @@
-#include "selector/value.h"
+#include "base/amqp_value.h"
 
-namespace sift::selector {
+namespace sift::base::amqp {
 
 std::string_view ValueTypeName(ValueType type) {
   switch (type) {
@@ -34,4 +34,4 @@ std::string_view ValueTypeName(ValueType type) {
   return "?";
 }
 
-}  // namespace sift::selector
+}  // namespace sift::base::amqp
