@@ -22,12 +22,6 @@ Value Timestamp(pn_timestamp_t t) { return t == 0 ? Value::Missing() : Value::Ti
 }  // namespace
 
 ProtonFieldSource::ProtonFieldSource(std::span<const selector::FieldRef> fields) : slots_(fields.size()) {
-  // Field lists the header and properties fields in list order (base/amqp_fields.h), from kDurable
-  // and from kMessageId.
-  static_assert(static_cast<int>(Field::kDeliveryCount) - static_cast<int>(Field::kDurable) + 1 ==
-                base::amqp::kHeaderFieldCount);
-  static_assert(static_cast<int>(Field::kReplyToGroupId) - static_cast<int>(Field::kMessageId) + 1 ==
-                base::amqp::kPropertiesFieldCount);
   for (size_t i = 0; i < fields.size(); ++i) {
     const selector::FieldRef& ref = fields[i];
     Slot& slot = slots_[i];
@@ -36,13 +30,13 @@ ProtonFieldSource::ProtonFieldSource(std::span<const selector::FieldRef> fields)
       case Section::kHeader:
       case Section::kProperties:
         if (const base::amqp::FieldInfo* f = base::amqp::FindField(ref.section, ref.name)) {
-          const Field first = ref.section == Section::kHeader ? Field::kDurable : Field::kMessageId;
-          slot.field = static_cast<Field>(static_cast<int>(first) + f->index);
+          slot.kind = ref.section == Section::kHeader ? Kind::kHeader : Kind::kProperties;
+          slot.index = f->index;
         }
         break;
-      case Section::kApplicationProperties: slot.field = Field::kApplicationProperty; break;
-      case Section::kMessageAnnotations: slot.field = Field::kMessageAnnotation; break;
-      case Section::kDeliveryAnnotations: slot.field = Field::kDeliveryAnnotation; break;
+      case Section::kApplicationProperties: slot.kind = Kind::kApplicationProperty; break;
+      case Section::kMessageAnnotations: slot.kind = Kind::kMessageAnnotation; break;
+      case Section::kDeliveryAnnotations: slot.kind = Kind::kDeliveryAnnotation; break;
       default: break;  // the footer and the body sections: kUnknown
     }
     slot.key.assign(ref.name.begin(), ref.name.end());
@@ -51,37 +45,54 @@ ProtonFieldSource::ProtonFieldSource(std::span<const selector::FieldRef> fields)
 
 Value ProtonFieldSource::Get(uint32_t index) {
   Slot& slot = slots_[index];
+  switch (slot.kind) {
+    case Kind::kUnknown: return Value::Missing();
+    case Kind::kHeader: return Header(static_cast<base::amqp::HeaderField>(slot.index));
+    case Kind::kProperties: return Property(slot, static_cast<base::amqp::PropertiesField>(slot.index));
+    case Kind::kApplicationProperty: return MapEntry(slot, pn_message_properties(message_));
+    case Kind::kMessageAnnotation: return MapEntry(slot, pn_message_annotations(message_));
+    case Kind::kDeliveryAnnotation: return MapEntry(slot, pn_message_instructions(message_));
+  }
+  return Value::Missing();
+}
+
+Value ProtonFieldSource::Header(base::amqp::HeaderField field) {
+  using base::amqp::HeaderField;
   pn_message_t* m = message_;
-  switch (slot.field) {
-    case Field::kUnknown: return Value::Missing();
-    case Field::kDurable: return Value::Boolean(pn_message_is_durable(m));
-    case Field::kPriority: return Value::Unsigned(ValueType::kUByte, pn_message_get_priority(m));
-    case Field::kTtl: {
+  switch (field) {
+    case HeaderField::kDurable: return Value::Boolean(pn_message_is_durable(m));
+    case HeaderField::kPriority: return Value::Unsigned(ValueType::kUByte, pn_message_get_priority(m));
+    case HeaderField::kTtl: {
       const pn_millis_t ttl = pn_message_get_ttl(m);
       return ttl == 0 ? Value::Missing() : Value::Unsigned(ValueType::kUInt, ttl);
     }
-    case Field::kFirstAcquirer: return Value::Boolean(pn_message_is_first_acquirer(m));
-    case Field::kDeliveryCount: return Value::Unsigned(ValueType::kUInt, pn_message_get_delivery_count(m));
-    case Field::kMessageId: return Atom(slot, pn_message_get_id(m));
-    case Field::kUserId: {
+    case HeaderField::kFirstAcquirer: return Value::Boolean(pn_message_is_first_acquirer(m));
+    case HeaderField::kDeliveryCount: return Value::Unsigned(ValueType::kUInt, pn_message_get_delivery_count(m));
+  }
+  return Value::Missing();
+}
+
+Value ProtonFieldSource::Property(Slot& slot, base::amqp::PropertiesField field) {
+  using base::amqp::PropertiesField;
+  pn_message_t* m = message_;
+  switch (field) {
+    case PropertiesField::kMessageId: return Atom(slot, pn_message_get_id(m));
+    case PropertiesField::kUserId: {
       const pn_bytes_t b = pn_message_get_user_id(m);
       return b.size == 0 ? Value::Missing() : Value::Binary(std::string_view(b.start, b.size));
     }
-    case Field::kTo: return CString(pn_message_get_address(m));
-    case Field::kSubject: return CString(pn_message_get_subject(m));
-    case Field::kReplyTo: return CString(pn_message_get_reply_to(m));
-    case Field::kCorrelationId: return Atom(slot, pn_message_get_correlation_id(m));
-    case Field::kContentType: return CString(pn_message_get_content_type(m), ValueType::kSymbol);
-    case Field::kContentEncoding: return CString(pn_message_get_content_encoding(m), ValueType::kSymbol);
-    case Field::kAbsoluteExpiryTime: return Timestamp(pn_message_get_expiry_time(m));
-    case Field::kCreationTime: return Timestamp(pn_message_get_creation_time(m));
-    case Field::kGroupId: return CString(pn_message_get_group_id(m));
-    case Field::kGroupSequence:
+    case PropertiesField::kTo: return CString(pn_message_get_address(m));
+    case PropertiesField::kSubject: return CString(pn_message_get_subject(m));
+    case PropertiesField::kReplyTo: return CString(pn_message_get_reply_to(m));
+    case PropertiesField::kCorrelationId: return Atom(slot, pn_message_get_correlation_id(m));
+    case PropertiesField::kContentType: return CString(pn_message_get_content_type(m), ValueType::kSymbol);
+    case PropertiesField::kContentEncoding: return CString(pn_message_get_content_encoding(m), ValueType::kSymbol);
+    case PropertiesField::kAbsoluteExpiryTime: return Timestamp(pn_message_get_expiry_time(m));
+    case PropertiesField::kCreationTime: return Timestamp(pn_message_get_creation_time(m));
+    case PropertiesField::kGroupId: return CString(pn_message_get_group_id(m));
+    case PropertiesField::kGroupSequence:
       return Value::Unsigned(ValueType::kUInt, static_cast<uint32_t>(pn_message_get_group_sequence(m)));
-    case Field::kReplyToGroupId: return CString(pn_message_get_reply_to_group_id(m));
-    case Field::kApplicationProperty: return MapEntry(slot, pn_message_properties(m));
-    case Field::kMessageAnnotation: return MapEntry(slot, pn_message_annotations(m));
-    case Field::kDeliveryAnnotation: return MapEntry(slot, pn_message_instructions(m));
+    case PropertiesField::kReplyToGroupId: return CString(pn_message_get_reply_to_group_id(m));
   }
   return Value::Missing();
 }

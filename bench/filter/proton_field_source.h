@@ -30,6 +30,7 @@
 #include <span>
 #include <vector>
 
+#include "base/amqp_fields.h"
 #include "selector/field_source.h"
 #include "selector/value.h"
 
@@ -46,37 +47,26 @@ class ProtonFieldSource final : public selector::FieldSource {
   selector::Value Get(uint32_t slot) override;
 
  private:
-  enum class Field : uint8_t {
+  // Where a slot's value comes from: a header or properties getter (`index`: the field's
+  // base::amqp::HeaderField / PropertiesField), or a decoded map.
+  enum class Kind : uint8_t {
     kUnknown,
-    kDurable,
-    kPriority,
-    kTtl,
-    kFirstAcquirer,
-    kDeliveryCount,
-    kMessageId,
-    kUserId,
-    kTo,
-    kSubject,
-    kReplyTo,
-    kCorrelationId,
-    kContentType,
-    kContentEncoding,
-    kAbsoluteExpiryTime,
-    kCreationTime,
-    kGroupId,
-    kGroupSequence,
-    kReplyToGroupId,
+    kHeader,
+    kProperties,
     kApplicationProperty,
     kMessageAnnotation,
     kDeliveryAnnotation,
   };
   struct Slot {
-    Field field = Field::kUnknown;
+    Kind kind = Kind::kUnknown;
+    int index = 0;          // kHeader / kProperties: the field's place in its list
     std::vector<char> key;  // map fields: the key's bytes
     pn_atom_t atom{};       // keeps the atom a uuid / decimal128 view points into
     uint8_t decimal[8]{};   // decimal32 / decimal64 as big-endian bytes (Proton holds them as integers)
   };
 
+  selector::Value Header(base::amqp::HeaderField field);
+  selector::Value Property(Slot& slot, base::amqp::PropertiesField field);
   selector::Value Atom(Slot& slot, const pn_atom_t& atom);
   selector::Value MapEntry(Slot& slot, pn_data_t* data);
 
