@@ -104,21 +104,6 @@ int CompareBytes(std::string_view a, std::string_view b) {
   return Sign3(a.size(), b.size());
 }
 
-Truth FromOrder(Op op, int c) {
-  if (c == 2) return op == Op::kNe ? Truth::kTrue : Truth::kFalse;  // NaN
-  bool r = false;
-  switch (op) {
-    case Op::kEq: r = c == 0; break;
-    case Op::kNe: r = c != 0; break;
-    case Op::kLt: r = c < 0; break;
-    case Op::kLe: r = c <= 0; break;
-    case Op::kGt: r = c > 0; break;
-    case Op::kGe: r = c >= 0; break;
-    default: return Truth::kUnknown;
-  }
-  return r ? Truth::kTrue : Truth::kFalse;
-}
-
 }  // namespace
 
 Truth CompareValues(Op op, const Value& a, const Value& b, CompareRules rules) {

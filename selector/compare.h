@@ -114,6 +114,24 @@ std::string_view TextOf(const Value& v, char* buffer);
 // Under both, a missing or null operand makes a comparison UNKNOWN.
 enum class CompareRules : uint8_t { kFilterExpressions, kJms };
 
+// The truth of `op` (kEq, kNe, kLt, kLe, kGt, kGe) for an ordering `c`: negative, 0 or positive as
+// the left operand sorts before, equal to or after the right; 2 when they are unordered (a NaN), which
+// only <> holds for. Any other op is UNKNOWN.
+inline Truth FromOrder(Op op, int c) {
+  if (c == 2) return op == Op::kNe ? Truth::kTrue : Truth::kFalse;
+  bool r = false;
+  switch (op) {
+    case Op::kEq: r = c == 0; break;
+    case Op::kNe: r = c != 0; break;
+    case Op::kLt: r = c < 0; break;
+    case Op::kLe: r = c <= 0; break;
+    case Op::kGt: r = c > 0; break;
+    case Op::kGe: r = c >= 0; break;
+    default: return Truth::kUnknown;
+  }
+  return r ? Truth::kTrue : Truth::kFalse;
+}
+
 // op is one of kEq, kNe, kLt, kLe, kGt, kGe.
 Truth CompareValues(Op op, const Value& a, const Value& b, CompareRules rules = CompareRules::kFilterExpressions);
 

@@ -24,21 +24,6 @@ inline Truth ToTruth(const Value& v) {
 
 inline Truth Negate(Truth t, bool negated) { return negated ? Not(t) : t; }
 
-inline Truth FromOrder(Op op, int c) {
-  if (c == 2) return op == Op::kNe ? Truth::kTrue : Truth::kFalse;
-  bool r;
-  switch (op) {
-    case Op::kEq: r = c == 0; break;
-    case Op::kNe: r = c != 0; break;
-    case Op::kLt: r = c < 0; break;
-    case Op::kLe: r = c <= 0; break;
-    case Op::kGt: r = c > 0; break;
-    case Op::kGe: r = c >= 0; break;
-    default: return Truth::kUnknown;
-  }
-  return r ? Truth::kTrue : Truth::kFalse;
-}
-
 }  // namespace
 
 // `field op constant`, the most common condition: one Get, then a memcmp or a number comparison.
