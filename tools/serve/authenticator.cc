@@ -44,12 +44,14 @@ void Fail(pn_transport_t* t, const char* mechanism, std::string_view user, const
   pnx_sasl_set_failed(t);
 }
 
-void Succeed(pn_transport_t* t, const char* mechanism, const std::string& user, const char* authzid) {
+// `user` must outlive the transport: Proton keeps the pointer, not a copy. It is a name in the users
+// table or the literal "anonymous".
+void Succeed(pn_transport_t* t, const char* mechanism, const char* user, bool with_authzid) {
   if (Table(t)->verbose()) {
     fprintf(stderr, "sift serve: login: %s: user '%s' (%s)\n", PeerName(t).c_str(), Printable(user).c_str(),
             mechanism);
   }
-  pnx_sasl_set_succeeded(t, user.c_str(), authzid);
+  pnx_sasl_set_succeeded(t, user, with_authzid ? user : nullptr);
 }
 
 std::string Mechanisms(const Authenticator* a) {
@@ -113,7 +115,7 @@ void PlainLogin(pn_transport_t* t, const pn_bytes_t* recv) {
   if (!authzid.empty() && authzid != user) {
     return Fail(t, "PLAIN", user, "the authorization identity '" + Printable(authzid) + "' is not the user");
   }
-  Succeed(t, "PLAIN", user, authzid.empty() ? nullptr : authzid.c_str());
+  Succeed(t, "PLAIN", Table(t)->users().Find(user)->name.c_str(), !authzid.empty());
 }
 
 void ExternalLogin(pn_transport_t* t) {
@@ -124,7 +126,7 @@ void ExternalLogin(pn_transport_t* t) {
   if (entry == nullptr || entry->name == kAnonymousUser) {
     return Fail(t, "EXTERNAL", cn, "the certificate's common name is no user of the users file");
   }
-  Succeed(t, "EXTERNAL", entry->name, nullptr);
+  Succeed(t, "EXTERNAL", entry->name.c_str(), false);
 }
 
 void ProcessInit(pn_transport_t* t, const char* mechanism, const pn_bytes_t* recv) {
@@ -134,7 +136,7 @@ void ProcessInit(pn_transport_t* t, const char* mechanism, const pn_bytes_t* rec
   } else if (strcmp(mechanism, "ANONYMOUS") == 0) {
     std::string why;
     if (a->Admits(t, kAnonymousUser, &why)) {
-      Succeed(t, "ANONYMOUS", std::string(kAnonymousUser), nullptr);
+      Succeed(t, "ANONYMOUS", "anonymous", false);
     } else {
       Fail(t, "ANONYMOUS", kAnonymousUser, why);
     }
