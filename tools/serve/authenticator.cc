@@ -48,8 +48,7 @@ void Fail(pn_transport_t* t, const char* mechanism, std::string_view user, const
 // table or the literal "anonymous".
 void Succeed(pn_transport_t* t, const char* mechanism, const char* user, bool with_authzid) {
   if (Table(t)->verbose()) {
-    fprintf(stderr, "sift serve: login: %s: user '%s' (%s)\n", PeerName(t).c_str(), Printable(user).c_str(),
-            mechanism);
+    fprintf(stderr, "sift serve: login: %s: user '%s' (%s)\n", PeerName(t).c_str(), Printable(user).c_str(), mechanism);
   }
   pnx_sasl_set_succeeded(t, user, with_authzid ? user : nullptr);
 }
@@ -78,10 +77,7 @@ bool Offers(const Authenticator* a, std::string_view mechanism) {
 void Free(pn_transport_t*) {}  // the table is not owned by the transport
 const char* ListMechanisms(pn_transport_t* t) {
   // Proton copies the list before the next call; a static per combination keeps it alive meanwhile.
-  static const char* const kLists[] = {"ANONYMOUS",
-                                       "PLAIN",
-                                       "PLAIN ANONYMOUS",
-                                       "PLAIN EXTERNAL",
+  static const char* const kLists[] = {"ANONYMOUS", "PLAIN", "PLAIN ANONYMOUS", "PLAIN EXTERNAL",
                                        "PLAIN ANONYMOUS EXTERNAL"};
   const std::string m = Mechanisms(Table(t));
   for (const char* list : kLists) {
@@ -108,9 +104,9 @@ void PlainLogin(pn_transport_t* t, const pn_bytes_t* recv) {
   if (!Table(t)->Check(user, password)) {
     const UserEntry* entry = Table(t)->users().Find(user);
     return Fail(t, "PLAIN", user,
-                entry == nullptr              ? "no such user"
+                entry == nullptr                ? "no such user"
                 : entry->name == kAnonymousUser ? "the anonymous entry has no password"
-                                              : "wrong password");
+                                                : "wrong password");
   }
   if (!authzid.empty() && authzid != user) {
     return Fail(t, "PLAIN", user, "the authorization identity '" + Printable(authzid) + "' is not the user");

@@ -105,9 +105,8 @@ int RunServe(const ServeOptions& options) {
   }
   if (int rc = CheckAccessOptions(options, host); rc != 0) return rc;
   // ANONYMOUS until a users file loads.
-  auto authenticator = std::make_unique<Authenticator>(options.allow_anonymous,
-                                                       options.tls_verify_peer && !options.users_file.empty(),
-                                                       options.verbose);
+  auto authenticator = std::make_unique<Authenticator>(
+      options.allow_anonymous, options.tls_verify_peer && !options.users_file.empty(), options.verbose);
   if (!options.users_file.empty()) {
     std::string error;
     if (!authenticator->Load(options.users_file, &error)) {

@@ -25,18 +25,17 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
       ->check(CLI::ExistingFile);
   // A password on the command line shows in `ps` and in shell histories: the old flag is an error
   // saying where the password goes now.
-  app->add_option_function<std::string>(
-         "--tls-key-password",
-         [](const std::string&) {
-           throw CLI::ValidationError("--tls-key-password",
-                                      "a password is not taken on the command line: put it in a file "
-                                      "(--tls-key-password-file FILE) or in $SIFT_TLS_KEY_PASSWORD");
-         })
+  app->add_option_function<std::string>("--tls-key-password",
+                                        [](const std::string&) {
+                                          throw CLI::ValidationError(
+                                              "--tls-key-password",
+                                              "a password is not taken on the command line: put it in a file "
+                                              "(--tls-key-password-file FILE) or in $SIFT_TLS_KEY_PASSWORD");
+                                        })
       ->group("");
   app->add_option("--tls-ca", o->tls_ca, "PEM CA certificates that sign client certificates (mutual TLS)")
       ->check(CLI::ExistingFile);
-  app->add_flag("--tls-verify-peer", o->tls_verify_peer,
-                "require a client certificate signed by a CA of --tls-ca");
+  app->add_flag("--tls-verify-peer", o->tls_verify_peer, "require a client certificate signed by a CA of --tls-ca");
   app->add_flag("--no-sync{false}", o->sync,
                 "acknowledge appends before fsync (survive a crash of the process, not of the machine)");
   app->add_option("--max-frame-size", o->max_frame_size, "largest AMQP frame, bytes")

@@ -450,8 +450,8 @@ struct Server::Impl {
     s->user = user != nullptr ? user : std::string(kAnonymousUser);
     std::string why;
     if (!authenticator->Admits(t, s->user, &why)) {  // a client that skipped SASL
-      fprintf(stderr, "sift serve: login failed: %s: user '%s' (no SASL): %s\n", PeerName(t).c_str(),
-              s->user.c_str(), why.c_str());
+      fprintf(stderr, "sift serve: login failed: %s: user '%s' (no SASL): %s\n", PeerName(t).c_str(), s->user.c_str(),
+              why.c_str());
       SetCondition(pn_connection_condition(c), "amqp:unauthorized-access", why);
       pn_connection_close(c);
     }

@@ -28,8 +28,8 @@ namespace sift::tools {
 
 class Server {
  public:
-  // `engine` must outlive the server; `authenticator` decides SASL and permissions (never null), `ssl` is null without TLS
-  // (both outlive the server).
+  // `engine` must outlive the server; `authenticator` decides SASL and permissions (never null), `ssl` is null without
+  // TLS (both outlive the server).
   Server(const ServeOptions& options, engine::StreamEngine* engine, const Authenticator* authenticator,
          pn_ssl_domain_t* ssl);
   ~Server();

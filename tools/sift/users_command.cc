@@ -113,7 +113,8 @@ int RunAdd(const UsersOptions& o) {
   std::string why;
   if (!CheckUserName(o.user, &why)) return Usage("sift users add", o.user + ": " + why);
   if (o.user == kAnonymousUser) {
-    return Usage("sift users add", "anonymous: the anonymous entry has no password; 'sift users grant' gives it permissions");
+    return Usage("sift users add",
+                 "anonymous: the anonymous entry has no password; 'sift users grant' gives it permissions");
   }
   UsersFile file;
   int rc = 0;

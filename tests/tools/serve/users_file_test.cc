@@ -72,10 +72,12 @@ TEST(UsersFile, EachBadLineIsNamedWithItsReason) {
   EXPECT_EQ(ParseError("alice\n"), "users: line 1: expected NAME:HASH");
   EXPECT_EQ(ParseError(":" + std::string(kHash) + "\n"), "users: line 1: empty user name");
   EXPECT_EQ(ParseError("#x\n  read *\n"), "users: line 2: a permission line before any user");
-  EXPECT_EQ(ParseError(User("alice") + "  read\n"), "users: line 2: expected PERMISSIONS PATTERN, e.g. 'read orders-*'");
+  EXPECT_EQ(ParseError(User("alice") + "  read\n"),
+            "users: line 2: expected PERMISSIONS PATTERN, e.g. 'read orders-*'");
   EXPECT_EQ(ParseError(User("alice") + "  read,fly *\n"),
             "users: line 2: unknown permission 'fly' (expected read, write, create or all)");
-  EXPECT_EQ(ParseError(User("alice") + "  read, *\n"), "users: line 2: unknown permission '' (expected read, write, create or all)");
+  EXPECT_EQ(ParseError(User("alice") + "  read, *\n"),
+            "users: line 2: unknown permission '' (expected read, write, create or all)");
   EXPECT_EQ(ParseError(User("alice") + "  read a b\n"),
             "users: line 2: a stream pattern may not hold white space or control characters");
   EXPECT_EQ(ParseError(User("alice") + User("alice")), "users: line 2: user 'alice' is listed twice");
@@ -131,7 +133,8 @@ TEST(UsersFile, WriteReplacesTheFileAtomicallyWithMode0600) {
   EXPECT_EQ(FormatUsersFile(back), FormatUsersFile(file));
   // No temporary file is left beside it.
   std::string listing;
-  for (const auto& entry : std::filesystem::directory_iterator(folder)) listing += entry.path().filename().string() + ";";
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    listing += entry.path().filename().string() + ";";
   EXPECT_EQ(listing, "users;");
   // A folder that does not exist: an error naming the file, nothing written.
   EXPECT_FALSE(WriteUsersFile(std::string(folder) + "/missing/users", file, &error));
