@@ -15,32 +15,16 @@
 #include <cstring>
 
 #include "tools/serve/password_hash.h"
+#include "tools/serve/printable_text.h"
 
 namespace sift::tools {
 namespace {
 
 const Authenticator* Table(pn_transport_t* t) { return static_cast<const Authenticator*>(pnx_sasl_get_context(t)); }
 
-// A user name as a client sent it, safe for a log line: bytes outside printable ASCII as \xNN.
-std::string Printable(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 256)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f && c != '\\') {
-      out += c;
-    } else {
-      char hex[8];
-      snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
-    }
-  }
-  if (s.size() > 256) out += "...";
-  return out;
-}
-
 void Fail(pn_transport_t* t, const char* mechanism, std::string_view user, const std::string& reason) {
-  fprintf(stderr, "sift serve: login failed: %s: user '%s' (%s): %s\n", PeerName(t).c_str(), Printable(user).c_str(),
-          mechanism, reason.c_str());
+  fprintf(stderr, "sift serve: login failed: %s: user '%s' (%s): %s\n", PeerName(t).c_str(),
+          PrintableText(user).c_str(), mechanism, reason.c_str());
   pnx_sasl_set_failed(t);
 }
 
@@ -48,7 +32,8 @@ void Fail(pn_transport_t* t, const char* mechanism, std::string_view user, const
 // table or the literal "anonymous".
 void Succeed(pn_transport_t* t, const char* mechanism, const char* user, bool with_authzid) {
   if (Table(t)->verbose()) {
-    fprintf(stderr, "sift serve: login: %s: user '%s' (%s)\n", PeerName(t).c_str(), Printable(user).c_str(), mechanism);
+    fprintf(stderr, "sift serve: login: %s: user '%s' (%s)\n", PeerName(t).c_str(), PrintableText(user).c_str(),
+            mechanism);
   }
   pnx_sasl_set_succeeded(t, user, with_authzid ? user : nullptr);
 }
@@ -109,7 +94,7 @@ void PlainLogin(pn_transport_t* t, const pn_bytes_t* recv) {
                                                 : "wrong password");
   }
   if (!authzid.empty() && authzid != user) {
-    return Fail(t, "PLAIN", user, "the authorization identity '" + Printable(authzid) + "' is not the user");
+    return Fail(t, "PLAIN", user, "the authorization identity '" + PrintableText(authzid) + "' is not the user");
   }
   Succeed(t, "PLAIN", Table(t)->users().Find(user)->name.c_str(), !authzid.empty());
 }

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -134,8 +135,10 @@ int RunServe(const ServeOptions& options) {
       fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the certificate or its key%s\n",
               options.tls_cert.c_str(), password.empty() ? "" : " (with the given key password)");
       if (ssl) pn_ssl_domain_free(ssl);
+      explicit_bzero(password.data(), password.size());
       return 2;
     }
+    explicit_bzero(password.data(), password.size());  // OpenSSL has decrypted the key
     if (options.tls_verify_peer &&
         (pn_ssl_domain_set_trusted_ca_db(ssl, options.tls_ca.c_str()) != 0 ||
          pn_ssl_domain_set_peer_authentication(ssl, PN_SSL_VERIFY_PEER, options.tls_ca.c_str()) != 0)) {

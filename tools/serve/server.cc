@@ -43,6 +43,7 @@
 
 #include "tools/serve/link_filter.h"
 #include "tools/serve/offset_annotation.h"
+#include "tools/serve/printable_text.h"
 #include "tools/serve/user_id_check.h"
 
 namespace sift::tools {
@@ -450,8 +451,8 @@ struct Server::Impl {
     s->user = user != nullptr ? user : std::string(kAnonymousUser);
     std::string why;
     if (!authenticator->Admits(t, s->user, &why)) {  // a client that skipped SASL
-      fprintf(stderr, "sift serve: login failed: %s: user '%s' (no SASL): %s\n", PeerName(t).c_str(), s->user.c_str(),
-              why.c_str());
+      fprintf(stderr, "sift serve: login failed: %s: user '%s' (no SASL): %s\n", PeerName(t).c_str(),
+              PrintableText(s->user).c_str(), why.c_str());
       SetCondition(pn_connection_condition(c), "amqp:unauthorized-access", why);
       pn_connection_close(c);
     }
