@@ -7,7 +7,9 @@
 // whose filter-set (link_filter.h) selects messages and a start position; only matching messages use
 // credit, each carries its offset in the message annotation `x-stream-offset`, and consumers tail
 // new appends. Consumers scan on a pool of reader threads, so neither a slow consumer nor a long
-// filtered scan ever blocks the event loop, appends or other consumers. docs/serve.md is the manual.
+// filtered scan ever blocks the event loop, appends or other consumers. Who may connect, and read,
+// write or create which streams, is the users file (authenticator.h, users_file.h); without one only
+// anonymous clients from loopback are served. docs/serve.md is the manual.
 #ifndef SIFT_TOOLS_SERVE_SERVE_H_
 #define SIFT_TOOLS_SERVE_SERVE_H_
 
