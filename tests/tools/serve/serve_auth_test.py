@@ -98,13 +98,15 @@ class UsersTest(ServeTestCase):
         conn = plain(self.server.url, "alice")
         self.assertEqual(consume(conn, "orders-1", [], 1), [0])
         conn.close()
-        for user, password in (("alice", "wrong"), ("mallory", "alice's secret"), ("alice", "")):
+        for user, password in (("alice", "wrong"), ("mallory", "alice's secret"), ("anonymous", "x")):
             with self.assertRaises(ProtonException):
-                c = plain(self.server.url, user, password=password or "x")
+                c = plain(self.server.url, user, password=password)
                 c.create_sender("orders-1")
         log = self.server.stderr()
         self.assertRegex(log, r"login failed: 127\.0\.0\.1:\d+: user 'alice' \(PLAIN\): wrong password")
         self.assertRegex(log, r"login failed: 127\.0\.0\.1:\d+: user 'mallory' \(PLAIN\): no such user")
+        self.assertRegex(log, r"login failed: 127\.0\.0\.1:\d+: user 'anonymous' \(PLAIN\): the anonymous entry has no "
+                              r"password")
         self.assertRegex(log, r"login: 127\.0\.0\.1:\d+: user 'alice' \(PLAIN\)")  # -v: successes too
         self.assertNotIn("alice's secret", log)
         self.assertNotIn("wrong", log.replace("wrong password", ""))
