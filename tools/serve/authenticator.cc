@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "tools/serve/password_hash.h"
 #include "tools/serve/printable_text.h"
@@ -158,7 +159,9 @@ const pnx_sasl_implementation kImplementation = {Free,
 }  // namespace
 
 bool Authenticator::Load(const std::string& path, std::string* error) {
-  if (!ReadUsersFile(path, &users_, error)) return false;
+  UsersFile users;
+  if (!ReadUsersFile(path, &users, error)) return false;
+  users_ = std::move(users);
   loaded_ = true;
   return true;
 }
