@@ -6,10 +6,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <memory>
 
 #include "sift/stream_engine.h"
-#include "tools/serve/plain_authenticator.h"
+#include "tools/serve/authenticator.h"
 #include "tools/serve/server.h"
 
 namespace sift::tools {
@@ -35,6 +37,65 @@ bool SplitListen(const std::string& listen, std::string* host, std::string* port
   return std::atoi(port->c_str()) <= 65535;
 }
 
+// Whether HOST (of --listen) is a loopback address: only then may anonymous clients be served
+// without --allow-anonymous. An empty host listens on every interface.
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// The password of the TLS key: the first line of --tls-key-password-file, else $SIFT_TLS_KEY_PASSWORD,
+// else none. False with *error when the file cannot be read.
+bool KeyPassword(const ServeOptions& options, std::string* password, std::string* error) {
+  password->clear();
+  if (!options.tls_key_password_file.empty()) {
+    std::ifstream in(options.tls_key_password_file);
+    if (!in) {
+      *error = options.tls_key_password_file + ": cannot read the key password file";
+      return false;
+    }
+    std::getline(in, *password);
+    if (!password->empty() && password->back() == '\r') password->pop_back();
+    return true;
+  }
+  const char* env = getenv("SIFT_TLS_KEY_PASSWORD");
+  if (env != nullptr) *password = env;
+  return true;
+}
+
+// Refuses unsafe or contradictory access options (exit 2) and warns about risky ones; 0 when fine.
+int CheckAccessOptions(const ServeOptions& options, const std::string& host) {
+  if (options.allow_anonymous && !options.users_file.empty()) {
+    fprintf(stderr,
+            "sift: bad usage: --allow-anonymous: with --users, anonymous clients get what the file's "
+            "'anonymous' entry grants\n");
+    return 2;
+  }
+  if (options.users_file.empty() && !options.allow_anonymous && !IsLoopbackHost(host)) {
+    fprintf(stderr,
+            "sift: bad usage: --listen %s: anonymous access on an address that is not loopback: give a users "
+            "file (--users) or allow it explicitly (--allow-anonymous)\n",
+            options.listen.c_str());
+    return 2;
+  }
+  if (options.tls_verify_peer != !options.tls_ca.empty()) {
+    fprintf(stderr, "sift: bad usage: %s: --tls-ca and --tls-verify-peer go together (mutual TLS)\n",
+            options.tls_verify_peer ? "--tls-verify-peer" : "--tls-ca");
+    return 2;
+  }
+  if (options.tls_cert.empty() && (options.tls_verify_peer || !options.tls_key_password_file.empty())) {
+    fprintf(stderr, "sift: bad usage: %s: needs --tls-cert\n",
+            options.tls_verify_peer ? "--tls-verify-peer" : "--tls-key-password-file");
+    return 2;
+  }
+  if (options.allow_anonymous && !IsLoopbackHost(host) && options.tls_cert.empty()) {
+    fprintf(stderr,
+            "sift serve: warning: anonymous clients from any address, without TLS: anyone who reaches %s may "
+            "read, write and create every stream, in clear\n",
+            options.listen.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunServe(const ServeOptions& options) {
@@ -43,24 +104,46 @@ int RunServe(const ServeOptions& options) {
     fprintf(stderr, "sift: bad usage: --listen %s: expected HOST:PORT\n", options.listen.c_str());
     return 2;
   }
-  auto authenticator = std::make_unique<PlainAuthenticator>();  // ANONYMOUS until a user file loads
+  if (int rc = CheckAccessOptions(options, host); rc != 0) return rc;
+  // ANONYMOUS until a users file loads.
+  auto authenticator = std::make_unique<Authenticator>(
+      options.allow_anonymous, options.tls_verify_peer && !options.users_file.empty(), options.verbose);
   if (!options.users_file.empty()) {
     std::string error;
     if (!authenticator->Load(options.users_file, &error)) {
-      fprintf(stderr, "sift: bad user file: %s\n", error.c_str());
+      fprintf(stderr, "sift: bad users file: %s\n", error.c_str());
       return 2;
+    }
+    if (authenticator->offers_anonymous() && !IsLoopbackHost(host) && options.tls_cert.empty()) {
+      fprintf(stderr,
+              "sift serve: warning: the users file grants anonymous access and %s is not loopback: anonymous "
+              "clients are served without TLS\n",
+              options.listen.c_str());
     }
   }
   pn_ssl_domain_t* ssl = nullptr;
   if (!options.tls_cert.empty()) {
+    std::string password, error;
+    if (!KeyPassword(options, &password, &error)) {
+      fprintf(stderr, "sift: bad TLS credentials: %s\n", error.c_str());
+      return 2;
+    }
     ssl = pn_ssl_domain(PN_SSL_MODE_SERVER);
     const std::string& key = options.tls_key.empty() ? options.tls_cert : options.tls_key;
-    if (ssl == nullptr || pn_ssl_domain_set_credentials(
-                              ssl, options.tls_cert.c_str(), key.c_str(),
-                              options.tls_key_password.empty() ? nullptr : options.tls_key_password.c_str()) != 0) {
-      fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the certificate or its key\n",
-              options.tls_cert.c_str());
+    if (ssl == nullptr || pn_ssl_domain_set_credentials(ssl, options.tls_cert.c_str(), key.c_str(),
+                                                        password.empty() ? nullptr : password.c_str()) != 0) {
+      fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the certificate or its key%s\n",
+              options.tls_cert.c_str(), password.empty() ? "" : " (with the given key password)");
       if (ssl) pn_ssl_domain_free(ssl);
+      explicit_bzero(password.data(), password.size());
+      return 2;
+    }
+    explicit_bzero(password.data(), password.size());  // OpenSSL has decrypted the key
+    if (options.tls_verify_peer &&
+        (pn_ssl_domain_set_trusted_ca_db(ssl, options.tls_ca.c_str()) != 0 ||
+         pn_ssl_domain_set_peer_authentication(ssl, PN_SSL_VERIFY_PEER, options.tls_ca.c_str()) != 0)) {
+      fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the CA certificates\n", options.tls_ca.c_str());
+      pn_ssl_domain_free(ssl);
       return 2;
     }
   } else if (!options.tls_key.empty()) {

@@ -7,7 +7,9 @@
 // whose filter-set (link_filter.h) selects messages and a start position; only matching messages use
 // credit, each carries its offset in the message annotation `x-stream-offset`, and consumers tail
 // new appends. Consumers scan on a pool of reader threads, so neither a slow consumer nor a long
-// filtered scan ever blocks the event loop, appends or other consumers. docs/serve.md is the manual.
+// filtered scan ever blocks the event loop, appends or other consumers. Who may connect, and read,
+// write or create which streams, is the users file (authenticator.h, users_file.h); without one only
+// anonymous clients from loopback are served. docs/serve.md is the manual.
 #ifndef SIFT_TOOLS_SERVE_SERVE_H_
 #define SIFT_TOOLS_SERVE_SERVE_H_
 
@@ -28,14 +30,21 @@ struct ServeOptions {
   // Create a stream the first time a producer or consumer attaches to it; when false such a link is
   // refused with amqp:not-found.
   bool auto_create = true;
-  // SASL PLAIN user file (docs/serve.md: one `user:password` per line, `#` comments). Empty: only
-  // SASL ANONYMOUS is offered.
+  // The users file (users_file.h: password hashes and permissions per user). Empty: only SASL
+  // ANONYMOUS is offered, with every permission, to loopback peers (any peer with allow_anonymous).
   std::string users_file;
-  // TLS: PEM certificate chain and private key (and its password). With a certificate, clients must
-  // use TLS.
+  // Without a users file, accept anonymous clients from any address; needed to listen on anything but
+  // loopback without a users file.
+  bool allow_anonymous = false;
+  // TLS: PEM certificate chain and private key, and a file holding the key's password (else
+  // $SIFT_TLS_KEY_PASSWORD, if set). With a certificate, clients must use TLS.
   std::string tls_cert;
   std::string tls_key;
-  std::string tls_key_password;
+  std::string tls_key_password_file;
+  // Mutual TLS: clients must present a certificate signed by a CA of this PEM file (both set or
+  // neither). With a users file, SASL EXTERNAL then logs in the user named by the certificate's CN.
+  std::string tls_ca;
+  bool tls_verify_peer = false;
   // fsync before `accepted` (true), or acknowledge once the append reached the OS (survives a process
   // crash, not a power loss).
   bool sync = true;

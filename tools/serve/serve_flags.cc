@@ -14,11 +14,28 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
   app->add_option("--store", o->store, "store folder (default $SIFT_STORE, else ./sift-data)");
   app->add_flag("--no-auto-create{false}", o->auto_create,
                 "refuse links to streams that do not exist (amqp:not-found)");
-  app->add_option("--users", o->users_file, "SASL PLAIN user file: one user:password per line")
+  app->add_option("--users", o->users_file, "users file: password hashes and permissions (sift users)")
       ->check(CLI::ExistingFile);
+  app->add_flag("--allow-anonymous", o->allow_anonymous,
+                "without --users, accept anonymous clients from any address, not only loopback");
   app->add_option("--tls-cert", o->tls_cert, "PEM certificate: serve TLS only")->check(CLI::ExistingFile);
   app->add_option("--tls-key", o->tls_key, "PEM private key of --tls-cert")->check(CLI::ExistingFile);
-  app->add_option("--tls-key-password", o->tls_key_password, "password of --tls-key");
+  app->add_option("--tls-key-password-file", o->tls_key_password_file,
+                  "file holding the password of --tls-key (else $SIFT_TLS_KEY_PASSWORD)")
+      ->check(CLI::ExistingFile);
+  // A password on the command line shows in `ps` and in shell histories: the old flag is an error
+  // saying where the password goes now.
+  app->add_option_function<std::string>("--tls-key-password",
+                                        [](const std::string&) {
+                                          throw CLI::ValidationError(
+                                              "--tls-key-password",
+                                              "a password is not taken on the command line: put it in a file "
+                                              "(--tls-key-password-file FILE) or in $SIFT_TLS_KEY_PASSWORD");
+                                        })
+      ->group("");
+  app->add_option("--tls-ca", o->tls_ca, "PEM CA certificates that sign client certificates (mutual TLS)")
+      ->check(CLI::ExistingFile);
+  app->add_flag("--tls-verify-peer", o->tls_verify_peer, "require a client certificate signed by a CA of --tls-ca");
   app->add_flag("--no-sync{false}", o->sync,
                 "acknowledge appends before fsync (survive a crash of the process, not of the machine)");
   app->add_option("--max-frame-size", o->max_frame_size, "largest AMQP frame, bytes")

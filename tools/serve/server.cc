@@ -43,6 +43,8 @@
 
 #include "tools/serve/link_filter.h"
 #include "tools/serve/offset_annotation.h"
+#include "tools/serve/printable_text.h"
+#include "tools/serve/user_id_check.h"
 
 namespace sift::tools {
 namespace {
@@ -101,6 +103,7 @@ struct ConnState {
   uint32_t links = 0;
   uint32_t sessions = 0;
   bool over_limit = false;
+  std::string user;  // who authenticated (set at the peer's open; "anonymous" without SASL)
 
   // From any thread: post work and wake the connection; false when it is gone.
   template <typename F>
@@ -151,7 +154,7 @@ std::string TerminusAddress(pn_terminus_t* t) {
 struct Server::Impl {
   ServeOptions options;
   engine::StreamEngine* engine;
-  const PlainAuthenticator* authenticator;
+  const Authenticator* authenticator;
   pn_ssl_domain_t* ssl;
 
   pn_proactor_t* proactor = nullptr;
@@ -186,7 +189,7 @@ struct Server::Impl {
   bool retention_stop = false;
   std::thread retention_thread;
 
-  Impl(const ServeOptions& o, engine::StreamEngine* e, const PlainAuthenticator* a, pn_ssl_domain_t* s)
+  Impl(const ServeOptions& o, engine::StreamEngine* e, const Authenticator* a, pn_ssl_domain_t* s)
       : options(o), engine(e), authenticator(a), ssl(s) {}
 
   void Log(const char* format, const std::string& what) {
@@ -441,7 +444,29 @@ struct Server::Impl {
       SetCondition(pn_connection_condition(c), "amqp:resource-limit-exceeded",
                    "too many connections (limit " + std::to_string(options.max_connections) + ")");
       pn_connection_close(c);
+      return;
     }
+    pn_transport_t* t = pn_connection_transport(c);
+    const char* user = pn_transport_get_user(t);
+    s->user = user != nullptr ? user : std::string(kAnonymousUser);
+    std::string why;
+    if (!authenticator->Admits(t, s->user, &why)) {  // a client that skipped SASL
+      fprintf(stderr, "sift serve: login failed: %s: user '%s' (no SASL): %s\n", PeerName(t).c_str(),
+              PrintableText(s->user).c_str(), why.c_str());
+      SetCondition(pn_connection_condition(c), "amqp:unauthorized-access", why);
+      pn_connection_close(c);
+    }
+  }
+
+  // False after refusing the link when the connection's user lacks `permission` on `stream`.
+  bool Authorize(pn_link_t* link, Permission permission, const std::string& stream) {
+    ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
+    const std::string user = s != nullptr ? s->user : std::string(kAnonymousUser);
+    if (s != nullptr && authenticator->Allows(user, permission, stream)) return true;
+    Refuse(link, "amqp:unauthorized-access",
+           "user '" + user + "' may not " + PermissionName(permission) + " stream '" + stream + "' (no '" +
+               PermissionName(permission) + "' permission on it)");
+    return false;
   }
 
   void OnSessionOpen(pn_session_t* session) {
@@ -500,6 +525,7 @@ struct Server::Impl {
     Status s = engine->GetStreamInfo(stream, &info);
     if (s.ok()) return true;
     if (s.IsNotFound() && options.auto_create) {
+      if (!Authorize(link, kPermissionCreate, stream)) return false;
       s = engine->CreateStream(stream,
                                engine::RetentionPolicy{options.retention_max_bytes, options.retention_max_age_ms});
     }
@@ -538,6 +564,7 @@ struct Server::Impl {
       Refuse(link, "amqp:invalid-field", "the target address must name a stream (no anonymous relay)");
       return;
     }
+    if (!Authorize(link, kPermissionWrite, stream)) return;
     if (!EnsureStream(link, stream)) return;
     auto p = std::make_unique<ProducerLink>();
     p->stream = stream;
@@ -559,6 +586,7 @@ struct Server::Impl {
       Refuse(link, "amqp:invalid-field", "the source address must name a stream");
       return;
     }
+    if (!Authorize(link, kPermissionRead, stream)) return;
     std::string encoded;
     pn_data_t* filter = pn_terminus_filter(source);
     if (filter != nullptr && pn_data_size(filter) > 0) {
@@ -720,6 +748,16 @@ struct Server::Impl {
       pn_delivery_update(d, PN_REJECTED);
       pn_delivery_settle(d);
       p->too_large = false;
+      p->buffer.clear();
+      TopUpCredit(link, p);
+      return;
+    }
+    std::string claimed;
+    if (!UserIdMatches(p->buffer, s->user, &claimed)) {
+      SetCondition(pn_disposition_condition(pn_delivery_local(d)), "amqp:unauthorized-access",
+                   "the message's user-id '" + claimed + "' is not the authenticated user '" + s->user + "'");
+      pn_delivery_update(d, PN_REJECTED);
+      pn_delivery_settle(d);
       p->buffer.clear();
       TopUpCredit(link, p);
       return;
@@ -888,7 +926,7 @@ struct Server::Impl {
   }
 };
 
-Server::Server(const ServeOptions& options, engine::StreamEngine* engine, const PlainAuthenticator* authenticator,
+Server::Server(const ServeOptions& options, engine::StreamEngine* engine, const Authenticator* authenticator,
                pn_ssl_domain_t* ssl)
     : impl_(std::make_unique<Impl>(options, engine, authenticator, ssl)) {}
 

@@ -19,7 +19,7 @@
 #include <memory>
 
 #include "sift/stream_engine.h"
-#include "tools/serve/plain_authenticator.h"
+#include "tools/serve/authenticator.h"
 #include "tools/serve/serve.h"
 
 struct pn_ssl_domain_t;
@@ -28,9 +28,9 @@ namespace sift::tools {
 
 class Server {
  public:
-  // `engine` must outlive the server; `authenticator` decides SASL (never null), `ssl` is null without TLS
-  // (both outlive the server).
-  Server(const ServeOptions& options, engine::StreamEngine* engine, const PlainAuthenticator* authenticator,
+  // `engine` must outlive the server; `authenticator` decides SASL and permissions (never null), `ssl` is null without
+  // TLS (both outlive the server).
+  Server(const ServeOptions& options, engine::StreamEngine* engine, const Authenticator* authenticator,
          pn_ssl_domain_t* ssl);
   ~Server();
   Server(const Server&) = delete;

@@ -54,6 +54,7 @@ Command AddGenCommand(CLI::App& app);
 Command AddCatCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
 Command AddReindexCommand(CLI::App& app);
+Command AddUsersCommand(CLI::App& app);
 
 }  // namespace sift::tools
 

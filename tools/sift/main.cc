@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   add(&sift::tools::AddGenCommand);
   add(&sift::tools::AddCatCommand);
   add(&sift::tools::AddServeCommand);
+  add(&sift::tools::AddUsersCommand);
 
   try {
     app.parse(argc, argv);

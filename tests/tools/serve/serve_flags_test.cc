@@ -1,5 +1,6 @@
 // AddServeFlags: the chunk and retention flags read sizes and durations strictly into ServeOptions,
-// keep their defaults when not given, and refuse a bad value with an error naming the flag.
+// keep their defaults when not given, and refuse a bad value with an error naming the flag; the access
+// and TLS flags; the removed --tls-key-password is an error saying where the password goes.
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
@@ -76,6 +77,27 @@ TEST(ServeFlags, BadValuesNameTheFlagAndTheReason) {
     const std::string error = Parse(c.args, &o);
     EXPECT_NE(error.find(c.expected), std::string::npos) << c.args[0] << " " << c.args[1] << ": " << error;
   }
+}
+
+TEST(ServeFlags, AccessAndTlsFlagsAreRead) {
+  ServeOptions o;
+  ASSERT_EQ(Parse({"--allow-anonymous", "--tls-verify-peer", "--tls-ca", SIFT_SOURCE_DIR "/README.md"}, &o), "");
+  EXPECT_TRUE(o.allow_anonymous);
+  EXPECT_TRUE(o.tls_verify_peer);
+  EXPECT_EQ(o.tls_ca, SIFT_SOURCE_DIR "/README.md");
+  ServeOptions d;
+  ASSERT_EQ(Parse({}, &d), "");
+  EXPECT_FALSE(d.allow_anonymous);
+  EXPECT_FALSE(d.tls_verify_peer);
+}
+
+TEST(ServeFlags, KeyPasswordOnTheCommandLineIsRefusedSayingWhereItGoes) {
+  ServeOptions o;
+  const std::string error = Parse({"--tls-key-password", "secret"}, &o);
+  EXPECT_NE(error.find("--tls-key-password: a password is not taken on the command line"), std::string::npos) << error;
+  EXPECT_NE(error.find("--tls-key-password-file FILE"), std::string::npos) << error;
+  EXPECT_NE(error.find("$SIFT_TLS_KEY_PASSWORD"), std::string::npos) << error;
+  EXPECT_EQ(error.find("secret"), std::string::npos) << error;  // the password is not echoed
 }
 
 }  // namespace

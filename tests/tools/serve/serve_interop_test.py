@@ -12,6 +12,7 @@ the CLI, SIFT_CLI, is built) and that a Python reference gives (always). Other c
 (bad filters, with position and reason), malformed transfers (rejected, nothing stored), kill -9
 mid-publish and SIGTERM mid-publish (every accepted message present after a restart), SASL PLAIN,
 TLS, per-connection limits, and retention (the default age limit applied by the server's timer).
+serve_auth_test.py has the rest of authentication and the permissions.
 
 Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
 """
@@ -587,10 +588,14 @@ class CrashRecoveryTest(ServeTestCase):
 
 
 class AuthenticationTest(ServeTestCase):
+    @unittest.skipUnless(CLI, "SIFT_CLI is not set to the sift binary (it writes the users file)")
     def test_sasl_plain_against_user_file(self):
         users = os.path.join(self.tmp, "users")
-        with open(users, "w") as f:
-            f.write("# sift serve users\nalice:s3cret\n\nbob:other:with:colons\n")
+        for user, password in (("alice", "s3cret"), ("bob", "other:with:colons")):
+            subprocess.run([CLI, "users", "add", "--file", users, user], input=password + "\n", check=True,
+                           capture_output=True, text=True, timeout=60)
+            subprocess.run([CLI, "users", "grant", "--file", users, user, "all", "*"], check=True,
+                           capture_output=True, text=True, timeout=60)
         server = Server(os.path.join(self.tmp, "store"), "--users", users)
         try:
             conn = BlockingConnection(server.url, timeout=15, user="alice", password="s3cret",

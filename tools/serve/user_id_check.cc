@@ -1,0 +1,20 @@
+// The user-id check, on the encoded message through the lazy MessageView (see user_id_check.h).
+#include "tools/serve/user_id_check.h"
+
+#include <cstdint>
+
+#include "engine/amqp/message_view.h"
+#include "tools/serve/printable_text.h"
+
+namespace sift::tools {
+
+bool UserIdMatches(std::string_view message, std::string_view user, std::string* claimed) {
+  amqp::MessageView view({reinterpret_cast<const uint8_t*>(message.data()), message.size()});
+  const auto id = view.Property(amqp::PropertiesField::kUserId);
+  using ValueType = decltype(id.type);
+  if (id.type != ValueType::kBinary || id.bytes() == user) return true;
+  *claimed = PrintableText(id.bytes());
+  return false;
+}
+
+}  // namespace sift::tools
