@@ -10,9 +10,8 @@ namespace sift::tools {
 
 bool UserIdMatches(std::string_view message, std::string_view user, std::string* claimed) {
   amqp::MessageView view({reinterpret_cast<const uint8_t*>(message.data()), message.size()});
-  const auto id = view.Property(amqp::PropertiesField::kUserId);
-  using ValueType = decltype(id.type);
-  if (id.type != ValueType::kBinary || id.bytes() == user) return true;
+  const base::amqp::Value id = view.Property(amqp::PropertiesField::kUserId);
+  if (id.type != base::amqp::ValueType::kBinary || id.bytes() == user) return true;
   *claimed = PrintableText(id.bytes());
   return false;
 }
