@@ -183,6 +183,15 @@ TextPrefilter::TextPrefilter(std::span<const selector::RequiredText> required) :
   }
 }
 
+const uint8_t* TextPrefilter::Find(const uint8_t* h, size_t n, const uint8_t* needle, size_t m) const {
+  // The block search confirms each candidate (first and last bytes agree) by comparing the middle, so
+  // a long needle that agrees with the text for most of its length at every position (a hostile LIKE
+  // literal over text built for it) would cost text x needle. Long needles go to glibc's memmem
+  // instead: the two-way algorithm, linear in the text whatever the two hold.
+  if (m > kLongNeedle) return static_cast<const uint8_t*>(memmem(h, n, needle, m));
+  return find_(h, n, needle, m);
+}
+
 bool TextPrefilter::Requirement::Contains(std::string_view text) const {
   const uint64_t h = selector::HashText(text);
   const size_t mask = table.size() - 1;
@@ -197,7 +206,7 @@ bool TextPrefilter::PrefixSetHolds(const Requirement& r, const uint8_t* b, size_
   const auto* prefix = reinterpret_cast<const uint8_t*>(r.prefix.data());
   const uint8_t* const end = b + n;
   for (const uint8_t* p = b; p < end;) {
-    const uint8_t* hit = find_(p, static_cast<size_t>(end - p), prefix, r.prefix.size());
+    const uint8_t* hit = Find(p, static_cast<size_t>(end - p), prefix, r.prefix.size());
     if (hit == nullptr) return false;
     if (hit > b) {
       const size_t length = hit[-1];
@@ -231,10 +240,10 @@ bool TextPrefilter::PatternMatchesAt(const selector::LikeMatcher& pattern, const
 
 bool TextPrefilter::Occurs(const Alternative& a, const uint8_t* b, size_t n, bool test_pattern) const {
   const auto* text = reinterpret_cast<const uint8_t*>(a.text.data());
-  if (!a.pattern || !test_pattern) return find_(b, n, text, a.text.size()) != nullptr;
+  if (!a.pattern || !test_pattern) return Find(b, n, text, a.text.size()) != nullptr;
   const uint8_t* const end = b + n;
   for (const uint8_t* p = b; p < end;) {
-    const uint8_t* hit = find_(p, static_cast<size_t>(end - p), text, a.text.size());
+    const uint8_t* hit = Find(p, static_cast<size_t>(end - p), text, a.text.size());
     if (hit == nullptr) return false;
     if (PatternMatchesAt(*a.pattern, b, hit, end)) return true;
     p = hit + 1;

@@ -127,6 +127,9 @@ class TextPrefilter {
                                const uint8_t* end);
   std::vector<Requirement> requirements_;
   uint32_t sections_wanted_ = 0;  // bit per amqp::SectionKind
+  // Needles longer than this are searched in linear time (memmem), shorter ones by find_.
+  static constexpr size_t kLongNeedle = 32;
+  const uint8_t* Find(const uint8_t* h, size_t n, const uint8_t* needle, size_t m) const;
   FindFunction find_ = nullptr;
 };
 

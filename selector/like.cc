@@ -5,6 +5,11 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define SIFT_LIKE_AVX2 1
+#endif
+
 #include "base/utf8.h"
 #include "selector/bytes_equal.h"
 
@@ -47,13 +52,22 @@ std::vector<Piece> Split(std::string_view pattern, std::string_view escape) {
 
 namespace {
 
-// Segments with a '_' longer than this many code points are searched bit-parallel; shorter ones by
-// trying each position, which costs at most this many comparisons per position and is faster on the
-// texts such patterns meet (most positions fail on their first byte).
-constexpr size_t kShortSegment = 16;
+// A searched segment with a '_' is searched bit-parallel from this many code points on, which costs
+// the same per byte of text whatever the text; a lone '_' matches at the first code point.
+constexpr size_t kBitParallelFrom = 2;
 // The longest segment with a '_' searched bit-parallel (its state sits on the stack): 4,096 code
 // points, four times the default pattern limit. A longer one (limits raised by an embedder) is refused.
 constexpr size_t kMaxWords = 64;
+
+// The first occurrence of `needle` in text[from...], or npos, in time linear in the text whatever
+// the two hold: glibc's memmem (the two-way algorithm where a simpler search could go quadratic),
+// where std::string_view::find compares the needle at every position that starts like it.
+size_t FindLinear(std::string_view text, std::string_view needle, size_t from) {
+  if (from > text.size()) return std::string_view::npos;
+  if (needle.empty()) return from;
+  const void* hit = memmem(text.data() + from, text.size() - from, needle.data(), needle.size());
+  return hit == nullptr ? std::string_view::npos : static_cast<size_t>(static_cast<const char*>(hit) - text.data());
+}
 
 // The code point of a literal piece, or a value no well-formed text holds for bytes that are not
 // UTF-8 (they never match: a text with a '_' to match must be UTF-8).
@@ -142,20 +156,28 @@ std::unique_ptr<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std:
         return nullptr;
       }
     }
-    for (Segment& seg : m->segments_) {
-      PrepareBitParallel(&seg);
-      m->bit_parallel_ = m->bit_parallel_ || seg.words != 0;
-    }
     m->anchored_start_ = !starts;
     m->anchored_end_ = !ends;
+    // The segments searched for (an anchored one is compared in place, once).
+    const size_t first = m->anchored_start_ ? 1 : 0;
+    const size_t last = m->segments_.size() - (m->anchored_end_ ? 1 : 0);
+    for (size_t i = first; i < last; ++i) {
+      PrepareBitParallel(&m->segments_[i]);
+      m->bit_parallel_ = m->bit_parallel_ || m->segments_[i].words != 0;
+    }
   }
   return m;
 }
 
 void LikeMatcher::PrepareBitParallel(Segment* seg) {
-  if (!seg->has_one || seg->code_points <= kShortSegment) return;
-  const size_t words = (seg->code_points + 63) / 64;
+  if (!seg->has_one || seg->code_points < kBitParallelFrom) return;
+  // One word up to 64 code points; beyond, whole 256-bit vectors for the AVX2 search (the padding
+  // words' masks are 0, so their bits stay 0).
+  const size_t words = seg->code_points <= 64 ? 1 : ((seg->code_points + 63) / 64 + 3) / 4 * 4;
   seg->words = words;
+#ifdef SIFT_LIKE_AVX2
+  seg->avx2 = words > 1 && __builtin_cpu_supports("avx2");
+#endif
   seg->one_mask.assign(words, 0);
   // The code point at each literal position; every '_' position goes into one_mask.
   std::vector<std::pair<uint32_t, size_t>> literals;
@@ -233,37 +255,52 @@ static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, si
   return at;
 }
 
-// FindSegment by shift-and over the code points of text (well-formed UTF-8, checked by Matches): bit
-// j of the state is set when the last j + 1 code points match the segment's first j + 1 positions.
-// Every match of a segment spans the same number of code points, so the earliest end found is the
-// earliest start.
+// The mask of the code point at text[*at] (well-formed UTF-8, checked by Matches), stepping *at
+// past it: bit j is set when pattern position j accepts it.
+[[gnu::always_inline]] inline const uint64_t* LikeMatcher::MaskOf(const Segment& seg, const uint8_t* bytes, size_t size,
+                                                                  size_t* at) {
+  if (bytes[*at] < 0x80) return &seg.ascii_masks[size_t{bytes[(*at)++]} * seg.words];
+  uint32_t cp = 0;
+  const size_t n = base::DecodeUtf8(bytes + *at, size - *at, &cp);
+  *at += n == 0 ? 1 : n;
+  const auto it = std::lower_bound(seg.others.begin(), seg.others.end(), cp);
+  return it != seg.others.end() && *it == cp
+             ? &seg.other_masks[static_cast<size_t>(it - seg.others.begin()) * seg.words]
+             : seg.one_mask.data();
+}
+
+// FindSegment by shift-and over the code points of text: bit j of the state is set when the last
+// j + 1 code points match the segment's first j + 1 positions. Every match of a segment spans the
+// same number of code points, so the earliest end found is the earliest start. One step is
+// state = ((state << 1) | 1) & mask over the segment's words, the shift carrying each word's top bit
+// into the next.
 size_t LikeMatcher::FindSegmentBitParallel(const Segment& seg, std::string_view text, size_t from, size_t* end) {
-  const size_t words = seg.words;
+#ifdef SIFT_LIKE_AVX2
+  if (seg.avx2) return FindSegmentBitParallelAvx2(seg, text, from, end);
+#endif
   const size_t last = seg.code_points - 1;
-  const uint64_t last_bit = uint64_t{1} << (last % 64);
-  uint64_t state[kMaxWords] = {};
   const uint8_t* const bytes = reinterpret_cast<const uint8_t*>(text.data());
-  for (size_t at = from; at < text.size();) {
-    const uint64_t* mask;
-    if (bytes[at] < 0x80) {
-      mask = &seg.ascii_masks[size_t{bytes[at]} * words];
-      ++at;
-    } else {
-      uint32_t cp = 0;
-      const size_t n = base::DecodeUtf8(bytes + at, text.size() - at, &cp);
-      at += n == 0 ? 1 : n;
-      const auto it = std::lower_bound(seg.others.begin(), seg.others.end(), cp);
-      mask = it != seg.others.end() && *it == cp
-                 ? &seg.other_masks[static_cast<size_t>(it - seg.others.begin()) * words]
-                 : seg.one_mask.data();
+  if (seg.words == 1) {  // the common case: the state in one register
+    uint64_t state = 0;
+    for (size_t at = from; at < text.size();) {
+      state = ((state << 1) | 1) & *MaskOf(seg, bytes, text.size(), &at);
+      if (state >> last & 1) {
+        *end = at;
+        return BackCodePoints(text, from, at, seg.code_points);
+      }
     }
+    return std::string_view::npos;
+  }
+  uint64_t state[kMaxWords] = {};
+  for (size_t at = from; at < text.size();) {
+    const uint64_t* mask = MaskOf(seg, bytes, text.size(), &at);
     uint64_t carry = 1;
-    for (size_t w = 0; w < words; ++w) {
+    for (size_t w = 0; w < seg.words; ++w) {
       const uint64_t out = state[w] >> 63;
       state[w] = ((state[w] << 1) | carry) & mask[w];
       carry = out;
     }
-    if (state[last / 64] & last_bit) {
+    if (state[last / 64] >> (last % 64) & 1) {
       *end = at;
       return BackCodePoints(text, from, at, seg.code_points);
     }
@@ -271,10 +308,57 @@ size_t LikeMatcher::FindSegmentBitParallel(const Segment& seg, std::string_view 
   return std::string_view::npos;
 }
 
+#ifdef SIFT_LIKE_AVX2
+// The same, four words per instruction: each 64-bit lane shifts left by one and takes the top bit of
+// the lane below it; the lowest lane takes the top bit of the vector before (1 for the first vector:
+// a match may start at every code point). With kVectors fixed (segments up to 1,024 code points) the
+// state stays in registers, so a step is bound by its own latency, not by storing and reloading the
+// state; kVectors 0 serves longer segments (only with raised pattern limits).
+template <size_t kVectors>
+__attribute__((target("avx2"))) size_t LikeMatcher::FindSegmentAvx2(const Segment& seg, std::string_view text,
+                                                                    size_t from, size_t* end) {
+  const size_t vectors = kVectors != 0 ? kVectors : seg.words / 4;
+  const size_t last = seg.code_points - 1;
+  alignas(32) uint64_t last_lanes[4] = {};
+  last_lanes[last % 256 / 64] = uint64_t{1} << (last % 64);
+  const __m256i last_bit = _mm256_load_si256(reinterpret_cast<const __m256i*>(last_lanes));
+  __m256i state[kVectors != 0 ? kVectors : kMaxWords / 4];
+  for (size_t v = 0; v < vectors; ++v) state[v] = _mm256_setzero_si256();
+  const uint8_t* const bytes = reinterpret_cast<const uint8_t*>(text.data());
+  for (size_t at = from; at < text.size();) {
+    const uint64_t* mask = MaskOf(seg, bytes, text.size(), &at);
+    __m256i carry = _mm256_set_epi64x(0, 0, 0, 1);
+    for (size_t v = 0; v < vectors; ++v) {
+      // The lanes' top bits, rotated up a lane: [lane 3, 0, 1, 2]; lane 0 is the next vector's carry.
+      const __m256i tops = _mm256_permute4x64_epi64(_mm256_srli_epi64(state[v], 63), 0x93);
+      const __m256i in = _mm256_blend_epi32(tops, carry, 0x03);
+      const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask + 4 * v));
+      state[v] = _mm256_and_si256(_mm256_or_si256(_mm256_slli_epi64(state[v], 1), in), m);
+      carry = tops;
+    }
+    if (!_mm256_testz_si256(state[last / 256], last_bit)) {
+      *end = at;
+      return BackCodePoints(text, from, at, seg.code_points);
+    }
+  }
+  return std::string_view::npos;
+}
+
+size_t LikeMatcher::FindSegmentBitParallelAvx2(const Segment& seg, std::string_view text, size_t from, size_t* end) {
+  switch (seg.words / 4) {
+    case 1: return FindSegmentAvx2<1>(seg, text, from, end);
+    case 2: return FindSegmentAvx2<2>(seg, text, from, end);
+    case 3: return FindSegmentAvx2<3>(seg, text, from, end);
+    case 4: return FindSegmentAvx2<4>(seg, text, from, end);
+    default: return FindSegmentAvx2<0>(seg, text, from, end);
+  }
+}
+#endif
+
 // The earliest place at or after `from` where `seg` matches; *end gets where that match ends.
 size_t LikeMatcher::FindSegment(const Segment& seg, std::string_view text, size_t from, size_t* end) {
   if (!seg.has_one) {
-    size_t found = text.find(seg.text, from);
+    size_t found = FindLinear(text, seg.text, from);
     if (found != std::string_view::npos) *end = found + seg.text.size();
     return found;
   }
@@ -299,7 +383,7 @@ bool LikeMatcher::Matches(std::string_view text) const {
     case Kind::kSuffix:
       return text.size() >= literal_.size() &&
              text.compare(text.size() - literal_.size(), literal_.size(), literal_) == 0;
-    case Kind::kContains: return text.find(literal_) != std::string_view::npos;
+    case Kind::kContains: return FindLinear(text, literal_, 0) != std::string_view::npos;
     case Kind::kAny: return true;
     case Kind::kSegments: {
       // '_' stands for one code point, so text that is not UTF-8 has no characters to match it

@@ -12,11 +12,13 @@
 //              literals and '_'s               earliest place (exact, because a segment spans a
 //                                              fixed number of code points)
 // Substring tests on bytes are exact on code points because UTF-8 is self-synchronising. A segment
-// holding a '_' is searched by trying each position when it is short, and otherwise bit-parallel
-// (shift-and over code points, one bit per pattern position): the cost of a match is then linear in
-// the text, text length x (segment length / 64) word operations at worst, whatever the pattern and
-// the text, so a hostile pattern of the longest allowed length costs microseconds per kilobyte, not
-// seconds. Matching never allocates.
+// holding a '_' that must be searched for (not pinned to either end of the text) is searched
+// bit-parallel (shift-and over code points, one bit per pattern position: one register up to 64 code
+// points, four 64-bit words per instruction with AVX2 beyond), so the cost of a match is linear in the
+// text, text length x (segment length / 64) word operations at worst, whatever the pattern and the
+// text: a hostile pattern of the longest allowed length costs a few nanoseconds per byte of text.
+// Literal runs are found with a linear-time substring search (two-way), never by comparing the
+// literal at every position. Matching never allocates.
 #ifndef SIFT_SELECTOR_LIKE_H_
 #define SIFT_SELECTOR_LIKE_H_
 
@@ -43,8 +45,8 @@ class LikeMatcher {
   bool Matches(std::string_view text) const;
 
   Kind kind() const { return kind_; }
-  // True when a segment is searched bit-parallel (a '_' segment longer than 16 code points): linear
-  // in the text, but dearer per character than the other searches.
+  // True when a segment is searched bit-parallel (a searched segment of two or more code points with
+  // a '_'): linear in the text, but dearer per character than the other searches.
   bool bit_parallel() const { return bit_parallel_; }
   std::string_view pattern() const { return pattern_; }
   // The longest run of literal characters every matching text contains (escapes resolved; empty
@@ -84,12 +86,17 @@ class LikeMatcher {
     std::vector<uint32_t> others;       // the segment's other code points, sorted
     std::vector<uint64_t> other_masks;  // others.size() x words
     std::vector<uint64_t> one_mask;     // words: the '_' positions alone (any other code point)
+    bool avx2 = false;                  // searched four words per instruction (words: a multiple of 4)
   };
   std::vector<Segment> segments_;
 
   static size_t MatchSegmentAt(const Segment& seg, std::string_view text, size_t at);
   static size_t FindSegment(const Segment& seg, std::string_view text, size_t from, size_t* end);
   static size_t FindSegmentBitParallel(const Segment& seg, std::string_view text, size_t from, size_t* end);
+  static size_t FindSegmentBitParallelAvx2(const Segment& seg, std::string_view text, size_t from, size_t* end);
+  template <size_t kVectors>
+  static size_t FindSegmentAvx2(const Segment& seg, std::string_view text, size_t from, size_t* end);
+  static const uint64_t* MaskOf(const Segment& seg, const uint8_t* bytes, size_t size, size_t* at);
   static void PrepareBitParallel(Segment* seg);
   bool has_one_ = false;         // kSegments: some segment holds a '_'
   bool anchored_start_ = false;  // kSegments: the pattern does not start with '%'

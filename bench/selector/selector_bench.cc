@@ -36,6 +36,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/filter/proton_field_source.h"
@@ -267,17 +268,66 @@ const std::string& HostileText() {
 }
 const std::string kHostilePattern = "%" + std::string(500, 'a') + "_" + std::string(500, 'a') + "b%";
 
-void BM_LikeHostile(benchmark::State& state) {
+// Matches `pattern` against `text` (which it must not match: the whole text is searched); bytes/s
+// and time_per_byte of text.
+void RunLike(benchmark::State& state, const std::string& pattern, const std::string& text) {
   Error error;
-  const std::unique_ptr<LikeMatcher> m = LikeMatcher::Compile(kHostilePattern, "", &error);
+  const std::unique_ptr<LikeMatcher> m = LikeMatcher::Compile(pattern, "", &error);
   if (m == nullptr) {
     state.SkipWithError("the pattern does not compile");
     return;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(m->Matches(HostileText()));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * HostileText().size()));
+  if (m->Matches(text)) {
+    state.SkipWithError("the pattern matches: the search would stop early");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(m->Matches(text));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["time_per_byte"] = benchmark::Counter(
+      static_cast<double>(text.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
+
+void BM_LikeHostile(benchmark::State& state) { RunLike(state, kHostilePattern, HostileText()); }
 BENCHMARK(BM_LikeHostile)->Unit(benchmark::kMicrosecond);
+
+// The worst patterns for each way LikeMatcher searches, each over 64 KiB of text built to keep the
+// search going as long as possible (patterns within the default 1,024-byte limit):
+// - underscore_run: a segment of 1,021 '_' then a literal: the widest bit-parallel state (16 words);
+// - utf8_underscore: the hostile shape over two-byte code points ('é'), each decoded and looked up;
+// - long_literal_late_mismatch: '%' a^500 b a^499 '%' (no '_'): a literal that agrees with the text
+//   for 500 bytes at every position, which a search comparing it at each position pays 500x for;
+// - short_underscore_segment: '%a_ab%': a 4-code-point segment, the longest searched position by
+//   position, over text that fails only at its last character, and the 5-code-point one after it,
+//   the shortest searched bit-parallel;
+// - many_segments: 340 '%a' segments then 'b': every segment found at once, the last one never.
+const bool kLikeWorstRegistered = [] {
+  const std::string a64k(64 * 1024, 'a');
+  std::string e64k;
+  for (int i = 0; i < 32 * 1024; ++i) e64k += "\xc3\xa9";
+  std::string utf8_pattern = "%";
+  for (int i = 0; i < 250; ++i) utf8_pattern += "\xc3\xa9";
+  utf8_pattern += "_";
+  for (int i = 0; i < 250; ++i) utf8_pattern += "\xc3\xa9";
+  utf8_pattern += "x%";
+  std::string many = "";
+  for (int i = 0; i < 340; ++i) many += "%a";
+  many += "b%";
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"underscore_run", "%" + std::string(1021, '_') + "b%", a64k},
+      {"utf8_underscore", utf8_pattern, e64k},
+      {"long_literal_late_mismatch", "%" + std::string(500, 'a') + "b" + std::string(499, 'a') + "%", a64k},
+      {"short_underscore_segment", "%_b%", a64k},
+      {"three_code_point_segment", "%a_b%", a64k},
+      {"many_segments", many, a64k},
+  };
+  for (const auto& [name, pattern, text] : cases) {
+    benchmark::RegisterBenchmark(("BM_LikeWorst/" + name).c_str(), [pattern = pattern,
+                                                                    text = text](benchmark::State& state) {
+      RunLike(state, pattern, text);
+    })->Unit(benchmark::kMicrosecond);
+  }
+  return true;
+}();
 
 void BM_LikeHostileRe2(benchmark::State& state) {
   RE2::Options options;
