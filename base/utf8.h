@@ -114,6 +114,18 @@ constexpr size_t DecodeUtf8(const uint8_t* s, size_t n, uint32_t* cp) {
   return len;
 }
 
+// Decodes the sequence at s[0] of text already known to be well-formed (IsValidUtf8) into *cp and
+// returns its length: the length comes from the lead byte alone, nothing is checked again.
+constexpr size_t DecodeValidUtf8(const uint8_t* s, uint32_t* cp) {
+  const uint8_t b0 = s[0];
+  const size_t len = b0 < 0x80 ? 1 : b0 < 0xe0 ? 2 : b0 < 0xf0 ? 3 : 4;
+  constexpr uint8_t kLeadBits[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+  uint32_t v = b0 & kLeadBits[len];
+  for (size_t k = 1; k < len; ++k) v = (v << 6) | (s[k] & 0x3f);
+  *cp = v;
+  return len;
+}
+
 // True when `text` is exactly one code point (of any length 1..4), stored in *cp.
 inline bool DecodeSingleCodePoint(std::string_view text, uint32_t* cp) {
   uint32_t v = 0;

@@ -255,14 +255,13 @@ static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, si
   return at;
 }
 
-// The mask of the code point at text[*at] (well-formed UTF-8, checked by Matches), stepping *at
-// past it: bit j is set when pattern position j accepts it.
-[[gnu::always_inline]] inline const uint64_t* LikeMatcher::MaskOf(const Segment& seg, const uint8_t* bytes, size_t size,
+// The mask of the code point at text[*at] (well-formed UTF-8: Matches checked the whole text), stepping
+// *at past it: bit j is set when pattern position j accepts it.
+[[gnu::always_inline]] inline const uint64_t* LikeMatcher::MaskOf(const Segment& seg, const uint8_t* bytes,
                                                                   size_t* at) {
   if (bytes[*at] < 0x80) return &seg.ascii_masks[size_t{bytes[(*at)++]} * seg.words];
   uint32_t cp = 0;
-  const size_t n = base::DecodeUtf8(bytes + *at, size - *at, &cp);
-  *at += n == 0 ? 1 : n;
+  *at += base::DecodeValidUtf8(bytes + *at, &cp);
   const auto it = std::lower_bound(seg.others.begin(), seg.others.end(), cp);
   return it != seg.others.end() && *it == cp
              ? &seg.other_masks[static_cast<size_t>(it - seg.others.begin()) * seg.words]
@@ -283,7 +282,7 @@ size_t LikeMatcher::FindSegmentBitParallel(const Segment& seg, std::string_view 
   if (seg.words == 1) {  // the common case: the state in one register
     uint64_t state = 0;
     for (size_t at = from; at < text.size();) {
-      state = ((state << 1) | 1) & *MaskOf(seg, bytes, text.size(), &at);
+      state = ((state << 1) | 1) & *MaskOf(seg, bytes, &at);
       if (state >> last & 1) {
         *end = at;
         return BackCodePoints(text, from, at, seg.code_points);
@@ -293,7 +292,7 @@ size_t LikeMatcher::FindSegmentBitParallel(const Segment& seg, std::string_view 
   }
   uint64_t state[kMaxWords] = {};
   for (size_t at = from; at < text.size();) {
-    const uint64_t* mask = MaskOf(seg, bytes, text.size(), &at);
+    const uint64_t* mask = MaskOf(seg, bytes, &at);
     uint64_t carry = 1;
     for (size_t w = 0; w < seg.words; ++w) {
       const uint64_t out = state[w] >> 63;
@@ -326,7 +325,7 @@ __attribute__((target("avx2"))) size_t LikeMatcher::FindSegmentAvx2(const Segmen
   for (size_t v = 0; v < vectors; ++v) state[v] = _mm256_setzero_si256();
   const uint8_t* const bytes = reinterpret_cast<const uint8_t*>(text.data());
   for (size_t at = from; at < text.size();) {
-    const uint64_t* mask = MaskOf(seg, bytes, text.size(), &at);
+    const uint64_t* mask = MaskOf(seg, bytes, &at);
     __m256i carry = _mm256_set_epi64x(0, 0, 0, 1);
     for (size_t v = 0; v < vectors; ++v) {
       // The lanes' top bits, rotated up a lane: [lane 3, 0, 1, 2]; lane 0 is the next vector's carry.

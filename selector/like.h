@@ -96,7 +96,7 @@ class LikeMatcher {
   static size_t FindSegmentBitParallelAvx2(const Segment& seg, std::string_view text, size_t from, size_t* end);
   template <size_t kVectors>
   static size_t FindSegmentAvx2(const Segment& seg, std::string_view text, size_t from, size_t* end);
-  static const uint64_t* MaskOf(const Segment& seg, const uint8_t* bytes, size_t size, size_t* at);
+  static const uint64_t* MaskOf(const Segment& seg, const uint8_t* bytes, size_t* at);
   static void PrepareBitParallel(Segment* seg);
   bool has_one_ = false;         // kSegments: some segment holds a '_'
   bool anchored_start_ = false;  // kSegments: the pattern does not start with '%'
