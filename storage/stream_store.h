@@ -47,6 +47,14 @@ struct StreamInfo {
   RetentionPolicy retention;
 };
 
+// Whether the store takes writes (StreamStore::Health).
+struct StoreHealth {
+  bool writable = true;      // false after a failed write or sync until the store recovers
+  std::string error;         // what failed (empty when writable)
+  uint64_t failures = 0;     // failed states entered since open
+  uint64_t recoveries = 0;   // failed states left since open
+};
+
 class StreamStore {
  public:
   // Opens the store in folder `path` (created when missing and options.create_if_missing), recovering
@@ -135,6 +143,12 @@ class StreamStore {
   // Waits until `stream` has a message at offset >= `offset` (next_offset > offset), the stream is
   // deleted, or `timeout` passes. Returns true if such a message exists. For tailing consumers.
   bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
+
+  // Whether appends are taken now. After a failed write or sync the streams it concerned are fenced:
+  // readers see nothing past their durable end, appends fail with IOError, and each append (at most
+  // every 100 ms) tries to recover: RocksDB is resumed (DB::Resume) and what the fenced streams hold
+  // past their durable end is deleted, so the next append gets the next dense offset.
+  StoreHealth Health() const;
 
   const std::string& path() const;
 

@@ -1,0 +1,106 @@
+// The failed state of a StreamStore: fencing streams after a failed write or sync, and recovering
+// without reopening the store.
+//
+// RocksDB stops taking writes after a failed write-ahead-log write or sync, or a failed background
+// flush or compaction (a full disk): DB::Resume() clears a recoverable error (a full disk, a retryable
+// I/O error) by flushing the memtables to a table file, which also starts a new log. What a failed
+// write left behind is unknown: its log record may be on disk, in the page cache, or nowhere (the
+// kernel may drop dirty pages after a failed fsync), and a deferred-sync write is already in the
+// memtable. So recovery does not trust it either way: once RocksDB takes writes again, every key of a
+// fenced stream from its durable end on is deleted in one synced write. After that the store's true
+// end is the durable end, a replay of an old log after a crash is overridden by the later delete, and
+// the next append gets the next dense offset. Offsets past the durable end were never delivered
+// (readers stop there), so no offset a consumer saw is ever given to another message.
+#include <fmt/format.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+
+#include "storage/key_layout.h"
+#include "storage/stream_store_impl.h"
+
+namespace sift::storage {
+namespace {
+
+// A full disk or a failing device gets a recovery attempt at most this often, however many appends
+// arrive meanwhile (each attempt may try to write a memtable's worth).
+constexpr std::chrono::milliseconds kRecoveryInterval{100};
+
+}  // namespace
+
+void StreamStore::Impl::EnterFailedState(std::span<const std::shared_ptr<StreamState>> streams, const Status& error) {
+  for (const std::shared_ptr<StreamState>& st : streams) st->fenced = true;
+  if (failed_) return;
+  failed_ = true;
+  failure_ = error;
+  ++failures_;
+  last_recovery_attempt_ = std::chrono::steady_clock::now();
+}
+
+Status StreamStore::Impl::FencedError(std::string_view stream) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Status::IOError(fmt::format(
+      "stream '{}': the store takes no appends until it recovers from a failed write (appends may be retried): {}",
+      stream, failure_.message()));
+}
+
+Status StreamStore::Impl::RecoverIfFailed() {
+  std::vector<std::shared_ptr<StreamState>> fenced;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!failed_) return Status::OK();
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_recovery_attempt_ < kRecoveryInterval) return Status::IOError(failure_.message());
+    last_recovery_attempt_ = now;
+    for (const auto& [name, st] : streams_) {
+      if (st->fenced) fenced.push_back(st);
+    }
+  }
+  // Resume is a no-op when RocksDB itself is not stopped (a failed deferred sync leaves it running).
+  rocksdb::Status rs = db_->Resume();
+  if (!rs.ok()) return FromRocks(rs, fmt::format("store '{}': resume after a failed write", path_));
+  rocksdb::WriteBatch batch;
+  for (const std::shared_ptr<StreamState>& st : fenced) {
+    const uint64_t end = st->durable_end.load();
+    for (const char prefix : {keys::kChunkPrefix, keys::kIndexPrefix, keys::kSummaryPrefix}) {
+      batch.DeleteRange(keys::OffsetKey(prefix, st->id, end), keys::StreamEnd(prefix, st->id));
+    }
+  }
+  if (batch.Count() > 0) {
+    rocksdb::WriteOptions wo;
+    wo.sync = true;  // the discard must be durable before any offset past the durable end is given again
+    rocksdb::Status ws = db_->Write(wo, &batch);
+    if (!ws.ok()) return FromRocks(ws, fmt::format("store '{}': discard what did not become durable", path_));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::shared_ptr<StreamState>& st : fenced) {
+    const uint64_t end = st->durable_end.load();
+    while (!st->chunks.empty() && st->chunks.back().first_offset >= end) {
+      st->bytes -= st->chunks.back().bytes;
+      st->chunks.pop_back();
+    }
+    if (st->next_offset.load() != end) {
+      st->next_offset.store(end);
+      st->epoch.fetch_add(1);
+    }
+    st->fenced = false;
+  }
+  failed_ = false;
+  failure_ = Status::OK();
+  ++recoveries_;
+  return Status::OK();
+}
+
+StoreHealth StreamStore::Impl::Health() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  StoreHealth h;
+  h.writable = !failed_;
+  h.error = std::string(failure_.message());
+  h.failures = failures_;
+  h.recoveries = recoveries_;
+  return h;
+}
+
+StoreHealth StreamStore::Health() const { return impl_->Health(); }
+
+}  // namespace sift::storage
