@@ -23,10 +23,10 @@ std::span<const uint8_t> Bytes(std::string_view s) { return {reinterpret_cast<co
 }  // namespace
 
 Status StreamEngine::Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out) {
-  return Impl::Open(path, options, storage::StoreOptions(), out);
+  return StreamEngineInternals::Open(path, options, storage::StoreOptions(), out);
 }
 
-Status StreamEngine::Impl::Open(const std::string& path, const EngineOptions& options,
+Status StreamEngineInternals::Open(const std::string& path, const EngineOptions& options,
                                 const storage::StoreOptions& storage_extra, std::unique_ptr<StreamEngine>* out) {
   if (!options.store.create_if_missing) {
     // "Missing" is checked here, before RocksDB is asked, so a read-only command never creates a store.
@@ -45,7 +45,7 @@ Status StreamEngine::Impl::Open(const std::string& path, const EngineOptions& op
   store_options.validator = nullptr;  // the engine validates (EngineOptions::validate), naming the byte
   store_options.chunk_summarizer = options.summarize_chunks ? ChunkSummaryBuilder::Factory() : nullptr;
   store_options.env = storage_extra.env;
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<StreamEngine::Impl>();
   impl->options = options;
   storage::Status s = storage::StreamStore::Open(path, store_options, &impl->store);
   if (!s.ok()) {
@@ -218,7 +218,7 @@ Status StreamEngine::Flush() { return FromStorage(impl_->store->Flush(), "cannot
 
 StoreHealth StreamEngine::Health() const {
   const storage::StoreHealth h = impl_->store->Health();
-  return StoreHealth{h.writable, h.error, h.failures, h.recoveries};
+  return StoreHealth{h.writable, h.error, h.failures, h.recoveries, h.needs_reopen};
 }
 
 Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, uint64_t* present) {

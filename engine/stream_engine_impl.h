@@ -14,13 +14,15 @@
 namespace sift::engine {
 
 struct StreamEngine::Impl {
+  EngineOptions options;
+  std::unique_ptr<storage::StreamStore> store;
+};
+
+struct StreamEngineInternals {
   // StreamEngine::Open with the storage settings the public options do not carry (only `env` is taken
   // from `storage_extra`: a test's fault-injecting file system).
   static Status Open(const std::string& path, const EngineOptions& options, const storage::StoreOptions& storage_extra,
                      std::unique_ptr<StreamEngine>* out);
-
-  EngineOptions options;
-  std::unique_ptr<storage::StreamStore> store;
 };
 
 // `what` names the operation ("cannot append"); `where` the store path, stream or offset. The storage

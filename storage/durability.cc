@@ -2,8 +2,12 @@
 // without reopening the store.
 //
 // RocksDB stops taking writes after a failed write-ahead-log write or sync, or a failed background
-// flush or compaction (a full disk): DB::Resume() clears a recoverable error (a full disk, a retryable
-// I/O error) by flushing the memtables to a table file, which also starts a new log. What a failed
+// flush or compaction (a full disk), and grades the error. A full disk and an I/O error the file
+// system calls retryable are "hard" errors RocksDB resumes from by itself: its SstFileManager polls
+// the free space (every 5 s) and resumes once there is room, and a retryable error is retried at
+// bgerror_resume_retry_interval; DB::Resume() answers Busy meanwhile and OK once it is done. Any
+// other I/O error of the log (a failed fsync) is fatal to RocksDB: Resume() refuses, and the streams
+// stay fenced until the store is reopened (StoreHealth::needs_reopen). What a failed
 // write left behind is unknown: its log record may be on disk, in the page cache, or nowhere (the
 // kernel may drop dirty pages after a failed fsync), and a deferred-sync write is already in the
 // memtable. So recovery does not trust it either way: once RocksDB takes writes again, every key of a
@@ -49,6 +53,7 @@ Status StreamStore::Impl::RecoverIfFailed() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!failed_) return Status::OK();
+    if (needs_reopen_) return Status::IOError(failure_.message());
     const auto now = std::chrono::steady_clock::now();
     if (now - last_recovery_attempt_ < kRecoveryInterval) return Status::IOError(failure_.message());
     last_recovery_attempt_ = now;
@@ -56,9 +61,17 @@ Status StreamStore::Impl::RecoverIfFailed() {
       if (st->fenced) fenced.push_back(st);
     }
   }
-  // Resume is a no-op when RocksDB itself is not stopped (a failed deferred sync leaves it running).
+  // Resume() answers OK at once when RocksDB is not stopped (an error it did not grade as stopping).
   rocksdb::Status rs = db_->Resume();
-  if (!rs.ok()) return FromRocks(rs, fmt::format("store '{}': resume after a failed write", path_));
+  if (!rs.ok()) {
+    // A fatal error (a failed log write or sync that was not a full disk, as RocksDB grades it) is not
+    // resumed in place: the store must be reopened, and recovers then from what the files hold.
+    if (rs.severity() >= rocksdb::Status::Severity::kFatalError) {
+      std::lock_guard<std::mutex> lock(mu_);
+      needs_reopen_ = true;
+    }
+    return FromRocks(rs, fmt::format("store '{}': resume after a failed write", path_));
+  }
   rocksdb::WriteBatch batch;
   for (const std::shared_ptr<StreamState>& st : fenced) {
     const uint64_t end = st->durable_end.load();
@@ -98,6 +111,7 @@ StoreHealth StreamStore::Impl::Health() const {
   h.error = std::string(failure_.message());
   h.failures = failures_;
   h.recoveries = recoveries_;
+  h.needs_reopen = needs_reopen_;
   return h;
 }
 

@@ -204,6 +204,10 @@ Status StreamStore::Impl::OpenDb() {
   o.create_if_missing = options_.create_if_missing;
   o.paranoid_checks = true;
   if (options_.env != nullptr) o.env = options_.env.get();
+  // RocksDB resumes by itself from retryable I/O errors, retrying at this interval; the store's own
+  // recovery (durability.cc) waits for it. The default of 1 s would keep appends refused that long
+  // after the device is back.
+  o.bgerror_resume_retry_interval = 100'000;  // microseconds
   o.write_buffer_size = options_.write_buffer_bytes;
   o.max_background_jobs = 2;
   // Chunks are opaque encoded messages, often already compact; the scan measurements in

@@ -53,6 +53,7 @@ struct StoreHealth {
   std::string error;         // what failed (empty when writable)
   uint64_t failures = 0;     // failed states entered since open
   uint64_t recoveries = 0;   // failed states left since open
+  bool needs_reopen = false; // the failure is one RocksDB cannot resume from: only a reopen recovers
 };
 
 class StreamStore {
@@ -147,7 +148,9 @@ class StreamStore {
   // Whether appends are taken now. After a failed write or sync the streams it concerned are fenced:
   // readers see nothing past their durable end, appends fail with IOError, and each append (at most
   // every 100 ms) tries to recover: RocksDB is resumed (DB::Resume) and what the fenced streams hold
-  // past their durable end is deleted, so the next append gets the next dense offset.
+  // past their durable end is deleted, so the next append gets the next dense offset. RocksDB resumes
+  // from a full disk and from retryable errors; other I/O errors of the log are fatal to it
+  // (needs_reopen): the streams stay fenced until the store is reopened.
   StoreHealth Health() const;
 
   const std::string& path() const;

@@ -163,6 +163,7 @@ class StreamStore::Impl {
   Status failure_;
   uint64_t failures_ = 0;
   uint64_t recoveries_ = 0;
+  bool needs_reopen_ = false;  // RocksDB refused to resume: only reopening the store recovers
   std::chrono::steady_clock::time_point last_recovery_attempt_{};
 };
 

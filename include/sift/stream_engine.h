@@ -71,6 +71,7 @@ struct StoreHealth {
   std::string error;        // the failure (empty when writable)
   uint64_t failures = 0;    // failed states entered since the store was opened
   uint64_t recoveries = 0;  // failed states recovered from since then
+  bool needs_reopen = false; // the store cannot recover in place (RocksDB graded the error fatal)
 };
 
 // What StreamEngine::AppendEach did with one message of a batch.
@@ -200,6 +201,7 @@ class StreamEngine {
 
  private:
   struct Impl;
+  friend struct StreamEngineInternals;  // engine/stream_engine_impl.h: storage-only settings (tests)
   StreamEngine(std::string path, std::unique_ptr<Impl> impl);
   std::string path_;
   std::unique_ptr<Impl> impl_;
