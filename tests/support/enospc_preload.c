@@ -1,7 +1,8 @@
 /* A full disk for one folder, without privileges (no tmpfs or loop device to mount): loaded into a
- * process with LD_PRELOAD, it makes write, pwrite, writev, fsync, fdatasync, fallocate and
- * sync_file_range fail with ENOSPC for files under $SIFT_ENOSPC_DIR while the file $SIFT_ENOSPC_FLAG
- * exists. Removing the flag file is "space returns". Every other call passes through to libc.
+ * process with LD_PRELOAD, it makes write, pwrite, writev, fsync, fdatasync and fallocate fail
+ * with ENOSPC for files under $SIFT_ENOSPC_DIR while the file $SIFT_ENOSPC_FLAG exists
+ * (sync_file_range is left alone: it only starts write-back, and RocksDB probes it on every new file,
+ * expecting success). Removing the flag file is "space returns". Every other call passes through to libc.
  * RocksDB's info log (a file named LOG) is spared, as a real full disk would make it drop lines, not
  * fail the store. Test support only: it costs a stat and a readlink per call while the flag exists. */
 #define _GNU_SOURCE
@@ -100,11 +101,4 @@ int fallocate64(int fd, int mode, off_t offset, off_t len) {
   if (real == NULL) real = (int (*)(int, int, off_t, off_t))next_symbol("fallocate64");
   FAIL_IF_FULL(fd);
   return real(fd, mode, offset, len);
-}
-
-int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned int flags) {
-  static int (*real)(int, off_t, off_t, unsigned int);
-  if (real == NULL) real = (int (*)(int, off_t, off_t, unsigned int))next_symbol("sync_file_range");
-  FAIL_IF_FULL(fd);
-  return real(fd, offset, nbytes, flags);
 }
