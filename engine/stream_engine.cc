@@ -27,7 +27,7 @@ Status StreamEngine::Open(const std::string& path, const EngineOptions& options,
 }
 
 Status StreamEngineInternals::Open(const std::string& path, const EngineOptions& options,
-                                const storage::StoreOptions& storage_extra, std::unique_ptr<StreamEngine>* out) {
+                                   const storage::StoreOptions& storage_extra, std::unique_ptr<StreamEngine>* out) {
   if (!options.store.create_if_missing) {
     // "Missing" is checked here, before RocksDB is asked, so a read-only command never creates a store.
     struct stat st;

@@ -179,7 +179,8 @@ class ChunkReader final : public StreamReader {
   // filter may yet rule it out (a reader positioned again and again, or one whose first chunks are all
   // pruned, would otherwise read chunks it never delivers from).
   void SeekIterator() {
-    epoch_ = stream_->epoch.load();  // before the iterator: a discard after it is seen by the next Next()
+    // The epoch before the iterator: a discard after it is seen by the next Next().
+    epoch_ = stream_->epoch.load();
     summary_it_.reset();  // a fresh view: summaries written since are seen too
     it_.reset(store_->db()->NewIterator(read_options_));
     pending_seek_ = PendingSeek::kChunkHoldingPosition;
@@ -190,8 +191,8 @@ class ChunkReader final : public StreamReader {
   bool SeekIfPending() {
     if (pending_seek_ == PendingSeek::kNone) return true;
     if (position_ >= stream_->durable_end.load()) {
-      // Nothing stored there yet (or not durable yet). A seek past the last chunk would still read it (the index leads a
-      // key after the last chunk to the last chunk's block).
+      // Nothing stored (or nothing durable) there yet. A seek past the last chunk would still read it
+      // (the index leads a key after the last chunk to the last chunk's block).
       pending_seek_ = PendingSeek::kNone;
       at_stored_end_ = true;
       return true;

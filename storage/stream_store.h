@@ -38,7 +38,8 @@ namespace sift::storage {
 struct StreamInfo {
   std::string name;
   uint64_t first_offset = 0;   // oldest retained message; == next_offset when the stream is empty
-  uint64_t next_offset = 0;    // the offset the next append gets
+  uint64_t next_offset = 0;    // the durable end (readers stop there); the offset the next append
+                               // gets unless appends wait for a deferred Flush
   uint64_t message_count = 0;  // next_offset - first_offset
   uint64_t chunk_count = 0;
   uint64_t bytes = 0;              // stored bytes: chunk headers + records
@@ -49,11 +50,11 @@ struct StreamInfo {
 
 // Whether the store takes writes (StreamStore::Health).
 struct StoreHealth {
-  bool writable = true;      // false after a failed write or sync until the store recovers
-  std::string error;         // what failed (empty when writable)
-  uint64_t failures = 0;     // failed states entered since open
-  uint64_t recoveries = 0;   // failed states left since open
-  bool needs_reopen = false; // the failure is one RocksDB cannot resume from: only a reopen recovers
+  bool writable = true;       // false after a failed write or sync until the store recovers
+  std::string error;          // what failed (empty when writable)
+  uint64_t failures = 0;      // failed states entered since open
+  uint64_t recoveries = 0;    // failed states left since open
+  bool needs_reopen = false;  // the failure is one RocksDB cannot resume from: only a reopen recovers
 };
 
 class StreamStore {

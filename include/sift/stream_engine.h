@@ -56,7 +56,8 @@ struct IngestPreparation {
 struct StreamInfo {
   std::string name;
   uint64_t first_offset = 0;  // oldest retained message (== next_offset when empty)
-  uint64_t next_offset = 0;   // what the next append gets
+  uint64_t next_offset = 0;   // the durable end: one past the last message consumers can read, and
+                              // what the next append gets (unless appends wait for a deferred Flush)
   uint64_t message_count = 0;
   uint64_t chunk_count = 0;
   uint64_t bytes = 0;              // stored bytes, chunk headers included
@@ -67,11 +68,11 @@ struct StreamInfo {
 
 // Whether the store takes appends (StreamEngine::Health).
 struct StoreHealth {
-  bool writable = true;     // false from a failed write or sync until the store recovers
-  std::string error;        // the failure (empty when writable)
-  uint64_t failures = 0;    // failed states entered since the store was opened
-  uint64_t recoveries = 0;  // failed states recovered from since then
-  bool needs_reopen = false; // the store cannot recover in place (RocksDB graded the error fatal)
+  bool writable = true;       // false from a failed write or sync until the store recovers
+  std::string error;          // the failure (empty when writable)
+  uint64_t failures = 0;      // failed states entered since the store was opened
+  uint64_t recoveries = 0;    // failed states recovered from since then
+  bool needs_reopen = false;  // the store cannot recover in place (RocksDB graded the error fatal)
 };
 
 // What StreamEngine::AppendEach did with one message of a batch.
