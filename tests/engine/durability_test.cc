@@ -164,6 +164,21 @@ void CheckFailedSyncIsFencedAndRecovered(Harness& h, bool deferred) {
     ASSERT_TRUE(h.engine->Flush().ok());
   }
   ASSERT_EQ(h.ReadAll().size(), 3u);
+  // A consumer that lives through the failure and the recovery.
+  ConsumerOptions o;
+  o.stream = "s";
+  o.follow = true;
+  std::unique_ptr<Consumer> live;
+  ASSERT_TRUE(h.engine->NewConsumer(o, &live).ok());
+  std::vector<std::pair<uint64_t, std::string>> live_seen;
+  DeliveryBatch batch;
+  auto poll_live = [&] {
+    Status p = live->Poll(&batch, 20ms);
+    EXPECT_TRUE(p.ok()) << p.ToString();
+    for (const Delivery& d : batch) live_seen.emplace_back(d.offset(), std::string(d.bytes()));
+  };
+  poll_live();
+  ASSERT_EQ(live_seen.size(), 3u);
 
   h.fs->FailLogSyncs(true, /*retryable=*/true);
   Status s = h.engine->Append("s", Message("doomed"));
@@ -182,6 +197,8 @@ void CheckFailedSyncIsFencedAndRecovered(Harness& h, bool deferred) {
   std::vector<std::pair<uint64_t, std::string>> read = h.ReadAll(30ms);
   ASSERT_EQ(read.size(), 3u);
   EXPECT_EQ(read.back().second, Message("kept2"));
+  poll_live();
+  EXPECT_EQ(live_seen.size(), 3u);
 
   h.fs->FailLogSyncs(false);
   uint64_t offset = 0;
@@ -196,6 +213,10 @@ void CheckFailedSyncIsFencedAndRecovered(Harness& h, bool deferred) {
   read = h.ReadAll();
   ASSERT_EQ(read.size(), 4u);
   EXPECT_EQ(read[3], std::make_pair(uint64_t{3}, Message("next")));
+  poll_live();
+  ASSERT_EQ(live_seen.size(), 4u);  // the consumer that saw the failure gets the message now at 3
+  EXPECT_EQ(live_seen[3], read[3]);
+  live.reset();
 
   // The same after the store is reopened: nothing of what failed comes back.
   h.engine.reset();
@@ -216,6 +237,55 @@ TEST(DurabilityTest, AFailedSyncIsNeverDeliveredAndTheStreamRecoversDense) {
 TEST(DurabilityTest, AFailedDeferredSyncIsNeverDeliveredAndTheStreamRecoversDense) {
   Harness h("durable-failed-flush", /*sync=*/false, /*deferred=*/true);
   CheckFailedSyncIsFencedAndRecovered(h, /*deferred=*/true);
+}
+
+TEST(DurabilityTest, RecoveryDiscardsEveryChunkOfAFailedDeferredBatch) {
+  // Chunks of two messages: a failed batch of five leaves three chunks in the memtable, and the two
+  // past the first are not overwritten by the appends after recovery unless they are discarded.
+  Harness h("durable-discard", /*sync=*/false, /*deferred=*/true);
+  h.options.store.max_chunk_messages = 2;
+  h.engine.reset();
+  h.Open();
+  ASSERT_TRUE(h.engine->CreateStream("s").ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(h.engine->Append("s", Message("kept" + std::to_string(i))).ok());
+  ASSERT_TRUE(h.engine->Flush().ok());
+
+  auto batch_of = [](const std::string& prefix) {
+    std::vector<std::string> messages;
+    for (int i = 0; i < 5; ++i) messages.push_back(Message(prefix + std::to_string(i)));
+    return messages;
+  };
+  const std::vector<std::string> doomed = batch_of("doomed");
+  const std::vector<std::string> next = batch_of("next");
+  std::vector<std::string_view> views(doomed.begin(), doomed.end());
+  h.fs->FailLogSyncs(true, /*retryable=*/true);
+  ASSERT_TRUE(h.engine->AppendBatch("s", views).ok());  // written; the flush decides
+  EXPECT_TRUE(h.engine->Flush().IsIOError());
+  h.fs->FailLogSyncs(false);
+
+  // One message, then four: chunks at 3, 4 (4, 5) and 6 (6, 7), none starting where the failed
+  // batch's chunks at 5 and 7 did.
+  uint64_t first = 0;
+  Status s = AppendUntilRecovered(h.engine.get(), next[0], &first);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(first, 3u);
+  views.assign(next.begin() + 1, next.end());
+  ASSERT_TRUE(h.engine->AppendBatch("s", views, &first).ok());
+  EXPECT_EQ(first, 4u);
+  ASSERT_TRUE(h.engine->Flush().ok());
+  for (int reopen = 0; reopen < 2; ++reopen) {
+    const auto read = h.ReadAll();
+    ASSERT_EQ(read.size(), 8u) << "reopened: " << reopen;
+    for (size_t i = 0; i < read.size(); ++i) {
+      EXPECT_EQ(read[i].first, i);
+      EXPECT_EQ(read[i].second, i < 3 ? Message("kept" + std::to_string(i)) : next[i - 3]);
+    }
+    h.engine.reset();
+    h.Open();
+  }
+  uint64_t offset = 0;
+  ASSERT_TRUE(h.engine->Append("s", Message("after"), &offset).ok());
+  EXPECT_EQ(offset, 8u);
 }
 
 TEST(DurabilityTest, AFatalSyncErrorFencesUntilReopenedAndOffsetsStayDense) {
