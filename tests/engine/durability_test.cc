@@ -78,6 +78,22 @@ Status AppendUntilRecovered(StreamEngine* engine, const std::string& message, ui
   return s;
 }
 
+// How many messages a parallel scan of the whole stream delivers.
+uint64_t Scanned(StreamEngine* engine) {
+  struct Count : ScanSink {
+    bool Deliver(const Delivery&) override {
+      ++n;
+      return true;
+    }
+    uint64_t n = 0;
+  } sink;
+  ParallelScanOptions o;
+  o.consumer.stream = "s";
+  Status s = engine->ParallelScan(o, &sink);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return sink.n;
+}
+
 TEST(DurabilityTest, AConsumerSeesNothingOfAnAppendWhoseSyncIsBlocked) {
   Harness h("durable-slow-sync");
   ASSERT_TRUE(h.engine->CreateStream("s").ok());
@@ -135,6 +151,11 @@ TEST(DurabilityTest, DeferredSyncAppendsBecomeVisibleAtTheFlushThatSyncsThem) {
   ASSERT_TRUE(h.engine->Append("s", Message("b"), &offset).ok());
   EXPECT_EQ(offset, 1u);
   EXPECT_TRUE(h.ReadAll().empty());  // written, not durable
+  StreamInfo info;
+  ASSERT_TRUE(h.engine->GetStreamInfo("s", &info).ok());
+  EXPECT_EQ(info.next_offset, 0u);
+  EXPECT_EQ(info.message_count, 0u);
+  EXPECT_EQ(Scanned(h.engine.get()), 0u);
 
   h.fs->BlockLogSyncs(true);
   auto flush = std::async(std::launch::async, [&] { return h.engine->Flush(); });
@@ -145,6 +166,7 @@ TEST(DurabilityTest, DeferredSyncAppendsBecomeVisibleAtTheFlushThatSyncsThem) {
   const auto read = h.ReadAll();
   ASSERT_EQ(read.size(), 2u);
   EXPECT_EQ(read[1].second, Message("b"));
+  EXPECT_EQ(Scanned(h.engine.get()), 2u);
 }
 
 TEST(DurabilityTest, DeferredSyncRefusesSyncOn) {
