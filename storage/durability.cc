@@ -16,6 +16,7 @@
 // the next append gets the next dense offset. Offsets past the durable end were never delivered
 // (readers stop there), so no offset a consumer saw is ever given to another message.
 #include <fmt/format.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
@@ -30,7 +31,49 @@ namespace {
 // arrive meanwhile (each attempt may try to write a memtable's worth).
 constexpr std::chrono::milliseconds kRecoveryInterval{100};
 
+// Errors RocksDB meets on its own (a flush or compaction on a full disk) stop writes before any append
+// fails: the store's state says so at once, and clears when RocksDB resumed by itself and no stream
+// waits for a discard. Called on RocksDB's threads without its mutex held.
+class BackgroundErrorListener : public rocksdb::EventListener {
+ public:
+  explicit BackgroundErrorListener(StreamStore::Impl* store) : store_(store) {}
+  const char* Name() const override { return "SiftBackgroundErrorListener"; }
+
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
+    // A soft error (RocksDB slows down, still takes writes) leaves the store writable.
+    if (error != nullptr && !error->ok() && error->severity() >= rocksdb::Status::Severity::kHardError)
+      store_->BackgroundError(*error);
+  }
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    if (info.new_bg_error.ok()) store_->BackgroundRecovered();
+  }
+
+ private:
+  StreamStore::Impl* const store_;
+};
+
 }  // namespace
+
+std::shared_ptr<rocksdb::EventListener> StreamStore::Impl::NewBackgroundErrorListener() {
+  return std::make_shared<BackgroundErrorListener>(this);
+}
+
+void StreamStore::Impl::BackgroundError(const rocksdb::Status& error) {
+  const Status status = FromRocks(error, fmt::format("store '{}'", path_));
+  std::lock_guard<std::mutex> lock(mu_);
+  EnterFailedState({}, status);
+}
+
+void StreamStore::Impl::BackgroundRecovered() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!failed_ || needs_reopen_) return;
+  for (const auto& [name, st] : streams_) {
+    if (st->fenced) return;  // the next append discards what it holds past its durable end first
+  }
+  failed_ = false;
+  failure_ = Status::OK();
+  ++recoveries_;
+}
 
 void StreamStore::Impl::EnterFailedState(std::span<const std::shared_ptr<StreamState>> streams, const Status& error) {
   for (const std::shared_ptr<StreamState>& st : streams) st->fenced = true;
@@ -98,9 +141,11 @@ Status StreamStore::Impl::RecoverIfFailed() {
     }
     st->fenced = false;
   }
-  failed_ = false;
-  failure_ = Status::OK();
-  ++recoveries_;
+  if (failed_) {  // RocksDB's recovery event may have cleared it already (no stream was fenced)
+    failed_ = false;
+    failure_ = Status::OK();
+    ++recoveries_;
+  }
   return Status::OK();
 }
 

@@ -208,6 +208,7 @@ Status StreamStore::Impl::OpenDb() {
   // recovery (durability.cc) waits for it. The default of 1 s would keep appends refused that long
   // after the device is back.
   o.bgerror_resume_retry_interval = 100'000;  // microseconds
+  if (!options_.read_only) o.listeners.push_back(NewBackgroundErrorListener());
   o.write_buffer_size = options_.write_buffer_bytes;
   o.max_background_jobs = 2;
   // Chunks are opaque encoded messages, often already compact; the scan measurements in

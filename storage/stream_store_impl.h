@@ -88,6 +88,9 @@ class StreamStore::Impl {
   // OK, or NotSupported when the store was opened read-only (StoreOptions::read_only).
   Status Writable() const;
   StoreHealth Health() const;
+  // RocksDB met an error that stops writes, or resumed by itself (its event listener); mu_ not held.
+  void BackgroundError(const rocksdb::Status& error);
+  void BackgroundRecovered();
 
   // For readers: the stream's state by name (null if none), and the first offset of the first chunk
   // whose last timestamp is >= T (nullopt-like: returns false when there is none).
@@ -141,6 +144,8 @@ class StreamStore::Impl {
   Status RecoverIfFailed();
   // The error an append gets while the store has not recovered.
   Status FencedError(std::string_view stream) const;
+  // Listens to RocksDB's own errors and recoveries (durability.cc).
+  std::shared_ptr<rocksdb::EventListener> NewBackgroundErrorListener();
 
   const std::string path_;
   const StoreOptions options_;

@@ -371,5 +371,40 @@ TEST(DurabilityTest, AFullDiskFailsAppendsTransientlyAndRecoversWithoutReopening
   for (size_t i = 0; i < read.size(); ++i) EXPECT_EQ(read[i].second, Message("m" + std::to_string(i)));
 }
 
+TEST(DurabilityTest, AFullDiskMetByABackgroundFlushShowsAtOnceAndRecovers) {
+  Harness h("durable-flush-full");
+  h.options.store.write_buffer_bytes = 64 << 10;  // the smallest memtable: a flush comes soon
+  h.engine.reset();
+  h.Open();
+  ASSERT_TRUE(h.engine->CreateStream("s").ok());
+  h.fs->SetDiskFull(true, /*tables_only=*/true);  // the log takes writes; a flush cannot write its table
+  const std::string body(200, 'x');
+  std::vector<std::string> messages;
+  for (int i = 0; i < 100; ++i) messages.push_back(Message(body));
+  const std::vector<std::string_view> views(messages.begin(), messages.end());
+  uint64_t stored = 0;
+  // Batch after batch until the store reports the failed flush; each batch is given the time for the
+  // flush it may have started to fail, so the state shows before any append fails.
+  for (int batch = 0; batch < 20 && h.engine->Health().writable; ++batch) {
+    Status s = h.engine->AppendBatch("s", views);
+    ASSERT_TRUE(s.ok()) << "an append failed before the store said it takes none: " << s.ToString();
+    stored += views.size();
+    for (int i = 0; i < 20 && h.engine->Health().writable; ++i) std::this_thread::sleep_for(10ms);
+  }
+  const StoreHealth health = h.engine->Health();
+  ASSERT_FALSE(health.writable) << "no flush failed after " << stored << " messages";
+  EXPECT_NE(health.error.find("space"), std::string::npos) << health.error;
+  EXPECT_TRUE(h.engine->Append("s", Message("refused")).IsIOError());
+  EXPECT_EQ(h.ReadAll().size(), stored);  // every acknowledged append is read
+
+  h.fs->SetDiskFull(false);
+  uint64_t offset = 0;
+  Status s = AppendUntilRecovered(h.engine.get(), Message("after"), &offset);
+  ASSERT_TRUE(s.ok()) << s.ToString() << " (health: " << h.engine->Health().error << ")";
+  EXPECT_EQ(offset, stored);
+  EXPECT_TRUE(h.engine->Health().writable);
+  EXPECT_EQ(h.ReadAll().size(), stored + 1);
+}
+
 }  // namespace
 }  // namespace sift::engine

@@ -48,10 +48,13 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
     fail_log_syncs_ = fail;
     retryable_ = retryable;
   }
-  // The disk is full: appends, syncs and allocations of every file fail with ENOSPC.
-  void SetDiskFull(bool full) {
+  // The disk is full: appends, syncs and allocations of every file fail with ENOSPC. With
+  // `tables_only`, only those of table files (*.sst): the log still takes writes, and a background
+  // flush is what fails.
+  void SetDiskFull(bool full, bool tables_only = false) {
     std::lock_guard<std::mutex> lock(mu_);
     disk_full_ = full;
+    tables_only_ = tables_only;
   }
   int failed_calls() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -96,57 +99,59 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
         : rocksdb::FSWritableFileOwnerWrapper(std::move(file)),
           fs_(fs),
           log_(name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0),
+          table_(name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0),
           info_log_(name.size() >= 4 && name.compare(name.size() - 4, 4, "/LOG") == 0) {}
 
     rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& o,
                              rocksdb::IODebugContext* dbg) override {
-      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, info_log_); !s.ok()) return s;
+      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, table_, info_log_); !s.ok()) return s;
       return target()->Append(data, o, dbg);
     }
     rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& o,
                              const rocksdb::DataVerificationInfo& v, rocksdb::IODebugContext* dbg) override {
-      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, info_log_); !s.ok()) return s;
+      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, table_, info_log_); !s.ok()) return s;
       return target()->Append(data, o, v, dbg);
     }
     rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& o,
                                        rocksdb::IODebugContext* dbg) override {
-      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, info_log_); !s.ok()) return s;
+      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, table_, info_log_); !s.ok()) return s;
       return target()->PositionedAppend(data, offset, o, dbg);
     }
     rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& o,
                                        const rocksdb::DataVerificationInfo& v, rocksdb::IODebugContext* dbg) override {
-      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, info_log_); !s.ok()) return s;
+      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, table_, info_log_); !s.ok()) return s;
       return target()->PositionedAppend(data, offset, o, v, dbg);
     }
     rocksdb::IOStatus Allocate(uint64_t offset, uint64_t len, const rocksdb::IOOptions& o,
                                rocksdb::IODebugContext* dbg) override {
-      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, info_log_); !s.ok()) return s;
+      if (rocksdb::IOStatus s = fs_->Check(Op::kWrite, log_, table_, info_log_); !s.ok()) return s;
       return target()->Allocate(offset, len, o, dbg);
     }
     rocksdb::IOStatus Sync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* dbg) override {
-      if (rocksdb::IOStatus s = fs_->Check(Op::kSync, log_, info_log_); !s.ok()) return s;
+      if (rocksdb::IOStatus s = fs_->Check(Op::kSync, log_, table_, info_log_); !s.ok()) return s;
       return target()->Sync(o, dbg);
     }
     rocksdb::IOStatus Fsync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* dbg) override {
-      if (rocksdb::IOStatus s = fs_->Check(Op::kSync, log_, info_log_); !s.ok()) return s;
+      if (rocksdb::IOStatus s = fs_->Check(Op::kSync, log_, table_, info_log_); !s.ok()) return s;
       return target()->Fsync(o, dbg);
     }
     rocksdb::IOStatus RangeSync(uint64_t offset, uint64_t nbytes, const rocksdb::IOOptions& o,
                                 rocksdb::IODebugContext* dbg) override {
-      if (rocksdb::IOStatus s = fs_->Check(Op::kSync, log_, info_log_); !s.ok()) return s;
+      if (rocksdb::IOStatus s = fs_->Check(Op::kSync, log_, table_, info_log_); !s.ok()) return s;
       return target()->RangeSync(offset, nbytes, o, dbg);
     }
 
    private:
     FaultFileSystem* const fs_;
     const bool log_;
+    const bool table_;
     const bool info_log_;
   };
 
-  rocksdb::IOStatus Check(Op op, bool log, bool info_log) {
+  rocksdb::IOStatus Check(Op op, bool log, bool table, bool info_log) {
     if (info_log) return rocksdb::IOStatus::OK();
     std::unique_lock<std::mutex> lock(mu_);
-    if (disk_full_) {
+    if (disk_full_ && (table || !tables_only_)) {
       ++failed_calls_;
       return rocksdb::IOStatus::NoSpace("injected: no space left on device");
     }
@@ -174,6 +179,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   bool fail_log_syncs_ = false;
   bool retryable_ = false;
   bool disk_full_ = false;
+  bool tables_only_ = false;
   int failed_calls_ = 0;
 };
 
