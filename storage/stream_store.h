@@ -11,7 +11,10 @@
 // (and, with StoreOptions::sync, fsync'd): "append returned ok" means "offsets assigned and durable".
 // Concurrent appenders are grouped: one thread (the leader) writes the chunks of every waiting appender
 // in one RocksDB write and one sync, then wakes the others (group commit). A batch is atomic: all of
-// its messages are stored in consecutive offsets, or none is.
+// its messages are stored in consecutive offsets, or none is. Readers stop at each stream's durable
+// end, which moves once a write is durable (with StoreOptions::deferred_sync, at the Flush that syncs
+// it; with sync off, on write); a failed write fences the streams it concerned (Health below,
+// docs/store-format.md "Failed writes").
 //
 // Thread safety. One StreamStore is shared by any number of threads: every method may be called
 // concurrently, appends run concurrently with readers. A StreamReader is used by one thread at a time.
