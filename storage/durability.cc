@@ -86,9 +86,10 @@ void StreamStore::Impl::EnterFailedState(std::span<const std::shared_ptr<StreamS
 
 Status StreamStore::Impl::FencedError(std::string_view stream) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return Status::IOError(fmt::format(
-      "stream '{}': the store takes no appends until it recovers from a failed write (appends may be retried): {}",
-      stream, failure_.message()));
+  const std::string where = stream.empty() ? fmt::format("store '{}'", path_) : fmt::format("stream '{}'", stream);
+  return Status::IOError(
+      fmt::format("{}: the store takes no writes until it recovers from a failed write (appends may be retried): {}",
+                  where, failure_.message()));
 }
 
 Status StreamStore::Impl::RecoverIfFailed() {

@@ -563,6 +563,8 @@ Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st,
 
 Status StreamStore::Impl::EnforceRetention() {
   std::lock_guard<std::mutex> wlock(write_mu_);
+  // The periodic call is also when a failed store recovers if nobody appends (durability.cc).
+  if (!RecoverIfFailed().ok()) return FencedError("");
   std::vector<std::shared_ptr<StreamState>> all;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -150,11 +150,11 @@ class StreamStore {
   bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
 
   // Whether appends are taken now. After a failed write or sync the streams it concerned are fenced:
-  // readers see nothing past their durable end, appends fail with IOError, and each append (at most
-  // every 100 ms) tries to recover: RocksDB is resumed (DB::Resume) and what the fenced streams hold
-  // past their durable end is deleted, so the next append gets the next dense offset. RocksDB resumes
-  // from a full disk and from retryable errors; other I/O errors of the log are fatal to it
-  // (needs_reopen): the streams stay fenced until the store is reopened.
+  // readers see nothing past their durable end, appends fail with IOError, and each append and
+  // EnforceRetention (at most every 100 ms) tries to recover: RocksDB is resumed (DB::Resume) and what the fenced
+  // streams hold past their durable end is deleted, so the next append gets the next dense offset. RocksDB resumes from
+  // a full disk and from retryable errors; other I/O errors of the log are fatal to it (needs_reopen): the streams stay
+  // fenced until the store is reopened.
   StoreHealth Health() const;
 
   const std::string& path() const;

@@ -142,7 +142,8 @@ class StreamStore::Impl {
   // fenced streams hold past their durable end. OK when the store takes writes; otherwise the error
   // appends are refused with. write_mu_ held, mu_ not held.
   Status RecoverIfFailed();
-  // The error an append gets while the store has not recovered.
+  // The error an append to `stream` (a store-wide write when empty) gets while the store has not
+  // recovered.
   Status FencedError(std::string_view stream) const;
   // Listens to RocksDB's own errors and recoveries (durability.cc).
   std::shared_ptr<rocksdb::EventListener> NewBackgroundErrorListener();

@@ -16,10 +16,11 @@
 //
 // Failed writes: when a write or sync fails, the streams it concerned are fenced: nothing past their
 // durable end is ever delivered, and appends fail with IOError (transient: retry later) until the
-// store recovers, which every append tries (at most every 100 ms): RocksDB is resumed and what did not
-// become durable is discarded, so the next append gets the next dense offset and no offset a consumer
-// saw is ever given to another message. A full disk recovers this way once space returns; an I/O error
-// RocksDB reports as unrecoverable lasts until the store is reopened. Health() tells which.
+// store recovers, which every append and EnforceRetention call tries (at most every 100 ms): RocksDB
+// is resumed and what did not become durable is discarded, so the next append gets the next dense
+// offset and no offset a consumer saw is ever given to another message. A full disk recovers this way
+// once space returns; an I/O error RocksDB reports as unrecoverable lasts until the store is reopened.
+// Health() tells which.
 //
 // Lifetime: Open hands the engine to the caller (a unique_ptr); destroying it closes the store.
 // Consumers must be destroyed before the engine, and no call may be running on it when it is

@@ -193,7 +193,7 @@ struct Server::Impl {
   Impl(const ServeOptions& o, engine::StreamEngine* e, const PlainAuthenticator* a, pn_ssl_domain_t* s)
       : options(o), engine(e), authenticator(a), ssl(s) {}
 
-  bool store_writable = true;  // as last logged (LogStoreHealth); append worker only
+  std::atomic<bool> store_writable{true};  // as last logged (LogStoreHealth)
 
   void Log(const char* format, const std::string& what) {
     if (options.verbose) fprintf(stderr, format, what.c_str());
@@ -409,6 +409,7 @@ struct Server::Impl {
     while (!retention_cv.wait_for(lock, interval, [&] { return retention_stop; })) {
       lock.unlock();
       Status s = engine->EnforceRetention();
+      LogStoreHealth();
       if (!s.ok() && s.ToString() != last_error) {
         last_error = s.ToString();
         fprintf(stderr, "sift: %s\n", last_error.c_str());
@@ -749,11 +750,11 @@ struct Server::Impl {
   }
 
   // Logs when the store stops or starts taking appends again (StreamEngine::Health, which is where a
-  // status or metrics reader finds the same state). Append worker only.
+  // status or metrics reader finds the same state): after each append round, and on the retention
+  // timer, so a store that recovered while nobody appended says so too. Any thread; one logs a change.
   void LogStoreHealth() {
     const engine::StoreHealth health = engine->Health();
-    if (health.writable == store_writable) return;
-    store_writable = health.writable;
+    if (store_writable.exchange(health.writable) == health.writable) return;
     if (!health.writable) {
       fprintf(stderr, "sift serve: the store takes no appends (producers get modified, delivery-failed)%s: %s\n",
               health.needs_reopen ? " until sift serve is restarted" : " until it recovers", health.error.c_str());
