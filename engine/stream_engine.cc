@@ -23,6 +23,11 @@ std::span<const uint8_t> Bytes(std::string_view s) { return {reinterpret_cast<co
 }  // namespace
 
 Status StreamEngine::Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out) {
+  return StreamEngineInternals::Open(path, options, storage::StoreOptions(), out);
+}
+
+Status StreamEngineInternals::Open(const std::string& path, const EngineOptions& options,
+                                   const storage::StoreOptions& storage_extra, std::unique_ptr<StreamEngine>* out) {
   if (!options.store.create_if_missing) {
     // "Missing" is checked here, before RocksDB is asked, so a read-only command never creates a store.
     struct stat st;
@@ -39,7 +44,8 @@ Status StreamEngine::Open(const std::string& path, const EngineOptions& options,
   static_cast<StoreOptions&>(store_options) = options.store;  // the settings; the hooks are the engine's:
   store_options.validator = nullptr;  // the engine validates (EngineOptions::validate), naming the byte
   store_options.chunk_summarizer = options.summarize_chunks ? ChunkSummaryBuilder::Factory() : nullptr;
-  auto impl = std::make_unique<Impl>();
+  store_options.env = storage_extra.env;
+  auto impl = std::make_unique<StreamEngine::Impl>();
   impl->options = options;
   storage::Status s = storage::StreamStore::Open(path, store_options, &impl->store);
   if (!s.ok()) {
@@ -209,6 +215,11 @@ Status StreamEngine::PrepareIngest(std::span<const std::string_view> messages, I
 }
 
 Status StreamEngine::Flush() { return FromStorage(impl_->store->Flush(), "cannot flush", path_); }
+
+StoreHealth StreamEngine::Health() const {
+  const storage::StoreHealth h = impl_->store->Health();
+  return StoreHealth{h.writable, h.error, h.failures, h.recoveries, h.needs_reopen};
+}
 
 Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, uint64_t* present) {
   uint64_t built_count = 0, present_count = 0;

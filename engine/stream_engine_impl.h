@@ -18,6 +18,13 @@ struct StreamEngine::Impl {
   std::unique_ptr<storage::StreamStore> store;
 };
 
+struct StreamEngineInternals {
+  // StreamEngine::Open with the storage settings the public options do not carry (only `env` is taken
+  // from `storage_extra`: a test's fault-injecting file system).
+  static Status Open(const std::string& path, const EngineOptions& options, const storage::StoreOptions& storage_extra,
+                     std::unique_ptr<StreamEngine>* out);
+};
+
 // `what` names the operation ("cannot append"); `where` the store path, stream or offset. The storage
 // message already says where inside the store (stream, chunk, offsets), so it becomes the why.
 inline Status FromStorage(const storage::Status& s, std::string_view what, std::string_view where) {

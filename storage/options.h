@@ -16,6 +16,10 @@
 #include "sift/options.h"
 #include "storage/status.h"
 
+namespace rocksdb {
+class Env;
+}
+
 namespace sift::storage {
 
 // Returns "now" in milliseconds since the Unix epoch. Tests pass a fake clock.
@@ -62,6 +66,10 @@ struct StoreOptions : engine::StoreOptions {
 
   // Optional summary of every chunk written (see ChunkSummarizer). Default: none.
   ChunkSummarizerFactory chunk_summarizer;
+
+  // The environment RocksDB reads and writes files through. Default (null): RocksDB's own. Tests
+  // pass one over a fault-injecting file system (slow or failing syncs, a full disk).
+  std::shared_ptr<rocksdb::Env> env;
 };
 
 // What a reader does when a chunk fails its checksum or structural checks.

@@ -5,7 +5,7 @@
 // RocksDB keeps pinned (block cache handle or memtable) until the iterator moves: record views are
 // therefore valid until the reader leaves the chunk. Tailing: when the iterator runs out and the
 // stream's next offset (read lock-free) is past the reader's position, a fresh iterator is positioned
-// at the chunk holding the position.
+// at the chunk holding the position. No offset at or past the stream's durable end is delivered.
 #include <fmt/format.h>
 #include <rocksdb/db.h>
 
@@ -75,6 +75,11 @@ class ChunkReader final : public StreamReader {
   }
 
   bool Next(Record* record) override {
+    if (epoch_ != stream_->epoch.load() && status_.ok()) {
+      // Offsets past the durable end were discarded after a failed write; what this reader holds of
+      // them (a chunk, an iterator's view) is not what the stream will hold there.
+      (void)Position(position_);
+    }
     for (;;) {
       if (!status_.ok()) return false;
       if (in_chunk_) {
@@ -96,8 +101,8 @@ class ChunkReader final : public StreamReader {
           const uint64_t offset = record_offset_++;
           const int64_t ts = chunk_.first_timestamp_ms + delta;
           if (offset < position_ || ts < min_timestamp_) continue;
-          if (offset >= options_.end_offset) {
-            ++remaining_;  // not consumed: the bound stops the reader here
+          if (offset >= options_.end_offset || offset >= stream_->durable_end.load()) {
+            ++remaining_;  // not consumed: the bound (or the durable end, for now) stops the reader here
             --record_offset_;
             p_ = record_start;
             return false;
@@ -174,6 +179,8 @@ class ChunkReader final : public StreamReader {
   // filter may yet rule it out (a reader positioned again and again, or one whose first chunks are all
   // pruned, would otherwise read chunks it never delivers from).
   void SeekIterator() {
+    // The epoch before the iterator: a discard after it is seen by the next Next().
+    epoch_ = stream_->epoch.load();
     summary_it_.reset();  // a fresh view: summaries written since are seen too
     it_.reset(store_->db()->NewIterator(read_options_));
     pending_seek_ = PendingSeek::kChunkHoldingPosition;
@@ -183,9 +190,9 @@ class ChunkReader final : public StreamReader {
   // Performs the pending seek. Returns false with status_ set if it failed.
   bool SeekIfPending() {
     if (pending_seek_ == PendingSeek::kNone) return true;
-    if (position_ >= stream_->next_offset.load()) {
-      // Nothing stored there yet. A seek past the last chunk would still read it (the index leads a
-      // key after the last chunk to the last chunk's block).
+    if (position_ >= stream_->durable_end.load()) {
+      // Nothing stored (or nothing durable) there yet. A seek past the last chunk would still read it
+      // (the index leads a key after the last chunk to the last chunk's block).
       pending_seek_ = PendingSeek::kNone;
       at_stored_end_ = true;
       return true;
@@ -232,7 +239,7 @@ class ChunkReader final : public StreamReader {
               it_->status(), fmt::format("stream '{}': read at offset {}", stream_->name, position_));
           return false;
         }
-        if (!options_.tailing || refreshed || stream_->deleted.load() || stream_->next_offset.load() <= position_)
+        if (!options_.tailing || refreshed || stream_->deleted.load() || stream_->durable_end.load() <= position_)
           return false;
         SeekIterator();
         refreshed = true;
@@ -257,7 +264,7 @@ class ChunkReader final : public StreamReader {
       if (!ok) {
         // The header cannot be trusted: the offset range is from this key to the next chunk's key.
         it_->Next();
-        uint64_t end = stream_->next_offset.load();
+        uint64_t end = stream_->durable_end.load();
         if (it_->Valid()) {
           uint64_t next_first;
           if (keys::ParseOffsetKey(std::string_view(it_->key().data(), it_->key().size()), keys::kChunkPrefix,
@@ -322,7 +329,9 @@ class ChunkReader final : public StreamReader {
         summary_it_->Next();
         continue;
       }
-      if (first > position_ || options_.chunk_filter(summary)) break;
+      // A chunk not wholly durable is read (up to the durable end), never skipped: its offsets past the
+      // end may yet be discarded and hold other messages.
+      if (first > position_ || first + count > stream_->durable_end.load() || options_.chunk_filter(summary)) break;
       ++pruned_;
       bytes_pruned_ += bytes;
       position_ = first + count;
@@ -388,6 +397,7 @@ class ChunkReader final : public StreamReader {
   uint64_t visited_ = 0;
   uint64_t skipped_ = 0;
   uint64_t damaged_end_ = 0;  // after a Corruption stop: the end of the damaged chunk's offset range
+  uint64_t epoch_ = 0;        // the stream's epoch when the iterator was made (StreamState::epoch)
 };
 
 }  // namespace

@@ -170,6 +170,7 @@ Status ValidateOptions(const StoreOptions& o) {
     return Status::InvalidArgument("options: max_message_bytes + max_chunk_bytes must stay below 4 GiB");
   }
   if (o.linger.count() < 0) return Status::InvalidArgument("options: linger must not be negative");
+  if (o.deferred_sync && o.sync) return Status::InvalidArgument("options: deferred_sync needs sync off");
   if (o.write_buffer_bytes < (1u << 16))
     return Status::InvalidArgument("options: write_buffer_bytes must be >= 64 KiB");
   return Status::OK();
@@ -202,6 +203,12 @@ Status StreamStore::Impl::OpenDb() {
   rocksdb::Options o;
   o.create_if_missing = options_.create_if_missing;
   o.paranoid_checks = true;
+  if (options_.env != nullptr) o.env = options_.env.get();
+  // RocksDB resumes by itself from retryable I/O errors, retrying at this interval; the store's own
+  // recovery (durability.cc) waits for it. The default of 1 s would keep appends refused that long
+  // after the device is back.
+  o.bgerror_resume_retry_interval = 100'000;  // microseconds
+  if (!options_.read_only) o.listeners.push_back(NewBackgroundErrorListener());
   o.write_buffer_size = options_.write_buffer_bytes;
   o.max_background_jobs = 2;
   // Chunks are opaque encoded messages, often already compact; the scan measurements in
@@ -344,6 +351,7 @@ Status StreamStore::Impl::Recover() {
       return FromRocks(ci->status(), fmt::format("store '{}': stream '{}': read last chunk", path_, name));
     }
     st->next_offset.store(std::max({st->floor, index_end, chunk_end}));
+    st->durable_end.store(st->next_offset.load());
     if (!st->chunks.empty()) st->last_timestamp_ms = st->chunks.back().last_timestamp_ms;
   }
   return Status::OK();
@@ -471,8 +479,8 @@ Status StreamStore::Impl::GetStreamInfo(std::string_view name, StreamInfo* info)
   if (it == streams_.end()) return Status::NotFound(fmt::format("stream '{}' not found", name));
   const StreamState& st = *it->second;
   info->name = st.name;
-  info->next_offset = st.next_offset.load();
-  info->first_offset = st.first_offset();
+  info->next_offset = st.durable_end.load();
+  info->first_offset = std::min(st.first_offset(), info->next_offset);
   info->message_count = info->next_offset - info->first_offset;
   info->chunk_count = st.chunks.size();
   info->bytes = st.bytes;
@@ -484,8 +492,8 @@ Status StreamStore::Impl::GetStreamInfo(std::string_view name, StreamInfo* info)
 
 void StreamStore::Impl::StreamBounds(const StreamState& stream, uint64_t* first, uint64_t* next) const {
   std::lock_guard<std::mutex> lock(mu_);
-  *first = stream.first_offset();
-  *next = stream.next_offset.load();
+  *next = stream.durable_end.load();
+  *first = std::min(stream.first_offset(), *next);
 }
 
 bool StreamStore::Impl::ChunkForTimestamp(const StreamState& stream, int64_t timestamp_ms,
@@ -555,6 +563,8 @@ Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st,
 
 Status StreamStore::Impl::EnforceRetention() {
   std::lock_guard<std::mutex> wlock(write_mu_);
+  // The periodic call is also when a failed store recovers if nobody appends (durability.cc).
+  if (!RecoverIfFailed().ok()) return FencedError("");
   std::vector<std::shared_ptr<StreamState>> all;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -710,9 +720,15 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
     uint64_t bytes = 0;
   };
   std::vector<StreamGroup> streams;
+  // After a failed write nothing is appended until the store has recovered (durability.cc).
+  const Status recovered = RecoverIfFailed();
   for (Writer* w : group) {
     if (w->stream->deleted.load()) {
       w->status = Status::NotFound(fmt::format("stream '{}' not found (deleted)", w->stream->name));
+      continue;
+    }
+    if (!recovered.ok()) {
+      w->status = FencedError(w->stream->name);
       continue;
     }
     auto sg = std::find_if(streams.begin(), streams.end(), [&](const StreamGroup& g) { return g.stream == w->stream; });
@@ -765,11 +781,16 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
       st.bytes += sg.bytes;
       st.last_timestamp_ms = sg.timestamp;
       st.next_offset.store(sg.next);
+      // Durable now (the write was synced), or never to be until a Flush with deferred_sync.
+      if (!options_.deferred_sync) st.durable_end.store(sg.next);
     }
   } else {
+    std::vector<std::shared_ptr<StreamState>> failed;
     for (StreamGroup& sg : streams) {
+      failed.push_back(sg.stream);
       for (Writer* w : sg.writers) w->status = status;
     }
+    EnterFailedState(failed, status);
   }
   for (Writer* w : group) {
     writers_.pop_front();
@@ -861,6 +882,7 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   std::unique_lock<std::mutex> wlock(write_mu_);  // no other write moves the stream's end meanwhile
   std::shared_ptr<StreamState> st = FindStream(stream);
   if (st == nullptr || st->deleted.load()) return Status::NotFound(fmt::format("stream '{}' not found", stream));
+  if (!RecoverIfFailed().ok()) return FencedError(stream);
   const uint64_t first = st->next_offset.load();
   if (first_offset != nullptr) *first_offset = first;
   if (messages.empty()) return Status::OK();
@@ -944,6 +966,7 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   st->bytes += stored;
   st->last_timestamp_ms = timestamp;
   st->next_offset.store(cutter.next());
+  st->durable_end.store(cutter.next());  // an ingested table file is durable once ingested
   appended_cv_.notify_all();
   lock.unlock();
   RetainAfterAppend(st, now);
@@ -958,8 +981,37 @@ Status StreamStore::Impl::Flush() {
       writers_.front()->cv.notify_one();
     }
   }
+  // What is written now becomes durable with this sync; with deferred_sync it becomes visible then.
+  // write_mu_: no write is half done while the written ends are taken.
+  struct Written {
+    std::shared_ptr<StreamState> stream;
+    uint64_t end, epoch;  // a recovery meanwhile (another epoch) discarded these writes
+  };
+  std::vector<Written> written;
+  {
+    std::lock_guard<std::mutex> wlock(write_mu_);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [name, st] : streams_) {
+      if (st->next_offset.load() > st->durable_end.load())
+        written.push_back(Written{st, st->next_offset.load(), st->epoch.load()});
+    }
+  }
   rocksdb::Status s = db_->FlushWAL(/*sync=*/true);
-  return FromRocks(s, fmt::format("store '{}': flush", path_));
+  const Status status = FromRocks(s, fmt::format("store '{}': flush", path_));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!status.ok()) {
+    std::vector<std::shared_ptr<StreamState>> fenced;
+    for (const Written& w : written) fenced.push_back(w.stream);
+    EnterFailedState(fenced, status);
+    return status;
+  }
+  for (const Written& w : written) {
+    // A fenced stream's writes are discarded by recovery, never published.
+    StreamState& st = *w.stream;
+    if (!st.fenced && st.epoch.load() == w.epoch && st.durable_end.load() < w.end) st.durable_end.store(w.end);
+  }
+  if (!written.empty()) appended_cv_.notify_all();
+  return Status::OK();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -981,8 +1033,8 @@ bool StreamStore::Impl::WaitForAppend(std::string_view stream, uint64_t offset,
   auto it = streams_.find(stream);
   if (it == streams_.end()) return false;
   std::shared_ptr<StreamState> st = it->second;
-  appended_cv_.wait_for(lock, timeout, [&] { return st->deleted.load() || st->next_offset.load() > offset; });
-  return !st->deleted.load() && st->next_offset.load() > offset;
+  appended_cv_.wait_for(lock, timeout, [&] { return st->deleted.load() || st->durable_end.load() > offset; });
+  return !st->deleted.load() && st->durable_end.load() > offset;
 }
 
 // ---------------------------------------------------------------------------------------------------

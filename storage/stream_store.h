@@ -11,7 +11,10 @@
 // (and, with StoreOptions::sync, fsync'd): "append returned ok" means "offsets assigned and durable".
 // Concurrent appenders are grouped: one thread (the leader) writes the chunks of every waiting appender
 // in one RocksDB write and one sync, then wakes the others (group commit). A batch is atomic: all of
-// its messages are stored in consecutive offsets, or none is.
+// its messages are stored in consecutive offsets, or none is. Readers stop at each stream's durable
+// end, which moves once a write is durable (with StoreOptions::deferred_sync, at the Flush that syncs
+// it; with sync off, on write); a failed write fences the streams it concerned (Health below,
+// docs/store-format.md "Failed writes").
 //
 // Thread safety. One StreamStore is shared by any number of threads: every method may be called
 // concurrently, appends run concurrently with readers. A StreamReader is used by one thread at a time.
@@ -38,13 +41,23 @@ namespace sift::storage {
 struct StreamInfo {
   std::string name;
   uint64_t first_offset = 0;   // oldest retained message; == next_offset when the stream is empty
-  uint64_t next_offset = 0;    // the offset the next append gets
+  uint64_t next_offset = 0;    // the durable end (readers stop there); the offset the next append
+                               // gets unless appends wait for a deferred Flush
   uint64_t message_count = 0;  // next_offset - first_offset
   uint64_t chunk_count = 0;
   uint64_t bytes = 0;              // stored bytes: chunk headers + records
   int64_t first_timestamp_ms = 0;  // append time of first_offset; 0 when empty
   int64_t last_timestamp_ms = 0;   // append time of next_offset - 1; 0 when empty
   RetentionPolicy retention;
+};
+
+// Whether the store takes writes (StreamStore::Health).
+struct StoreHealth {
+  bool writable = true;       // false after a failed write or sync until the store recovers
+  std::string error;          // what failed (empty when writable)
+  uint64_t failures = 0;      // failed states entered since open
+  uint64_t recoveries = 0;    // failed states left since open
+  bool needs_reopen = false;  // the failure is one RocksDB cannot resume from: only a reopen recovers
 };
 
 class StreamStore {
@@ -135,6 +148,14 @@ class StreamStore {
   // Waits until `stream` has a message at offset >= `offset` (next_offset > offset), the stream is
   // deleted, or `timeout` passes. Returns true if such a message exists. For tailing consumers.
   bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
+
+  // Whether appends are taken now. After a failed write or sync the streams it concerned are fenced:
+  // readers see nothing past their durable end, appends fail with IOError, and each append and
+  // EnforceRetention (at most every 100 ms) tries to recover: RocksDB is resumed (DB::Resume) and what the fenced
+  // streams hold past their durable end is deleted, so the next append gets the next dense offset. RocksDB resumes from
+  // a full disk and from retryable errors; other I/O errors of the log are fatal to it (needs_reopen): the streams stay
+  // fenced until the store is reopened.
+  StoreHealth Health() const;
 
   const std::string& path() const;
 

@@ -11,6 +11,7 @@
 #include <rocksdb/db.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -43,7 +44,17 @@ struct StreamState {
   std::deque<ChunkMeta> chunks;          // stored chunks, oldest first
   uint64_t bytes = 0;                    // sum of chunks[i].bytes
   int64_t last_timestamp_ms = 0;         // last assigned timestamp (kept even when all chunks are deleted)
-  std::atomic<uint64_t> next_offset{0};  // written under both locks, read lock-free by tailing readers
+  std::atomic<uint64_t> next_offset{0};  // written under both locks: what the next append gets
+  // The durable-end mark: readers deliver no offset at or past it. It moves once a write is durable
+  // (after its fsync, or after the Flush that syncs it with StoreOptions::deferred_sync), or on write
+  // with sync off. Written under both locks, read lock-free by readers.
+  std::atomic<uint64_t> durable_end{0};
+  // Bumped when offsets past durable_end are discarded (recovery after a failed write): a reader
+  // holding chunks of an older epoch positions itself again.
+  std::atomic<uint64_t> epoch{0};
+  // A write of this stream failed: offsets from durable_end on are discarded when the store recovers,
+  // and no append is taken until then. Under mu_.
+  bool fenced = false;
   std::atomic<bool> deleted{false};
 
   uint64_t first_offset() const { return chunks.empty() ? next_offset.load() : chunks.front().first_offset; }
@@ -76,6 +87,10 @@ class StreamStore::Impl {
   bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
   // OK, or NotSupported when the store was opened read-only (StoreOptions::read_only).
   Status Writable() const;
+  StoreHealth Health() const;
+  // RocksDB met an error that stops writes, or resumed by itself (its event listener); mu_ not held.
+  void BackgroundError(const rocksdb::Status& error);
+  void BackgroundRecovered();
 
   // For readers: the stream's state by name (null if none), and the first offset of the first chunk
   // whose last timestamp is >= T (nullopt-like: returns false when there is none).
@@ -121,6 +136,17 @@ class StreamStore::Impl {
   Status ApplyRetention(const std::shared_ptr<StreamState>& stream, int64_t now_ms);
   std::string EncodeStreamRecord(const StreamState& stream) const;
   rocksdb::WriteOptions WriteOpts() const;
+  // Fences `streams` after a failed write or sync (`error`); mu_ held. See durability.cc.
+  void EnterFailedState(std::span<const std::shared_ptr<StreamState>> streams, const Status& error);
+  // Recovers from a failed state, at most every kRecoveryInterval: resumes RocksDB and discards what
+  // fenced streams hold past their durable end. OK when the store takes writes; otherwise the error
+  // appends are refused with. write_mu_ held, mu_ not held.
+  Status RecoverIfFailed();
+  // The error an append to `stream` (a store-wide write when empty) gets while the store has not
+  // recovered.
+  Status FencedError(std::string_view stream) const;
+  // Listens to RocksDB's own errors and recoveries (durability.cc).
+  std::shared_ptr<rocksdb::EventListener> NewBackgroundErrorListener();
 
   const std::string path_;
   const StoreOptions options_;
@@ -136,6 +162,15 @@ class StreamStore::Impl {
   size_t queued_messages_ = 0;
   size_t queued_bytes_ = 0;
   bool flush_requested_ = false;
+
+  // Failed state (durability.cc), under mu_: the first error of the current failure, the failures and
+  // recoveries so far, and when recovery was last tried.
+  bool failed_ = false;
+  Status failure_;
+  uint64_t failures_ = 0;
+  uint64_t recoveries_ = 0;
+  bool needs_reopen_ = false;  // RocksDB refused to resume: only reopening the store recovers
+  std::chrono::steady_clock::time_point last_recovery_attempt_{};
 };
 
 }  // namespace sift::storage

@@ -34,6 +34,16 @@ struct StoreOptions {
   // OS page cache; it survives a process kill (kill -9) but the last appends may be lost on power loss
   // or kernel crash until Flush() is called.
   bool sync = true;
+  //
+  // Consumers never read past a stream's durable end: with sync on, an append's messages become
+  // visible once their fsync returned; with sync off, once written (they may still be lost on power
+  // loss, and a consumer may have seen them).
+
+  // Group commit by the caller (sync must be off): an append returns once written, and its messages
+  // become visible to consumers only when a later Flush() has made them durable; a caller acknowledges
+  // appends after that Flush. A failed Flush fences the streams it concerned: what it did not make
+  // durable is never delivered and is discarded when the store recovers (StreamEngine::Health).
+  bool deferred_sync = false;
 
   // Chunk bounds: a chunk is closed when it holds this many messages...
   uint32_t max_chunk_messages = 4096;

@@ -9,6 +9,18 @@
 //
 // Durability: with StoreOptions::sync (the default) an append returns ok only once its messages are
 // fsync'd; "ok" means stored, with these offsets. A batch is stored atomically in consecutive offsets.
+// Consumers (and ParallelScan, and StreamInfo::next_offset) never read past a stream's durable end:
+// with sync on, messages become visible once their fsync returned; with StoreOptions::deferred_sync,
+// once a Flush made them durable; with sync off, once written (not durable: a power loss may take
+// them back after a consumer saw them).
+//
+// Failed writes: when a write or sync fails, the streams it concerned are fenced: nothing past their
+// durable end is ever delivered, and appends fail with IOError (transient: retry later) until the
+// store recovers, which every append and EnforceRetention call tries (at most every 100 ms): RocksDB
+// is resumed and what did not become durable is discarded, so the next append gets the next dense
+// offset and no offset a consumer saw is ever given to another message. A full disk recovers this way
+// once space returns; an I/O error RocksDB reports as unrecoverable lasts until the store is reopened.
+// Health() tells which.
 //
 // Lifetime: Open hands the engine to the caller (a unique_ptr); destroying it closes the store.
 // Consumers must be destroyed before the engine, and no call may be running on it when it is
@@ -45,13 +57,23 @@ struct IngestPreparation {
 struct StreamInfo {
   std::string name;
   uint64_t first_offset = 0;  // oldest retained message (== next_offset when empty)
-  uint64_t next_offset = 0;   // what the next append gets
+  uint64_t next_offset = 0;   // the durable end: one past the last message consumers can read, and
+                              // what the next append gets (unless appends wait for a deferred Flush)
   uint64_t message_count = 0;
   uint64_t chunk_count = 0;
   uint64_t bytes = 0;              // stored bytes, chunk headers included
   int64_t first_timestamp_ms = 0;  // append time of the oldest message (0 when empty)
   int64_t last_timestamp_ms = 0;   // append time of the newest message (0 when empty)
   RetentionPolicy retention;       // the stream's retention (all zero: keeps everything)
+};
+
+// Whether the store takes appends (StreamEngine::Health).
+struct StoreHealth {
+  bool writable = true;       // false from a failed write or sync until the store recovers
+  std::string error;          // the failure (empty when writable)
+  uint64_t failures = 0;      // failed states entered since the store was opened
+  uint64_t recoveries = 0;    // failed states recovered from since then
+  bool needs_reopen = false;  // the store cannot recover in place (RocksDB graded the error fatal)
 };
 
 // What StreamEngine::AppendEach did with one message of a batch.
@@ -152,8 +174,13 @@ class StreamEngine {
   Status PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
                        const RangeCheck& check = {}) const;
 
-  // Makes every acknowledged append durable (fsync), also with sync off. IOError.
+  // Makes every acknowledged append durable (fsync), also with sync off; with
+  // StoreOptions::deferred_sync, makes the appends written so far visible to consumers. IOError (the
+  // streams with appends it did not make durable are then fenced, see "Failed writes" above).
   Status Flush();
+
+  // Whether the store takes appends now (see "Failed writes" above). Cheap; any thread.
+  StoreHealth Health() const;
 
   // Builds the summary of every chunk of `stream` that has none (chunks written before summaries, or
   // with summarize_chunks off), reading each such chunk once. Each summary is stored durably on its
@@ -163,7 +190,7 @@ class StreamEngine {
   Status SummarizeChunks(std::string_view stream, uint64_t* built = nullptr, uint64_t* present = nullptr);
 
   // Creates a consumer. Errors: InvalidArgument (the filter is not ok, zero credit), NotFound (no such
-  // stream), IOError.
+  // stream), IOError. A consumer reads up to the stream's durable end (see "Durability" above).
   Status NewConsumer(const ConsumerOptions& options, std::unique_ptr<Consumer>* out);
 
   // Runs a bounded filtered read split over threads and delivers its matches to `sink` in offset
@@ -176,6 +203,7 @@ class StreamEngine {
 
  private:
   struct Impl;
+  friend struct StreamEngineInternals;  // engine/stream_engine_impl.h: storage-only settings (tests)
   StreamEngine(std::string path, std::unique_ptr<Impl> impl);
   std::string path_;
   std::unique_ptr<Impl> impl_;

@@ -164,6 +164,8 @@ int RunServe(const ServeOptions& options) {
   const std::string store = StoreFolder(options.store);
   engine::EngineOptions eo;
   eo.store.sync = false;  // the append worker fsyncs once per round (Flush), not once per batch
+  // ...and consumers see a round's messages once that fsync returned (none with --no-sync).
+  eo.store.deferred_sync = options.sync;
   eo.store.max_message_bytes = options.max_message_bytes;
   if (options.max_chunk_bytes > 0) eo.store.max_chunk_bytes = options.max_chunk_bytes;
   if (options.max_chunk_messages > 0) eo.store.max_chunk_messages = options.max_chunk_messages;

@@ -2,14 +2,16 @@
 //
 // Producers attach a sender whose target address names a stream; every transfer is validated,
 // appended, and settled `accepted` only once the append is durable (a worker thread group-commits
-// the appends of many transfers with one fsync), or `rejected` with amqp:decode-error naming the byte
-// and the reason, nothing stored. Consumers attach a receiver whose source address names a stream and
-// whose filter-set (link_filter.h) selects messages and a start position; only matching messages use
-// credit, each carries its offset in the message annotation `x-stream-offset`, and consumers tail
-// new appends. Consumers scan on a pool of reader threads, so neither a slow consumer nor a long
-// filtered scan ever blocks the event loop, appends or other consumers. Who may connect, and read,
-// write or create which streams, is the users file (authenticator.h, users_file.h); without one only
-// anonymous clients from loopback are served. docs/serve.md is the manual.
+// the appends of many transfers with one fsync), `rejected` with amqp:decode-error naming the byte
+// and the reason, nothing stored, or `modified` (delivery-failed) when the store failed: the client
+// may send it again. Consumers see a message once it is durable. Consumers attach a receiver whose
+// source address names a stream and whose filter-set (link_filter.h) selects messages and a start
+// position; only matching messages use credit, each carries its offset in the message annotation
+// `x-stream-offset`, and consumers tail new appends. Consumers scan on a pool of reader threads, so
+// neither a slow consumer nor a long filtered scan ever blocks the event loop, appends or other
+// consumers. Who may connect, and read, write or create which streams, is the users file
+// (authenticator.h, users_file.h); without one only anonymous clients from loopback are served.
+// docs/serve.md is the manual.
 #ifndef SIFT_TOOLS_SERVE_SERVE_H_
 #define SIFT_TOOLS_SERVE_SERVE_H_
 

@@ -4,7 +4,8 @@
 // - producer link (we are the receiver, 2.6): target address = stream; credit window
 //   ServeOptions::producer_credit, topped up as appends are acknowledged, so a slow disk slows
 //   producers instead of growing memory; each transfer is settled with accepted / rejected (3.4) after
-//   the worker reports it durable or malformed.
+//   the worker reports it durable or malformed, or modified with delivery-failed (3.4.5) when the
+//   store failed (a transient outcome: the client may resend).
 // - consumer link (we are the sender): source address = stream, filter-set (3.5.8) parsed by
 //   link_filter.h and echoed in place with the source capabilities AMQP_FILTEX_PROP_V1_0 and
 //   AMQP_FILTEX_SQL_V1_0; a bad filter refuses the link: attach with a null source, then detach with
@@ -85,6 +86,9 @@ struct AppendResult {
   pn_delivery_t* delivery = nullptr;
   pn_link_t* link = nullptr;
   bool accepted = false;
+  // Not accepted because the store failed (an I/O error, a full disk, a fenced stream), not because of
+  // the message: settled `modified` with delivery-failed, so the client may send it again.
+  bool store_failed = false;
   const char* condition = nullptr;
   std::string description;
 };
@@ -191,6 +195,8 @@ struct Server::Impl {
 
   Impl(const ServeOptions& o, engine::StreamEngine* e, const Authenticator* a, pn_ssl_domain_t* s)
       : options(o), engine(e), authenticator(a), ssl(s) {}
+
+  std::atomic<bool> store_writable{true};  // as last logged (LogStoreHealth)
 
   void Log(const char* format, const std::string& what) {
     if (options.verbose) fprintf(stderr, format, what.c_str());
@@ -361,6 +367,7 @@ struct Server::Impl {
           appended = true;
           continue;
         }
+        r.store_failed = !one.IsInputError() && !one.IsMalformed() && !one.IsNotFound();
         r.condition = one.IsMalformed()    ? "amqp:decode-error"
                       : one.IsNotFound()   ? "amqp:not-found"
                       : one.IsInputError() ? "amqp:invalid-field"
@@ -374,12 +381,14 @@ struct Server::Impl {
         for (AppendResult& r : results) {
           if (!r.accepted) continue;
           r.accepted = false;
+          r.store_failed = true;
           r.condition = "amqp:internal-error";
           r.description = "the append could not be made durable: " + f.ToString();
         }
       }
     }
     for (auto& [stream, indexes] : groups) Appended(std::string(stream));
+    LogStoreHealth();
     // Post outcomes, grouped by connection, in transfer order.
     std::unordered_map<ConnState*, std::vector<size_t>> by_conn;
     for (size_t i = 0; i < jobs.size(); ++i) by_conn[jobs[i].conn.get()].push_back(i);
@@ -403,6 +412,7 @@ struct Server::Impl {
     while (!retention_cv.wait_for(lock, interval, [&] { return retention_stop; })) {
       lock.unlock();
       Status s = engine->EnforceRetention();
+      LogStoreHealth();
       if (!s.ok() && s.ToString() != last_error) {
         last_error = s.ToString();
         fprintf(stderr, "sift: %s\n", last_error.c_str());
@@ -777,6 +787,20 @@ struct Server::Impl {
     append_cv.notify_one();
   }
 
+  // Logs when the store stops or starts taking appends again (StreamEngine::Health, which is where a
+  // status or metrics reader finds the same state): after each append round, and on the retention
+  // timer, so a store that recovered while nobody appended says so too. Any thread; one logs a change.
+  void LogStoreHealth() {
+    const engine::StoreHealth health = engine->Health();
+    if (store_writable.exchange(health.writable) == health.writable) return;
+    if (!health.writable) {
+      fprintf(stderr, "sift serve: the store takes no appends (producers get modified, delivery-failed)%s: %s\n",
+              health.needs_reopen ? " until sift serve is restarted" : " until it recovers", health.error.c_str());
+    } else {
+      fprintf(stderr, "sift serve: the store takes appends again\n");
+    }
+  }
+
   void TopUpCredit(pn_link_t* link, ProducerLink* p) {
     if (p->closed || shutting_down || (pn_link_state(link) & PN_LOCAL_CLOSED)) return;
     const int window = static_cast<int>(options.producer_credit);
@@ -802,6 +826,10 @@ struct Server::Impl {
       if (!pn_delivery_settled(r.delivery)) {  // a pre-settled transfer gets no outcome (core 2.6.12)
         if (r.accepted) {
           pn_delivery_update(r.delivery, PN_ACCEPTED);
+        } else if (r.store_failed) {
+          // `modified` carries no error: the reason is in the server's log (LogStoreHealth).
+          pn_disposition_set_failed(pn_delivery_local(r.delivery), true);
+          pn_delivery_update(r.delivery, PN_MODIFIED);
         } else {
           SetCondition(pn_disposition_condition(pn_delivery_local(r.delivery)), r.condition, r.description);
           pn_delivery_update(r.delivery, PN_REJECTED);

@@ -1,0 +1,166 @@
+// The failed state of a StreamStore: fencing streams after a failed write or sync, and recovering
+// without reopening the store.
+//
+// RocksDB stops taking writes after a failed write-ahead-log write or sync, or a failed background
+// flush or compaction (a full disk), and grades the error. A full disk and an I/O error the file
+// system calls retryable are "hard" errors RocksDB resumes from by itself: its SstFileManager polls
+// the free space (every 5 s) and resumes once there is room, and a retryable error is retried at
+// bgerror_resume_retry_interval; DB::Resume() answers Busy meanwhile and OK once it is done. Any
+// other I/O error of the log (a failed fsync) is fatal to RocksDB: Resume() refuses, and the streams
+// stay fenced until the store is reopened (StoreHealth::needs_reopen). What a failed
+// write left behind is unknown: its log record may be on disk, in the page cache, or nowhere (the
+// kernel may drop dirty pages after a failed fsync), and a deferred-sync write is already in the
+// memtable. So recovery does not trust it either way: once RocksDB takes writes again, every key of a
+// fenced stream from its durable end on is deleted in one synced write. After that the store's true
+// end is the durable end, a replay of an old log after a crash is overridden by the later delete, and
+// the next append gets the next dense offset. Offsets past the durable end were never delivered
+// (readers stop there), so no offset a consumer saw is ever given to another message.
+#include <fmt/format.h>
+#include <rocksdb/listener.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+
+#include "storage/key_layout.h"
+#include "storage/stream_store_impl.h"
+
+namespace sift::storage {
+namespace {
+
+// A full disk or a failing device gets a recovery attempt at most this often, however many appends
+// arrive meanwhile (each attempt may try to write a memtable's worth).
+constexpr std::chrono::milliseconds kRecoveryInterval{100};
+
+// Errors RocksDB meets on its own (a flush or compaction on a full disk) stop writes before any append
+// fails: the store's state says so at once, and clears when RocksDB resumed by itself and no stream
+// waits for a discard. Called on RocksDB's threads without its mutex held.
+class BackgroundErrorListener : public rocksdb::EventListener {
+ public:
+  explicit BackgroundErrorListener(StreamStore::Impl* store) : store_(store) {}
+  const char* Name() const override { return "SiftBackgroundErrorListener"; }
+
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
+    // A soft error (RocksDB slows down, still takes writes) leaves the store writable.
+    if (error != nullptr && !error->ok() && error->severity() >= rocksdb::Status::Severity::kHardError)
+      store_->BackgroundError(*error);
+  }
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    if (info.new_bg_error.ok()) store_->BackgroundRecovered();
+  }
+
+ private:
+  StreamStore::Impl* const store_;
+};
+
+}  // namespace
+
+std::shared_ptr<rocksdb::EventListener> StreamStore::Impl::NewBackgroundErrorListener() {
+  return std::make_shared<BackgroundErrorListener>(this);
+}
+
+void StreamStore::Impl::BackgroundError(const rocksdb::Status& error) {
+  const Status status = FromRocks(error, fmt::format("store '{}'", path_));
+  std::lock_guard<std::mutex> lock(mu_);
+  EnterFailedState({}, status);
+}
+
+void StreamStore::Impl::BackgroundRecovered() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!failed_ || needs_reopen_) return;
+  for (const auto& [name, st] : streams_) {
+    if (st->fenced) return;  // the next append discards what it holds past its durable end first
+  }
+  failed_ = false;
+  failure_ = Status::OK();
+  ++recoveries_;
+}
+
+void StreamStore::Impl::EnterFailedState(std::span<const std::shared_ptr<StreamState>> streams, const Status& error) {
+  for (const std::shared_ptr<StreamState>& st : streams) st->fenced = true;
+  if (failed_) return;
+  failed_ = true;
+  failure_ = error;
+  ++failures_;
+  last_recovery_attempt_ = std::chrono::steady_clock::now();
+}
+
+Status StreamStore::Impl::FencedError(std::string_view stream) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string where = stream.empty() ? fmt::format("store '{}'", path_) : fmt::format("stream '{}'", stream);
+  return Status::IOError(
+      fmt::format("{}: the store takes no writes until it recovers from a failed write (appends may be retried): {}",
+                  where, failure_.message()));
+}
+
+Status StreamStore::Impl::RecoverIfFailed() {
+  std::vector<std::shared_ptr<StreamState>> fenced;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!failed_) return Status::OK();
+    if (needs_reopen_) return Status::IOError(failure_.message());
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_recovery_attempt_ < kRecoveryInterval) return Status::IOError(failure_.message());
+    last_recovery_attempt_ = now;
+    for (const auto& [name, st] : streams_) {
+      if (st->fenced) fenced.push_back(st);
+    }
+  }
+  // Resume() answers OK at once when RocksDB is not stopped (an error it did not grade as stopping).
+  rocksdb::Status rs = db_->Resume();
+  if (!rs.ok()) {
+    // A fatal error (a failed log write or sync that was not a full disk, as RocksDB grades it) is not
+    // resumed in place: the store must be reopened, and recovers then from what the files hold.
+    if (rs.severity() >= rocksdb::Status::Severity::kFatalError) {
+      std::lock_guard<std::mutex> lock(mu_);
+      needs_reopen_ = true;
+    }
+    return FromRocks(rs, fmt::format("store '{}': resume after a failed write", path_));
+  }
+  rocksdb::WriteBatch batch;
+  for (const std::shared_ptr<StreamState>& st : fenced) {
+    const uint64_t end = st->durable_end.load();
+    for (const char prefix : {keys::kChunkPrefix, keys::kIndexPrefix, keys::kSummaryPrefix}) {
+      batch.DeleteRange(keys::OffsetKey(prefix, st->id, end), keys::StreamEnd(prefix, st->id));
+    }
+  }
+  if (batch.Count() > 0) {
+    rocksdb::WriteOptions wo;
+    wo.sync = true;  // the discard must be durable before any offset past the durable end is given again
+    rocksdb::Status ws = db_->Write(wo, &batch);
+    if (!ws.ok()) return FromRocks(ws, fmt::format("store '{}': discard what did not become durable", path_));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::shared_ptr<StreamState>& st : fenced) {
+    const uint64_t end = st->durable_end.load();
+    while (!st->chunks.empty() && st->chunks.back().first_offset >= end) {
+      st->bytes -= st->chunks.back().bytes;
+      st->chunks.pop_back();
+    }
+    if (st->next_offset.load() != end) {
+      st->next_offset.store(end);
+      st->epoch.fetch_add(1);
+    }
+    st->fenced = false;
+  }
+  if (failed_) {  // RocksDB's recovery event may have cleared it already (no stream was fenced)
+    failed_ = false;
+    failure_ = Status::OK();
+    ++recoveries_;
+  }
+  return Status::OK();
+}
+
+StoreHealth StreamStore::Impl::Health() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  StoreHealth h;
+  h.writable = !failed_;
+  h.error = std::string(failure_.message());
+  h.failures = failures_;
+  h.recoveries = recoveries_;
+  h.needs_reopen = needs_reopen_;
+  return h;
+}
+
+StoreHealth StreamStore::Health() const { return impl_->Health(); }
+
+}  // namespace sift::storage
