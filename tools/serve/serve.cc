@@ -3,6 +3,7 @@
 
 #include <proton/ssl.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -78,6 +79,14 @@ int RunServe(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &set, &old);
   signal(SIGPIPE, SIG_IGN);
 
+  // Each connection holds a socket: allow as many as the hard limit does (the soft limit is often
+  // 1024, below --max-connections plus --max-handshakes).
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+
   const std::string store = StoreFolder(options.store);
   engine::EngineOptions eo;
   eo.store.sync = false;  // the append worker fsyncs once per round (Flush), not once per batch
@@ -97,7 +106,9 @@ int RunServe(const ServeOptions& options) {
 
   int rc;
   {
-    Server server(options, engine.get(), authenticator.get(), ssl);
+    ServeOptions resolved = options;
+    resolved.store = store;  // the folder whose free space --min-disk-free watches
+    Server server(resolved, engine.get(), authenticator.get(), ssl);
     rc = server.Run(host, port);
   }
   s = engine->Flush();
