@@ -423,8 +423,11 @@ class FairnessTest(TempStoreTest):
 
     def test_costly_filters_do_not_starve_others_and_sigterm_is_prompt(self):
         server = self.start()
-        text = "a" * 8000  # never matches: every message costs a full LIKE evaluation
-        publish(server.url, "costly", (Message(body=i, properties={"color": text}) for i in range(3000)))
+        # Holds the pattern's required literal (500 a's then b), so no byte search rules a message
+        # out, but never 500 a's, one character and 500 a's before a b: every message costs a full
+        # bit-parallel LIKE search of its 64 KB text, and never matches.
+        text = ("a" * 499 + "c") * 130 + "a" * 500 + "b"
+        publish(server.url, "costly", (Message(body=i, properties={"color": text}) for i in range(1000)))
         publish(server.url, "cheap", [Message(body="unrelated")])
         costly = []
         try:
