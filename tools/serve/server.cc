@@ -1115,6 +1115,7 @@ struct Server::Impl {
         ConnState* s = it->second.get();
         s->Post([s] { s->close_requested = true; });
       }
+      if (conns.empty()) return;  // nothing to wait for: the proactor goes inactive
       shutdown_deadline = now + std::chrono::seconds(3);
       pn_proactor_set_timeout(proactor, 3000);
       return;
@@ -1192,6 +1193,7 @@ Server::~Server() = default;
 int Server::Run(const std::string& host, const std::string& port) {
   Impl& m = *impl_;
   m.proactor = pn_proactor();
+  m.CheckAlarms();  // a full disk withholds credit from the first producer on
   m.append_thread = std::thread([&m] { m.AppendLoop(); });
   for (uint32_t i = 0; i < m.options.reader_threads; ++i) m.readers.emplace_back([&m] { m.ReaderLoop(); });
   if (m.options.retention_interval_ms > 0) m.retention_thread = std::thread([&m] { m.RetentionLoop(); });

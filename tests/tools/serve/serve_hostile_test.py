@@ -117,12 +117,12 @@ class RawClient:
     """An AMQP 1.0 client written by hand over a socket, free to break the rules (no SASL: the server
     accepts clients that skip it without --users)."""
 
-    def __init__(self, url, timeout=10.0):
+    def __init__(self, url, timeout=10.0, open_fields=None):
         host, port = url.rsplit(":", 1)
         self.sock = socket.create_connection((host, int(port)), timeout=timeout)
         self.buffer = b""
         self.sock.sendall(b"AMQP\x00\x01\x00\x00")
-        self.send(OPEN, ["raw-client"])
+        self.send(OPEN, open_fields or ["raw-client"])
         self.send(BEGIN, [None, uint(0), uint(0x7FFFFFFF), uint(0x7FFFFFFF)])
         header = self.read_exact(8)
         if header != b"AMQP\x00\x01\x00\x00":
@@ -171,7 +171,8 @@ class RawClient:
             raise RuntimeError("expected performative 0x%x, got 0x%x %r" % (code, got, fields))
         return fields
 
-    def attach_fields(self, name, handle, sender, address, filters=None):
+    @staticmethod
+    def attach_fields(name, handle, sender, address, filters=None):
         source = Described(ulong(SOURCE), [address if not sender else None] + ([None] * 6 + [filters] if filters else []))
         target = Described(ulong(TARGET), [address if sender else None])
         return [name, uint(handle), not sender, ubyte(0), ubyte(0), source, target]
@@ -291,6 +292,97 @@ class ConnectionFloodTest(TempStoreTest):
         finally:
             first.close()
             second.close()
+        self.assertEqual(server.stop(), 0, server.stderr())
+
+
+class IdleTimeoutTest(TempStoreTest):
+    def test_heartbeats_and_silent_peers_closed(self):
+        server = self.start("--idle-timeout", "600ms")
+        # A client announcing an idle timeout of 400 ms gets empty frames (heartbeats) in time.
+        raw = RawClient(server.url, open_fields=["beating", None, None, None, uint(400)])
+        try:
+            started = time.monotonic()
+            size = struct.unpack(">I", raw.read_exact(8)[:4])[0]
+            self.assertEqual(size, 8, "the first frame after open should be a heartbeat")
+            self.assertLess(time.monotonic() - started, 1.0)
+            # Silent itself, it is closed once the server's own 600 ms pass.
+            fields = None
+            for _ in range(100):
+                code, fields, _ = raw.read_frame()
+                if code == CLOSE:
+                    break
+            self.assertEqual(code, CLOSE)
+            self.assertEqual(condition_name(fields, 0), "amqp:resource-limit-exceeded")
+            self.assertLess(time.monotonic() - started, 3.0)
+        finally:
+            raw.close()
+        self.assertEqual(server.stop(), 0, server.stderr())
+
+
+def wait_for_log(server, text, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if text in server.stderr():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def no_frame_within(raw, seconds):
+    """True when the server sends nothing but heartbeats for `seconds`."""
+    raw.sock.settimeout(seconds)
+    try:
+        raw.read_frame()
+        return False
+    except socket.timeout:
+        return True
+    finally:
+        raw.sock.settimeout(10)
+
+
+class AlarmTest(TempStoreTest):
+    def test_memory_budget_withholds_producer_credit_until_it_drains(self):
+        server = self.start("--memory-budget", "1MiB", "--no-sync")
+        publish(server.url, "hoard", (Message(body="y" * (512 << 10)) for _ in range(16)))
+        # A consumer that never reads: the output queued for it passes the 1 MiB budget.
+        hoarder = socket.socket()
+        hoarder.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 10)
+        hoarder.settimeout(10)
+        hoarder.connect(("127.0.0.1", server.port))
+        frames = b"AMQP\x00\x01\x00\x00" + RawClient.frame(OPEN, ["hoarder"])
+        frames += RawClient.frame(BEGIN, [None, uint(0), uint(0x7FFFFFFF), uint(0x7FFFFFFF)])
+        frames += RawClient.frame(ATTACH, RawClient.attach_fields("h", 0, False, "hoard"))
+        frames += RawClient.frame(FLOW, [uint(0), uint(0x7FFFFFFF), uint(0), uint(0x7FFFFFFF), uint(0), uint(0),
+                                         uint(1000000)])
+        hoarder.sendall(frames)
+        producer = None
+        try:
+            self.assertTrue(wait_for_log(server, "memory alarm raised", 5), server.stderr())
+            producer = RawClient(server.url)
+            producer.send(ATTACH, producer.attach_fields("late", 0, True, "hoard"))
+            producer.expect(ATTACH)
+            self.assertTrue(no_frame_within(producer, 1.0), "a producer got credit under the memory alarm")
+            hoarder.close()  # its queued output goes with it
+            flow = producer.expect(FLOW)
+            self.assertGreater(int(flow[6]), 0)
+            self.assertIn("memory alarm cleared", server.stderr())
+        finally:
+            hoarder.close()
+            if producer:
+                producer.close()
+        self.assertEqual(server.stop(), 0, server.stderr())
+
+    def test_low_disk_withholds_producer_credit(self):
+        server = self.start("--min-disk-free", "1000TiB")
+        producer = RawClient(server.url)
+        try:
+            producer.send(ATTACH, producer.attach_fields("starved", 0, True, "disk"))
+            producer.expect(ATTACH)
+            self.assertTrue(no_frame_within(producer, 1.0), "a producer got credit under the disk alarm")
+        finally:
+            producer.close()
+        self.assertIn("disk alarm raised", server.stderr())
+        self.assertIn("threshold 1000TiB", server.stderr())
         self.assertEqual(server.stop(), 0, server.stderr())
 
 
