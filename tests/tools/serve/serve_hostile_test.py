@@ -15,7 +15,10 @@ What each test shows:
 - a consumer that grants credit 1,000,000 and never reads, over a stream several times the memory
   budget, keeps the server's RSS within the budget of its baseline;
 - two consumers running a costly LIKE on big-text messages do not starve a consumer of another
-  stream (first message within 1 s), and SIGTERM during such scans exits cleanly within 10 s.
+  stream (first message within 1 s); their scans stop once their connections close (the server goes
+  idle); SIGTERM during such scans exits cleanly within 10 s;
+- a socket without open is closed at the handshake deadline; the per-address cap; heartbeats and the
+  idle timeout; the memory and disk alarms withhold producer credit.
 
 Every loop is bounded in count and in time. Run with Debian's interpreter (/usr/bin/python3).
 """
@@ -65,6 +68,12 @@ class Server:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) * 1024
         raise RuntimeError("no VmRSS")
+
+    def cpu_seconds(self):
+        """User plus system CPU time the server has used (/proc/PID/stat)."""
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self, timeout=30):
         """SIGTERM, then the exit code."""
@@ -522,12 +531,16 @@ class FairnessTest(TempStoreTest):
         publish(server.url, "costly", (Message(body=i, properties={"color": text}) for i in range(1000)))
         publish(server.url, "cheap", [Message(body="unrelated")])
         costly = []
-        try:
+        selector = {symbol("sql-filter"): Described(symbol("amqp:sql-filter"), "color LIKE '%s'" % self.PATTERN)}
+
+        def attach_costly():
             for _ in range(2):
                 conn = BlockingConnection(server.url, timeout=5)
                 costly.append(conn)
-                selector = {symbol("sql-filter"): Described(symbol("amqp:sql-filter"), "color LIKE '%s'" % self.PATTERN)}
                 conn.create_receiver("costly", credit=10, options=Filter(selector))
+
+        try:
+            attach_costly()
             time.sleep(0.5)  # both reader threads are busy with the costly scans now
             started = time.monotonic()
             conn = BlockingConnection(server.url, timeout=5)
@@ -539,7 +552,21 @@ class FairnessTest(TempStoreTest):
                 conn.close()
             self.assertEqual(got.body, "unrelated")
             self.assertLess(elapsed, 1.0, "an unrelated consumer waited %.2f s behind costly scans" % elapsed)
-            # SIGTERM while the costly scans run: a clean exit within the documented 10 s.
+            # Scans stop with their consumers' connections: the server goes idle.
+            busy_from = server.cpu_seconds()
+            time.sleep(0.5)
+            self.assertGreater(server.cpu_seconds() - busy_from, 0.2, "the costly scans are not running")
+            for c in costly:
+                c.close()
+            costly.clear()
+            time.sleep(0.3)
+            idle_from = server.cpu_seconds()
+            time.sleep(1.0)
+            spent = server.cpu_seconds() - idle_from
+            self.assertLess(spent, 0.2, "the server spent %.2f s of CPU on scans of closed consumers" % spent)
+            # SIGTERM while costly scans run: a clean exit within the documented 10 s.
+            attach_costly()
+            time.sleep(0.3)
             started = time.monotonic()
             server.proc.send_signal(signal.SIGTERM)
             code = server.proc.wait(timeout=20)
