@@ -528,7 +528,7 @@ class FairnessTest(TempStoreTest):
         # out, but never 500 a's, one character and 500 a's before a b: every message costs a full
         # bit-parallel LIKE search of its 64 KB text, and never matches.
         text = ("a" * 499 + "c") * 130 + "a" * 500 + "b"
-        publish(server.url, "costly", (Message(body=i, properties={"color": text}) for i in range(1000)))
+        publish(server.url, "costly", (Message(body=i, properties={"color": text}) for i in range(1200)))
         publish(server.url, "cheap", [Message(body="unrelated")])
         costly = []
         selector = {symbol("sql-filter"): Described(symbol("amqp:sql-filter"), "color LIKE '%s'" % self.PATTERN)}
@@ -541,7 +541,9 @@ class FairnessTest(TempStoreTest):
 
         try:
             attach_costly()
+            busy_from = server.cpu_seconds()
             time.sleep(0.5)  # both reader threads are busy with the costly scans now
+            self.assertGreater(server.cpu_seconds() - busy_from, 0.2, "the costly scans are not running")
             started = time.monotonic()
             conn = BlockingConnection(server.url, timeout=5)
             try:
@@ -553,9 +555,6 @@ class FairnessTest(TempStoreTest):
             self.assertEqual(got.body, "unrelated")
             self.assertLess(elapsed, 1.0, "an unrelated consumer waited %.2f s behind costly scans" % elapsed)
             # Scans stop with their consumers' connections: the server goes idle.
-            busy_from = server.cpu_seconds()
-            time.sleep(0.5)
-            self.assertGreater(server.cpu_seconds() - busy_from, 0.2, "the costly scans are not running")
             for c in costly:
                 c.close()
             costly.clear()
