@@ -1177,6 +1177,12 @@ struct Server::Impl {
         }
         break;
       }
+      case PN_TRANSPORT: {  // output was produced or written: a held-back connection may send on
+        pn_connection_t* c = pn_event_connection(e);
+        ConnState* s = c ? Conn(c) : nullptr;
+        if (s != nullptr && s->output_blocked) ResumeOutput(s);
+        break;
+      }
       case PN_TRANSPORT_CLOSED: OnTransportClosed(pn_event_connection(e)); break;
       default: break;
     }

