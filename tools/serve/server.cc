@@ -10,6 +10,10 @@
 //   AMQP_FILTEX_SQL_V1_0; a bad filter refuses the link: attach with a null source, then detach with
 //   amqp:invalid-field (2.6.3). Deliveries are sent only against credit (2.6.7), pre-settled when the
 //   receiver asked for snd-settle-mode settled; a drain request is answered once caught up.
+// - resource limits (docs/serve.md, "Resource limits"): credit counted and enforced
+//   (amqp:link:transfer-limit-exceeded), output per connection capped, the memory and disk alarms of
+//   flow_control.h withhold producer credit, handshakes have a deadline and a cap of their own, links
+//   and sessions are freed once closed, reader turns are time-sliced.
 #include "tools/serve/server.h"
 
 #include <proton/condition.h>
@@ -29,7 +33,6 @@
 #include <signal.h>
 
 #include <algorithm>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -144,8 +147,7 @@ struct AppendJob {
   pn_delivery_t* delivery = nullptr;
   pn_link_t* link = nullptr;
   uint64_t producer_id = 0;
-  const std::string* stream = nullptr;  // owned by the ProducerLink, which outlives the job
-  std::string stream_copy;
+  std::string stream_copy;  // the job may outlive its link (freed when the peer detaches)
   std::string bytes;
 };
 

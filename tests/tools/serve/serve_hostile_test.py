@@ -40,6 +40,10 @@ from proton.reactor import Filter
 from proton.utils import BlockingConnection
 
 SERVE = os.environ.get("SIFT_SERVE", "")
+# Under AddressSanitizer (SIFT_SANITIZED=1) memory is quarantined and code runs several times slower:
+# the behaviour is checked all the same, time bounds are scaled and RSS bounds are not asserted.
+SANITIZED = os.environ.get("SIFT_SANITIZED", "0") == "1"
+SLOWDOWN = 5.0 if SANITIZED else 1.0
 
 # AMQP 1.0 performative descriptors (core 2.7) and terminus descriptors (messaging 3.5).
 OPEN, BEGIN, ATTACH, FLOW, TRANSFER, DISPOSITION, DETACH, END, CLOSE = range(0x10, 0x19)
@@ -256,7 +260,7 @@ class ConnectionFloodTest(TempStoreTest):
             elapsed = time.monotonic() - started
             print("a real client behind 2,000 silent sockets: %.3f s" % elapsed, file=sys.stderr)
             self.assertEqual(got.body, body)
-            self.assertLess(elapsed, 2.0, "a real client waited %.2f s behind silent sockets" % elapsed)
+            self.assertLess(elapsed, 2.0 * SLOWDOWN, "a real client waited %.2f s behind silent sockets" % elapsed)
         finally:
             for fd in placeholders:
                 os.close(fd)
@@ -476,7 +480,41 @@ class ChurnTest(TempStoreTest):
             raw.close()
         growth = after - before
         print("RSS over 10,000 attach/detach cycles: %d -> %d bytes" % (before, after), file=sys.stderr)
-        self.assertLess(growth, 5 << 20, "RSS grew by %d bytes over 10,000 attach/detach cycles" % growth)
+        if not SANITIZED:
+            self.assertLess(growth, 5 << 20, "RSS grew by %d bytes over 10,000 attach/detach cycles" % growth)
+        self.assertEqual(server.stop(), 0, server.stderr())
+
+
+    def test_detach_with_transfers_in_flight(self):
+        """Links freed while their transfers are still being appended: the outcomes are dropped, the
+        server stays up and keeps serving."""
+        server = self.start()
+        raw = RawClient(server.url, timeout=30)
+        try:
+            payload = Message(body="in flight").encode()
+            for k in range(200):
+                raw.send(ATTACH, raw.attach_fields("flight-%d" % k, 0, True, "flight"))
+                raw.expect(ATTACH)
+                raw.expect(FLOW)
+                frames = b"".join(raw.frame(TRANSFER, [uint(0), uint(k * 20 + i), b"t%d" % i, uint(0), False], payload)
+                                  for i in range(20))
+                raw.sock.sendall(frames + raw.frame(DETACH, [uint(0), True]))
+                for _ in range(100):
+                    code, _, _ = raw.read_frame()
+                    if code == DETACH:
+                        break
+                self.assertEqual(code, DETACH)
+        finally:
+            raw.close()
+        publish(server.url, "flight", [Message(body="after")])
+        conn = BlockingConnection(server.url, timeout=5)
+        try:
+            receiver = conn.create_receiver("flight", credit=10, options=Filter(
+                {symbol("sql-filter"): Described(symbol("amqp:sql-filter"), "TRUE")}))
+            got = receiver.receive(timeout=5)
+            self.assertEqual(got.body, "in flight")
+        finally:
+            conn.close()
         self.assertEqual(server.stop(), 0, server.stderr())
 
 
@@ -518,8 +556,9 @@ class SlowConsumerTest(TempStoreTest):
             raw.close()
         growth = peak - baseline
         print("RSS behind a consumer that never reads: baseline %d, peak %d bytes" % (baseline, peak), file=sys.stderr)
-        self.assertLess(growth, self.BUDGET,
-                        "RSS grew from %d to %d behind a consumer that never reads" % (baseline, peak))
+        if not SANITIZED:
+            self.assertLess(growth, self.BUDGET,
+                            "RSS grew from %d to %d behind a consumer that never reads" % (baseline, peak))
         self.assertEqual(server.stop(), 0, server.stderr())
 
 
@@ -558,7 +597,7 @@ class FairnessTest(TempStoreTest):
                 conn.close()
             print("first message of an unrelated consumer after %.3f s" % elapsed, file=sys.stderr)
             self.assertEqual(got.body, "unrelated")
-            self.assertLess(elapsed, 1.0, "an unrelated consumer waited %.2f s behind costly scans" % elapsed)
+            self.assertLess(elapsed, 1.0 * SLOWDOWN, "an unrelated consumer waited %.2f s behind costly scans" % elapsed)
             # Scans stop with their consumers' connections: the server goes idle.
             for c in costly:
                 c.close()
@@ -567,7 +606,7 @@ class FairnessTest(TempStoreTest):
             idle_from = server.cpu_seconds()
             time.sleep(1.0)
             spent = server.cpu_seconds() - idle_from
-            self.assertLess(spent, 0.2, "the server spent %.2f s of CPU on scans of closed consumers" % spent)
+            self.assertLess(spent, 0.2 * SLOWDOWN, "the server spent %.2f s of CPU on scans of closed consumers" % spent)
             # SIGTERM while costly scans run: a clean exit within the documented 10 s.
             attach_costly()
             time.sleep(0.3)
@@ -577,7 +616,7 @@ class FairnessTest(TempStoreTest):
             elapsed = time.monotonic() - started
             print("SIGTERM during costly scans: exit %d after %.2f s" % (code, elapsed), file=sys.stderr)
             self.assertEqual(code, 0, server.stderr())
-            self.assertLess(elapsed, 10.0, "SIGTERM took %.1f s" % elapsed)
+            self.assertLess(elapsed, 10.0 * SLOWDOWN, "SIGTERM took %.1f s" % elapsed)
         finally:
             for c in costly:
                 try:
