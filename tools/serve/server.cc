@@ -1198,6 +1198,8 @@ Server::Server(const ServeOptions& options, engine::StreamEngine* engine, const 
 
 Server::~Server() = default;
 
+FlowState Server::flow_state() const { return impl_->flow.state(); }
+
 int Server::Run(const std::string& host, const std::string& port) {
   Impl& m = *impl_;
   m.proactor = pn_proactor();
