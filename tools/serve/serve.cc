@@ -86,6 +86,14 @@ int RunServe(const ServeOptions& options) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
+  // Proton stops listening when accept fails for want of descriptors: say so while it can be fixed.
+  const uint64_t sockets = uint64_t{options.max_connections} + options.max_handshakes + 256;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY && files.rlim_cur < sockets) {
+    fprintf(stderr,
+            "sift serve: warning: the open-files limit (%llu) is below --max-connections + --max-handshakes + 256 "
+            "(%llu): a flood of sockets can exhaust it\n",
+            static_cast<unsigned long long>(files.rlim_cur), static_cast<unsigned long long>(sockets));
+  }
 
   const std::string store = StoreFolder(options.store);
   engine::EngineOptions eo;

@@ -11,7 +11,8 @@ What each test shows:
   a socket that never sends its open is closed at the handshake deadline;
 - a producer sending beyond its credit is detached with amqp:link:transfer-limit-exceeded and nothing
   beyond the credit is stored;
-- 10,000 attach/detach cycles on one connection leave the server's RSS flat (< 5 MB);
+- 10,000 attach/detach cycles on one connection leave the server's RSS flat (< 5 MB); links detached
+  with transfers still being appended leave the server up and serving;
 - a consumer that grants credit 1,000,000 and never reads, over a stream several times the memory
   budget, keeps the server's RSS within the budget of its baseline;
 - two consumers running a costly LIKE on big-text messages do not starve a consumer of another
