@@ -81,8 +81,9 @@ struct ServeOptions {
   // Idle timeout announced in open (Proton sends heartbeats and closes a peer silent for this long).
   // 0: none.
   int64_t idle_timeout_ms = 60000;
-  // Sockets still in their handshake, at most; beyond it the oldest is closed.
-  uint32_t max_handshakes = 1024;
+  // Sockets still in their handshake, at most (more than max_connections: they are cheap and short
+  // lived); beyond it the oldest is closed.
+  uint32_t max_handshakes = 2048;
   // Open connections per client address (0: no limit).
   uint32_t max_connections_per_address = 0;
   // The longest turn one consumer's scan takes on a reader thread before the next consumer's turn.

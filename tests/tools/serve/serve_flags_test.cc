@@ -64,6 +64,8 @@ TEST(ServeFlags, ResourceLimitFlags) {
   EXPECT_EQ(defaults.handshake_timeout_ms, 5000);
   EXPECT_EQ(defaults.idle_timeout_ms, 60000);
   EXPECT_EQ(defaults.reader_slice_ms, 2);
+  EXPECT_EQ(defaults.max_handshakes, 2048u);  // more than --max-connections: sockets not yet open
+  EXPECT_EQ(defaults.max_connections_per_address, 0u);
 
   ServeOptions o;
   ASSERT_EQ(Parse({"--memory-budget", "64MiB", "--min-disk-free", "0", "--max-connection-output", "1MiB",

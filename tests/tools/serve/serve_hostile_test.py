@@ -18,7 +18,8 @@ What each test shows:
 - two consumers running a costly LIKE on big-text messages do not starve a consumer of another
   stream (first message within 1 s); their scans stop once their connections close (the server goes
   idle); SIGTERM during such scans exits cleanly within 10 s;
-- a socket without open is closed at the handshake deadline; the per-address cap; heartbeats and the
+- a socket without open is closed at the handshake deadline, and the oldest one beyond
+  --max-handshakes; the per-address cap; heartbeats and the
   idle timeout; the memory and disk alarms withhold producer credit.
 
 Every loop is bounded in count and in time. Run with Debian's interpreter (/usr/bin/python3).
@@ -287,6 +288,22 @@ class ConnectionFloodTest(TempStoreTest):
             self.assertLess(elapsed, 3.0)
         finally:
             sock.close()
+        self.assertEqual(server.stop(), 0, server.stderr())
+
+    def test_beyond_max_handshakes_the_oldest_socket_is_closed(self):
+        server = self.start("--max-handshakes", "4", "--handshake-timeout", "1m")
+        socks = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(5)]
+        try:
+            socks[0].settimeout(3)
+            self.assertEqual(socks[0].recv(4096), b"", "the oldest socket was not closed")
+            socks[4].settimeout(0.5)
+            with self.assertRaises(socket.timeout):  # the newest is still open
+                socks[4].recv(4096)
+            # A real client still gets in (it makes room for itself the same way).
+            publish(server.url, "room", [Message(body="in")])
+        finally:
+            for s in socks:
+                s.close()
         self.assertEqual(server.stop(), 0, server.stderr())
 
     def test_connections_per_address(self):
