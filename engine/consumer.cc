@@ -25,6 +25,13 @@ struct Consumer::Impl {
   ConsumerOptions options;
   storage::StreamStore* store;
   std::unique_ptr<storage::StreamReader> reader;
+  // What NewReader needs again after Release (the reader is null between Release and the next Poll).
+  storage::ReaderOptions reader_options;
+  uint64_t released_position = 0;
+  uint64_t released_chunks_skipped = 0;
+  uint64_t released_chunks_pruned = 0;
+  uint64_t released_bytes_pruned = 0;
+  Status released_last_skipped;
   MessageFilter filter;
   uint64_t matched_budget = 0;
 };
@@ -56,6 +63,7 @@ Status StreamEngine::NewConsumer(const ConsumerOptions& options, std::unique_ptr
     }
   }
   auto impl = std::make_unique<Consumer::Impl>(options, impl_->store.get());
+  impl->reader_options = reader_options;
   storage::Status s = impl_->store->NewReader(options.stream, reader_options, &impl->reader);
   if (s.IsNotFound()) {
     return Status::NotFound("no such stream", options.stream, "the store " + path_ + " has no stream of that name");
@@ -88,11 +96,29 @@ Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Consumer::~Consumer() = default;
 
-uint64_t Consumer::position() const { return impl_->reader->position(); }
+uint64_t Consumer::position() const { return impl_->reader ? impl_->reader->position() : impl_->released_position; }
 
 Status Consumer::last_skipped() const {
+  if (!impl_->reader) return impl_->released_last_skipped;
   const storage::Status& s = impl_->reader->last_skipped();
+  if (s.ok()) return impl_->released_last_skipped;
   return FromStorage(s, "corrupt chunk", impl_->options.stream);
+}
+
+bool Consumer::released() const { return impl_->reader == nullptr; }
+
+void Consumer::Release() {
+  Impl& impl = *impl_;
+  if (!impl.reader || done_) return;
+  // A reader stopped at a corrupt chunk keeps its error: re-seeking would lose it.
+  if (!impl.reader->status().ok()) return;
+  impl.released_position = impl.reader->position();
+  impl.released_chunks_skipped += impl.reader->chunks_skipped();
+  impl.released_chunks_pruned += impl.reader->chunks_pruned();
+  impl.released_bytes_pruned += impl.reader->bytes_pruned();
+  const storage::Status& skipped = impl.reader->last_skipped();
+  if (!skipped.ok()) impl.released_last_skipped = FromStorage(skipped, "corrupt chunk", impl.options.stream);
+  impl.reader.reset();
 }
 
 Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
@@ -100,14 +126,30 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
   if (done_) return final_status_;
   Impl& impl = *impl_;
   const ConsumerOptions& options = impl.options;
+  if (!impl.reader) {
+    storage::Status reopened = impl.store->NewReader(options.stream, impl.reader_options, &impl.reader);
+    if (reopened.ok()) reopened = impl.reader->Seek(impl.released_position);
+    if (!reopened.ok()) {
+      impl.reader.reset();
+      done_ = true;
+      final_status_ = reopened.IsNotFound() ? Status::NotFound("no such stream", options.stream, "the stream was deleted")
+                                            : FromStorage(reopened, "cannot read stream", options.stream);
+      return final_status_;
+    }
+  }
   storage::StreamReader& reader = *impl.reader;
   const auto started = Clock::now();
+  const bool timed = options.max_poll_time.count() > 0;
+  const Clock::time_point time_limit = started + options.max_poll_time;
+  uint64_t batch_bytes = 0;
   Clock::duration waited{0};
   const Clock::time_point deadline = started + wait;
 
   storage::Record record;
   uint32_t scanned = 0;
-  while (batch->size() < options.credit && scanned < options.max_scan_per_poll) {
+  while (batch->size() < options.credit && scanned < options.max_scan_per_poll &&
+         (options.max_batch_bytes == 0 || batch_bytes < options.max_batch_bytes) &&
+         !(timed && scanned > 0 && Clock::now() >= time_limit)) {
     if (!reader.Next(&record)) {
       const storage::Status& s = reader.status();
       if (!s.ok()) {
@@ -143,13 +185,14 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
     if (impl.filter.Matches(
             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(record.data.data()), record.data.size()))) {
       batch->Add(record.offset, record.timestamp_ms, record.data);
+      batch_bytes += record.data.size();
     }
   }
   stats_.scanned += scanned;
   stats_.matched += batch->size();
-  stats_.chunks_skipped = reader.chunks_skipped();
-  stats_.chunks_pruned = reader.chunks_pruned();
-  stats_.bytes_pruned = reader.bytes_pruned();
+  stats_.chunks_skipped = impl.released_chunks_skipped + reader.chunks_skipped();
+  stats_.chunks_pruned = impl.released_chunks_pruned + reader.chunks_pruned();
+  stats_.bytes_pruned = impl.released_bytes_pruned + reader.bytes_pruned();
   stats_.elapsed += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started - waited);
   return done_ ? final_status_ : Status::OK();
 }

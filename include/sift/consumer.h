@@ -79,6 +79,13 @@ struct ConsumerOptions {
   // The most records one Poll scans, so a poll over a long run of rejected messages still returns
   // (with an empty batch) for progress reports and cancellation. At least 1.
   uint32_t max_scan_per_poll = 1u << 16;
+  // The longest one Poll scans (0: no limit), checked between records, so a costly filter over big
+  // messages still returns within about this time and a thread serving many consumers can take turns.
+  std::chrono::microseconds max_poll_time{0};
+  // A Poll stops adding deliveries once the batch holds this many message bytes (0: no limit); it
+  // always returns at least one match, so a caller can bound what one batch costs whatever the
+  // message sizes.
+  uint64_t max_batch_bytes = 0;
   // What to do with a corrupt chunk.
   CorruptionPolicy on_corruption = CorruptionPolicy::kStop;
   // Keep scanned chunks in the store's block cache (false suits one-off scans of old data).
@@ -119,6 +126,13 @@ class Consumer {
 
   // The offset the consumer will look at next.
   uint64_t position() const;
+
+  // Releases the store iterator (and the chunk and memtables it pins) of a consumer that will be idle
+  // for a while, e.g. one whose reader has no credit; the next Poll re-seeks to position(). Cheap, and
+  // a no-op when already released or done.
+  void Release();
+  // Whether the consumer holds no store iterator (after Release, until the next Poll).
+  bool released() const;
 
   const ConsumerStats& stats() const { return stats_; }
   // The error of the last corrupt chunk skipped (ok when none).

@@ -51,6 +51,56 @@ TEST_F(ConsumerApiTest, FilterDeliversExactlyTheMatches) {
 
 TEST_F(ConsumerApiTest, DefaultFilterDeliversEverything) { EXPECT_EQ(Offsets({}), Iota(0, kMessages)); }
 
+// Release drops the store iterator between polls; the next poll re-seeks, so what is delivered is
+// exactly what an unreleased consumer delivers.
+TEST_F(ConsumerApiTest, ReleaseBetweenPollsChangesNothingDelivered) {
+  ConsumerOptions options;
+  options.stream = "orders";
+  options.filter = Sql("amount > 500");
+  options.credit = 37;
+  std::unique_ptr<Consumer> consumer;
+  ASSERT_TRUE(engine_->NewConsumer(options, &consumer).ok());
+  EXPECT_FALSE(consumer->released());
+  std::vector<uint64_t> got;
+  DeliveryBatch batch;
+  for (int polls = 0; polls < 10000 && !consumer->done(); ++polls) {
+    ASSERT_TRUE(consumer->Poll(&batch).ok());
+    for (const Delivery& d : batch) got.push_back(d.offset());
+    const uint64_t position = consumer->position();
+    consumer->Release();
+    EXPECT_TRUE(consumer->released() || consumer->done());
+    EXPECT_EQ(consumer->position(), position);
+  }
+  EXPECT_TRUE(consumer->done());
+  EXPECT_EQ(got, ExpectedOffsets(0, kMessages, [](const synthetic::SyntheticOrder& o) { return o.amount > 500; }));
+}
+
+// A byte bound ends a batch early (after at least one match); a time bound ends a poll early; neither
+// changes what is delivered in all.
+TEST_F(ConsumerApiTest, BatchBytesAndPollTimeBoundAPoll) {
+  ConsumerOptions options;
+  options.stream = "orders";
+  options.credit = 1000;
+  options.max_batch_bytes = 1;  // one delivery per batch
+  std::unique_ptr<Consumer> consumer;
+  ASSERT_TRUE(engine_->NewConsumer(options, &consumer).ok());
+  DeliveryBatch batch;
+  ASSERT_TRUE(consumer->Poll(&batch).ok());
+  EXPECT_EQ(batch.size(), 1u);
+
+  options.max_batch_bytes = 0;
+  options.max_poll_time = std::chrono::microseconds(1);
+  ASSERT_TRUE(engine_->NewConsumer(options, &consumer).ok());
+  std::vector<uint64_t> got;
+  size_t polls = 0;
+  for (; polls < 100000 && !consumer->done(); ++polls) {
+    ASSERT_TRUE(consumer->Poll(&batch).ok());
+    for (const Delivery& d : batch) got.push_back(d.offset());
+  }
+  EXPECT_GT(polls, kMessages / 1000);  // a credit of 1000 alone would take 5 polls and an empty one
+  EXPECT_EQ(got, Iota(0, kMessages));
+}
+
 TEST_F(ConsumerApiTest, FilterSpecAndsAllKinds) {
   FilterSpec spec;
   spec.AddSql("amount > 100");

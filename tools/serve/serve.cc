@@ -3,6 +3,7 @@
 
 #include <proton/ssl.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -161,6 +162,22 @@ int RunServe(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &set, &old);
   signal(SIGPIPE, SIG_IGN);
 
+  // Each connection holds a socket: allow as many as the hard limit does (the soft limit is often
+  // 1024, below --max-connections plus --max-handshakes).
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  // Proton stops listening when accept fails for want of descriptors: say so while it can be fixed.
+  const uint64_t sockets = uint64_t{options.max_connections} + options.max_handshakes + 256;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY && files.rlim_cur < sockets) {
+    fprintf(stderr,
+            "sift serve: warning: the open-files limit (%llu) is below --max-connections + --max-handshakes + 256 "
+            "(%llu): a flood of sockets can exhaust it\n",
+            static_cast<unsigned long long>(files.rlim_cur), static_cast<unsigned long long>(sockets));
+  }
+
   const std::string store = StoreFolder(options.store);
   engine::EngineOptions eo;
   eo.store.sync = false;  // the append worker fsyncs once per round (Flush), not once per batch
@@ -182,7 +199,9 @@ int RunServe(const ServeOptions& options) {
 
   int rc;
   {
-    Server server(options, engine.get(), authenticator.get(), ssl);
+    ServeOptions resolved = options;
+    resolved.store = store;  // the folder whose free space --min-disk-free watches
+    Server server(resolved, engine.get(), authenticator.get(), ssl);
     rc = server.Run(host, port);
   }
   s = engine->Flush();

@@ -77,6 +77,28 @@ struct ServeOptions {
   // (StreamEngine::EnforceRetention), so age limits also hold on streams nobody appends to; appends
   // apply it to the streams they touch in any case. 0: no timer.
   int64_t retention_interval_ms = 5000;
+  // Hostile or careless clients (docs/serve.md, "Resource limits"):
+  // Bytes queued for one connection's consumers (Proton's unsent output) at which the server stops
+  // handing it deliveries until its socket drains.
+  uint64_t max_connection_output = 4u << 20;
+  // Server-wide memory budget (received transfers not yet appended plus queued output): at the budget
+  // producer credit is withheld until use falls below 90% of it (flow_control.h). 0: no budget.
+  uint64_t memory_budget = uint64_t{1} << 30;
+  // Producer credit is withheld while the store's file system has less than this free. 0: no check.
+  uint64_t min_disk_free = 50u << 20;
+  // A socket must complete the AMQP header, SASL and open within this many milliseconds, else it is
+  // closed.
+  int64_t handshake_timeout_ms = 5000;
+  // Idle timeout announced in open (Proton sends heartbeats and closes a peer silent for this long).
+  // 0: none.
+  int64_t idle_timeout_ms = 60000;
+  // Sockets still in their handshake, at most (more than max_connections: they are cheap and short
+  // lived); beyond it the oldest is closed.
+  uint32_t max_handshakes = 2048;
+  // Open connections per client address (0: no limit).
+  uint32_t max_connections_per_address = 0;
+  // The longest turn one consumer's scan takes on a reader thread before the next consumer's turn.
+  int64_t reader_slice_ms = 2;
   // Print connection-level events on stderr.
   bool verbose = false;
 };

@@ -11,6 +11,10 @@
 //   AMQP_FILTEX_SQL_V1_0; a bad filter refuses the link: attach with a null source, then detach with
 //   amqp:invalid-field (2.6.3). Deliveries are sent only against credit (2.6.7), pre-settled when the
 //   receiver asked for snd-settle-mode settled; a drain request is answered once caught up.
+// - resource limits (docs/serve.md, "Resource limits"): credit counted and enforced
+//   (amqp:link:transfer-limit-exceeded), output per connection capped, the memory and disk alarms of
+//   flow_control.h withhold producer credit, handshakes have a deadline and a cap of their own, links
+//   and sessions are freed once closed, reader turns are time-sliced.
 #include "tools/serve/server.h"
 
 #include <proton/condition.h>
@@ -29,6 +33,7 @@
 #include <proton/transport.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -42,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/serve/flow_control.h"
 #include "tools/serve/link_filter.h"
 #include "tools/serve/offset_annotation.h"
 #include "tools/serve/printable_text.h"
@@ -54,6 +60,15 @@ using engine::Status;
 
 constexpr uint32_t kConsumerBatch = 256;   // deliveries one poll may produce ahead of credit
 constexpr size_t kMaxAppendRound = 16384;  // transfers one group commit takes at most
+// Message bytes one poll may produce ahead of credit (a single larger message still goes alone).
+constexpr uint64_t kConsumerBatchBytes = 1u << 20;
+// The event loop's timer: handshake deadlines, alarms, and output-blocked connections (faster).
+constexpr int kTickMs = 100;
+constexpr int kBlockedTickMs = 10;
+// How often the store's free disk space is looked at.
+constexpr auto kDiskCheckInterval = std::chrono::seconds(1);
+
+using Clock = std::chrono::steady_clock;
 
 struct ConnState;
 
@@ -67,6 +82,7 @@ struct ConsumerLink {
 
   std::mutex mu;                                         // guards the fields below
   std::deque<std::pair<uint64_t, std::string>> pending;  // annotated deliveries awaiting credit
+  uint64_t pending_bytes = 0;                            // their size, counted in FlowControl outbound
   bool polling = false;    // queued, being polled, or parked: the event thread must not schedule it
   bool caught_up = false;  // parked at the end of the stream
   bool closed = false;     // the link or the connection is gone
@@ -75,16 +91,20 @@ struct ConsumerLink {
 };
 
 struct ProducerLink {
+  uint64_t id = 0;  // unique in the server: results of a freed link's transfers are recognised by it
   std::string stream;
   std::string buffer;  // bytes of the transfer being received
   bool too_large = false;
-  uint32_t outstanding = 0;  // transfers handed to the worker, not settled yet
+  uint32_t outstanding = 0;            // transfers handed to the worker, not settled yet
+  int64_t credit_left = 0;             // credit granted and not yet used, as we count it (a peer may overrun it)
+  pn_delivery_t* receiving = nullptr;  // the transfer whose frames are arriving
   bool closed = false;
 };
 
 struct AppendResult {
   pn_delivery_t* delivery = nullptr;
   pn_link_t* link = nullptr;
+  uint64_t producer_id = 0;
   bool accepted = false;
   // Not accepted because the store failed (an I/O error, a full disk, a fenced stream), not because of
   // the message: settled `modified` with delivery-failed, so the client may send it again.
@@ -95,9 +115,12 @@ struct AppendResult {
 
 struct ConnState {
   pn_connection_t* connection = nullptr;
-  std::mutex mu;  // guards alive, results, ready, close_requested
+  std::mutex mu;  // guards alive, results, ready and the requests
   bool alive = true;
   bool close_requested = false;
+  bool handshake_expired = false;  // close the socket: no open within the deadline, or evicted
+  bool topup_requested = false;    // an alarm cleared: grant producers their credit
+  bool refresh_requested = false;  // look at the queued output again (the socket may have drained)
   std::vector<AppendResult> results;
   std::vector<std::shared_ptr<ConsumerLink>> ready;
 
@@ -107,7 +130,14 @@ struct ConnState {
   uint32_t links = 0;
   uint32_t sessions = 0;
   bool over_limit = false;
-  std::string user;  // who authenticated (set at the peer's open; "anonymous" without SASL)
+  std::string refused_as;       // the condition the connection was refused with, if it was
+  std::string user;             // who authenticated (set at the peer's open; "anonymous" without SASL)
+  uint64_t handshake_seq = 0;   // key in Impl::handshakes while the open has not arrived
+  bool opened = false;          // the peer's open arrived
+  bool counted = false;         // counts against --max-connections and its address's limit
+  std::string address;          // the peer's host
+  uint64_t output = 0;          // queued output (Proton's), as last counted in FlowControl outbound
+  bool output_blocked = false;  // output reached --max-connection-output: consumers wait
 
   // From any thread: post work and wake the connection; false when it is gone.
   template <typename F>
@@ -124,13 +154,14 @@ struct AppendJob {
   std::shared_ptr<ConnState> conn;
   pn_delivery_t* delivery = nullptr;
   pn_link_t* link = nullptr;
-  const std::string* stream = nullptr;  // owned by the ProducerLink, which outlives the job
-  std::string stream_copy;
+  uint64_t producer_id = 0;
+  std::string stream_copy;  // the job may outlive its link (freed when the peer detaches)
   std::string bytes;
 };
 
 struct StreamWaiters {
-  uint64_t appends = 0;  // bumped after every append round that touched the stream
+  uint64_t appends = 0;    // bumped after every append round that touched the stream
+  uint32_t consumers = 0;  // consumers of the stream; the entry goes with the last
   std::vector<std::shared_ptr<ConsumerLink>> parked;
 };
 
@@ -164,6 +195,17 @@ struct Server::Impl {
   pn_proactor_t* proactor = nullptr;
   pn_listener_t* listener = nullptr;
   std::unordered_map<pn_connection_t*, std::shared_ptr<ConnState>> conns;  // event thread
+  // Event thread: sockets whose open has not arrived, oldest first; connections counted against the
+  // limits, in all and per address.
+  std::map<uint64_t, std::pair<Clock::time_point, pn_connection_t*>> handshakes;
+  uint64_t next_handshake_seq = 0;
+  uint32_t open_connections = 0;
+  std::unordered_map<std::string, uint32_t> per_address;
+  uint64_t next_producer_id = 1;
+  FlowControl flow;
+  bool credit_withheld = false;
+  Clock::time_point next_disk_check;
+  std::string store_path;
   int exit_code = 0;
   bool shutting_down = false;
   bool closing_connections = false;
@@ -194,7 +236,7 @@ struct Server::Impl {
   std::thread retention_thread;
 
   Impl(const ServeOptions& o, engine::StreamEngine* e, const Authenticator* a, pn_ssl_domain_t* s)
-      : options(o), engine(e), authenticator(a), ssl(s) {}
+      : options(o), engine(e), authenticator(a), ssl(s), flow(o.memory_budget, o.min_disk_free), store_path(o.store) {}
 
   std::atomic<bool> store_writable{true};  // as last logged (LogStoreHealth)
 
@@ -214,15 +256,37 @@ struct Server::Impl {
 
   uint64_t AppendCount(const std::string& stream) {
     std::lock_guard<std::mutex> lock(waiters_mu);
-    return waiters[stream].appends;
+    auto it = waiters.find(stream);
+    return it == waiters.end() ? 0 : it->second.appends;
+  }
+
+  void AddWaiter(const std::string& stream) {
+    std::lock_guard<std::mutex> lock(waiters_mu);
+    ++waiters[stream].consumers;
+  }
+
+  // The consumer is closed (c.closed already set): out of the parked list, and the stream's entry
+  // goes with its last consumer.
+  void RemoveWaiter(const std::shared_ptr<ConsumerLink>& c) {
+    std::lock_guard<std::mutex> lock(waiters_mu);
+    auto it = waiters.find(c->stream);
+    if (it == waiters.end()) return;
+    auto& parked = it->second.parked;
+    parked.erase(std::remove(parked.begin(), parked.end(), c), parked.end());
+    if (--it->second.consumers == 0) waiters.erase(it);
   }
 
   void Park(const std::shared_ptr<ConsumerLink>& c, uint64_t seen) {
     {
       std::lock_guard<std::mutex> lock(waiters_mu);
-      StreamWaiters& w = waiters[c->stream];
-      if (w.appends == seen) {
-        w.parked.push_back(c);
+      auto it = waiters.find(c->stream);
+      if (it == waiters.end()) return;  // closed meanwhile
+      {
+        std::lock_guard<std::mutex> clock(c->mu);
+        if (c->closed) return;
+      }
+      if (it->second.appends == seen) {
+        it->second.parked.push_back(c);
         return;
       }
     }
@@ -233,9 +297,10 @@ struct Server::Impl {
     std::vector<std::shared_ptr<ConsumerLink>> wake;
     {
       std::lock_guard<std::mutex> lock(waiters_mu);
-      StreamWaiters& w = waiters[stream];
-      ++w.appends;
-      wake.swap(w.parked);
+      auto it = waiters.find(stream);
+      if (it == waiters.end()) return;  // nobody reads it
+      ++it->second.appends;
+      wake.swap(it->second.parked);
     }
     for (auto& c : wake) {
       {
@@ -292,7 +357,15 @@ struct Server::Impl {
     bool requeue = false, park = false;
     {
       std::lock_guard<std::mutex> lock(c->mu);
-      for (auto& o : out) c->pending.push_back(std::move(o));
+      if (c->closed) {
+        c->polling = false;
+        return;
+      }
+      for (auto& o : out) {
+        c->pending_bytes += o.second.size();
+        flow.AddOutbound(static_cast<int64_t>(o.second.size()));
+        c->pending.push_back(std::move(o));
+      }
       if (c->closed) {
         c->polling = false;
         return;
@@ -336,7 +409,10 @@ struct Server::Impl {
           append_queue.erase(append_queue.begin(), append_queue.begin() + kMaxAppendRound);
         }
       }
+      int64_t bytes = 0;
+      for (const AppendJob& job : jobs) bytes += static_cast<int64_t>(job.bytes.size());
       AppendRound(jobs);
+      flow.AddInbound(-bytes);
       in_flight -= jobs.size();
       jobs.clear();
     }
@@ -348,6 +424,7 @@ struct Server::Impl {
     for (size_t i = 0; i < jobs.size(); ++i) {
       results[i].delivery = jobs[i].delivery;
       results[i].link = jobs[i].link;
+      results[i].producer_id = jobs[i].producer_id;
       groups[jobs[i].stream_copy].push_back(i);
     }
     bool appended = false;
@@ -436,13 +513,43 @@ struct Server::Impl {
     pn_transport_set_server(t);  // before pn_sasl and pn_ssl: they take their role from it
     pn_transport_set_max_frame(t, options.max_frame_size);
     pn_transport_set_channel_max(t, static_cast<uint16_t>(options.max_sessions - 1));
+    // Proton then sends empty frames often enough for the peer's idle timeout, and closes a peer
+    // silent for ours (core 2.4.5).
+    if (options.idle_timeout_ms > 0)
+      pn_transport_set_idle_timeout(t, static_cast<pn_millis_t>(options.idle_timeout_ms));
     if (ssl != nullptr) pn_ssl_init(pn_ssl(t), ssl, nullptr);
     authenticator->Attach(t);
     auto state = std::make_shared<ConnState>();
     state->connection = c;
-    state->over_limit = conns.size() >= options.max_connections;
+    state->handshake_seq = next_handshake_seq++;
     conns[c] = state;
     pn_listener_accept2(l, c, t);
+    // Sockets that have not opened yet do not count against --max-connections (so they cannot lock
+    // real clients out); they have their own cap, and the oldest makes room for the newest.
+    if (handshakes.size() >= options.max_handshakes) {
+      auto oldest = handshakes.begin();
+      ExpireHandshake(oldest->second.second, "too many sockets in their handshake (limit " +
+                                                 std::to_string(options.max_handshakes) + "); closed the oldest");
+      handshakes.erase(oldest);
+    }
+    handshakes[state->handshake_seq] = {Clock::now(), c};
+  }
+
+  // Asks the connection's own event batch to close its socket (another connection's transport is
+  // not ours to touch here).
+  void ExpireHandshake(pn_connection_t* c, const std::string& why) {
+    ConnState* s = Conn(c);
+    if (s == nullptr) return;
+    Log("sift serve: %s\n", why);
+    s->Post([s] { s->handshake_expired = true; });
+  }
+
+  std::string PeerHost(pn_connection_t* c) {
+    pn_transport_t* t = pn_connection_transport(c);
+    const pn_netaddr_t* addr = t ? pn_transport_remote_addr(t) : nullptr;
+    char host[256] = "", port[32] = "";
+    if (addr != nullptr) pn_netaddr_host_port(addr, host, sizeof host, port, sizeof port);
+    return host;
   }
 
   void OnConnectionOpen(pn_connection_t* c) {
@@ -450,12 +557,11 @@ struct Server::Impl {
     pn_connection_set_container(c, "sift-serve");
     PutCapabilities(pn_connection_offered_capabilities(c));
     pn_connection_open(c);
-    if (s == nullptr || s->over_limit) {
-      SetCondition(pn_connection_condition(c), "amqp:resource-limit-exceeded",
-                   "too many connections (limit " + std::to_string(options.max_connections) + ")");
-      pn_connection_close(c);
-      return;
-    }
+    if (s == nullptr) return;
+    s->opened = true;
+    handshakes.erase(s->handshake_seq);
+    s->address = PeerHost(c);
+    // Only an admitted client counts against the connection limits.
     pn_transport_t* t = pn_connection_transport(c);
     const char* user = pn_transport_get_user(t);
     s->user = user != nullptr ? user : std::string(kAnonymousUser);
@@ -464,8 +570,29 @@ struct Server::Impl {
       fprintf(stderr, "sift serve: login failed: %s: user '%s' (no SASL): %s\n", PeerName(t).c_str(),
               PrintableText(s->user).c_str(), why.c_str());
       SetCondition(pn_connection_condition(c), "amqp:unauthorized-access", why);
+      s->refused_as = "amqp:unauthorized-access";
       pn_connection_close(c);
+      return;
     }
+    std::string refusal;
+    if (open_connections >= options.max_connections) {
+      refusal = "too many connections (limit " + std::to_string(options.max_connections) + ")";
+    } else if (options.max_connections_per_address > 0 &&
+               per_address[s->address] >= options.max_connections_per_address) {
+      refusal = "too many connections from " + s->address + " (limit " +
+                std::to_string(options.max_connections_per_address) + ")";
+    }
+    if (!refusal.empty()) {
+      if (per_address[s->address] == 0) per_address.erase(s->address);
+      s->over_limit = true;
+      s->refused_as = "amqp:resource-limit-exceeded";
+      SetCondition(pn_connection_condition(c), "amqp:resource-limit-exceeded", refusal);
+      pn_connection_close(c);
+      return;
+    }
+    s->counted = true;
+    ++open_connections;
+    ++per_address[s->address];
   }
 
   // False after refusing the link when the connection's user lacks `permission` on `stream`.
@@ -497,21 +624,26 @@ struct Server::Impl {
       // Links of an ended session end with it (core 2.7.7 end): stop their consumers.
       for (auto it = s->consumers.begin(); it != s->consumers.end();) {
         if (pn_link_session(it->first) == session) {
-          CloseConsumer(*it->second);
+          CloseConsumer(it->second);
           it = s->consumers.erase(it);
           if (s->links > 0) --s->links;
         } else {
           ++it;
         }
       }
-      for (auto& [link, p] : s->producers) {
-        if (pn_link_session(link) == session && !p->closed) {
-          p->closed = true;
-          if (s->links > 0) --s->links;
+      for (auto it = s->producers.begin(); it != s->producers.end();) {
+        if (pn_link_session(it->first) == session) {
+          if (!it->second->closed && s->links > 0) --s->links;
+          it = s->producers.erase(it);
+        } else {
+          ++it;
         }
       }
     }
     pn_session_close(session);
+    // Proton keeps the session (and frees its links) until the end frame is written; our maps no
+    // longer name any of them, and results of their transfers are recognised by producer id.
+    pn_session_free(session);
   }
 
   void Refuse(pn_link_t* link, const char* condition, const std::string& description) {
@@ -552,6 +684,11 @@ struct Server::Impl {
   void OnLinkOpen(pn_link_t* link) {
     ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
     if (s == nullptr) return;
+    if (!s->counted) {  // attached before the server's close of a refused connection reached the peer
+      Refuse(link, s->refused_as.empty() ? "amqp:unauthorized-access" : s->refused_as.c_str(),
+             "the connection was refused");
+      return;
+    }
     if (shutting_down) {
       Refuse(link, "amqp:connection:forced", "the server is shutting down");
       return;
@@ -576,16 +713,18 @@ struct Server::Impl {
     }
     if (!Authorize(link, kPermissionWrite, stream)) return;
     if (!EnsureStream(link, stream)) return;
-    auto p = std::make_unique<ProducerLink>();
+    auto owned = std::make_unique<ProducerLink>();
+    ProducerLink* p = owned.get();
+    p->id = next_producer_id++;
     p->stream = stream;
-    s->producers[link] = std::move(p);
+    s->producers[link] = std::move(owned);
     ++s->links;
     pn_terminus_copy(pn_link_source(link), pn_link_remote_source(link));
     pn_terminus_copy(pn_link_target(link), pn_link_remote_target(link));
     pn_link_set_rcv_settle_mode(link, PN_RCV_FIRST);
     pn_link_set_max_message_size(link, options.max_message_bytes);
     pn_link_open(link);
-    pn_link_flow(link, static_cast<int>(options.producer_credit));
+    TopUpCredit(link, p);  // none under an alarm
     Log("sift serve: producer attached to %s\n", stream);
   }
 
@@ -623,6 +762,8 @@ struct Server::Impl {
     co.follow = true;
     co.credit = kConsumerBatch;
     co.max_scan_per_poll = 1u << 15;
+    co.max_poll_time = std::chrono::milliseconds(options.reader_slice_ms);
+    co.max_batch_bytes = kConsumerBatchBytes;
     auto c = std::make_shared<ConsumerLink>();
     Status st = engine->NewConsumer(co, &c->consumer);
     if (!st.ok()) {
@@ -632,6 +773,7 @@ struct Server::Impl {
     c->conn = conns[pn_session_connection(pn_link_session(link))];
     c->link = link;
     c->stream = stream;
+    AddWaiter(stream);
     s->consumers[link] = c;
     ++s->links;
     // Echo the filters in place (core 3.5.3: the sender's attach says which filters are applied).
@@ -644,26 +786,36 @@ struct Server::Impl {
     ServiceConsumer(c);
   }
 
-  void CloseConsumer(ConsumerLink& c) {
-    std::lock_guard<std::mutex> lock(c.mu);
-    c.closed = true;
-    c.pending.clear();
+  // Stops a consumer: a reader drops it at its next turn, its queued deliveries are released and it
+  // leaves its stream's waiting list.
+  void CloseConsumer(const std::shared_ptr<ConsumerLink>& c) {
+    {
+      std::lock_guard<std::mutex> lock(c->mu);
+      if (c->closed && c->link == nullptr) return;
+      c->closed = true;
+      c->link = nullptr;  // Proton frees it; nothing may touch it through the consumer any more
+      c->pending.clear();
+      flow.AddOutbound(-static_cast<int64_t>(c->pending_bytes));
+      c->pending_bytes = 0;
+    }
+    RemoveWaiter(c);
   }
 
-  // The peer closed or detached the link (core 2.6.6 / 2.7.4): stop its consumer, answer in kind.
+  // The peer closed or detached the link (core 2.6.6 / 2.7.4): stop its consumer, answer in kind and
+  // free the link (Proton keeps it until our detach is written), so attach/detach churn costs nothing.
   void OnLinkClose(pn_link_t* link, bool closed) {
     ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
     if (s != nullptr) {
       auto c = s->consumers.find(link);
       if (c != s->consumers.end()) {
-        CloseConsumer(*c->second);
+        CloseConsumer(c->second);
         s->consumers.erase(c);
         if (s->links > 0) --s->links;
       }
       auto p = s->producers.find(link);
-      if (p != s->producers.end() && !p->second->closed) {
-        p->second->closed = true;
-        if (s->links > 0) --s->links;
+      if (p != s->producers.end()) {
+        if (!p->second->closed && s->links > 0) --s->links;
+        s->producers.erase(p);  // results of its transfers still in the worker are dropped by id
       }
     }
     if (closed) {
@@ -671,19 +823,49 @@ struct Server::Impl {
     } else {
       pn_link_detach(link);
     }
+    pn_link_free(link);
+  }
+
+  // Brings the connection's queued output (deliveries Proton has not framed, plus frames not yet
+  // written to the socket) into FlowControl, and returns it.
+  uint64_t RefreshOutput(ConnState* s) {
+    uint64_t bytes = 0;
+    for (pn_session_t* ssn = pn_session_head(s->connection, 0); ssn != nullptr; ssn = pn_session_next(ssn, 0)) {
+      bytes += pn_session_outgoing_bytes(ssn);
+    }
+    pn_transport_t* t = pn_connection_transport(s->connection);
+    if (t != nullptr) {
+      const ssize_t pending = pn_transport_pending(t);
+      if (pending > 0) bytes += static_cast<uint64_t>(pending);
+    }
+    flow.AddOutbound(static_cast<int64_t>(bytes) - static_cast<int64_t>(s->output));
+    s->output = bytes;
+    return bytes;
   }
 
   // Sends what the reader prepared, as credit allows; schedules the next poll.
+  // Stops at --max-connection-output of queued output (the connection is then output_blocked until
+  // a later look finds its socket drained), so a peer that grants credit and never reads costs a
+  // bounded amount. A consumer left without credit releases its store iterator.
   void ServiceConsumer(const std::shared_ptr<ConsumerLink>& c) {
-    pn_link_t* link = c->link;
-    if (pn_link_state(link) & PN_LOCAL_CLOSED) return;
     bool schedule = false, drained = false, failed = false;
     Status error;
+    pn_link_t* link = nullptr;
     {
       std::lock_guard<std::mutex> lock(c->mu);
-      if (c->closed) return;
+      if (c->closed || c->link == nullptr) return;
+      link = c->link;
+      if (pn_link_state(link) & PN_LOCAL_CLOSED) return;
+      ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
+      if (s == nullptr) return;
+      uint64_t queued = RefreshOutput(s);
+      s->output_blocked = queued >= options.max_connection_output;
       const bool presettled = pn_link_snd_settle_mode(link) == PN_SND_SETTLED;
       while (!c->pending.empty() && pn_link_credit(link) > 0) {
+        if (queued >= options.max_connection_output) {
+          s->output_blocked = true;
+          break;
+        }
         auto& [offset, bytes] = c->pending.front();
         char tag[8];
         for (int i = 0; i < 8; ++i) tag[i] = static_cast<char>(offset >> (56 - 8 * i));
@@ -691,16 +873,22 @@ struct Server::Impl {
         pn_link_send(link, bytes.data(), bytes.size());
         pn_link_advance(link);
         if (presettled) pn_delivery_settle(d);
+        queued += bytes.size();
+        c->pending_bytes -= bytes.size();
+        flow.AddOutbound(-static_cast<int64_t>(bytes.size()));
         c->pending.pop_front();
       }
+      if (queued != s->output) RefreshOutput(s);
       if (c->failed && c->pending.empty()) {
         failed = true;
         error = c->error;
         c->closed = true;
-      } else if (c->pending.empty() && !c->polling && pn_link_credit(link) > 0) {
+      } else if (c->pending.empty() && !c->polling && pn_link_credit(link) > 0 && !s->output_blocked) {
         c->polling = true;
         schedule = true;
       }
+      // Idle until the peer grants credit or the socket drains: hold no iterator meanwhile.
+      if (!c->polling && !failed && (pn_link_credit(link) <= 0 || s->output_blocked)) c->consumer->Release();
       drained = c->pending.empty() && c->caught_up && pn_link_get_drain(link);
     }
     if (failed) {
@@ -727,6 +915,24 @@ struct Server::Impl {
       auto it = s->producers.find(link);
       if (it != s->producers.end() && !it->second->closed) p = it->second.get();
     }
+    if (p != nullptr && d != p->receiving) {
+      // The first frame of a transfer: it must be within the credit we granted (core 2.6.7). Proton
+      // does not enforce it, so a producer ignoring credit is detached before anything more is stored.
+      if (p->credit_left <= 0) {
+        SetCondition(
+            pn_link_condition(link), "amqp:link:transfer-limit-exceeded",
+            "transfer beyond the link credit granted (window " + std::to_string(options.producer_credit) + ")");
+        pn_link_close(link);
+        p->closed = true;
+        p->buffer.clear();
+        if (s->links > 0) --s->links;
+        Log("sift serve: producer to %s detached: transfer beyond its credit\n", p->stream);
+        p = nullptr;
+      } else {
+        --p->credit_left;
+        p->receiving = d;
+      }
+    }
     char buf[16384];
     ssize_t n;
     while ((n = pn_link_recv(link, buf, sizeof buf)) > 0) {
@@ -741,12 +947,14 @@ struct Server::Impl {
       if (p) {
         p->buffer.clear();
         p->too_large = false;
+        p->receiving = nullptr;
       }
       pn_delivery_settle(d);
       return;
     }
     if (pn_delivery_partial(d)) return;
     pn_link_advance(link);
+    if (p != nullptr) p->receiving = nullptr;
     if (p == nullptr) {
       pn_delivery_settle(d);
       return;
@@ -776,8 +984,10 @@ struct Server::Impl {
     job.conn = conns[pn_session_connection(pn_link_session(link))];
     job.delivery = d;
     job.link = link;
+    job.producer_id = p->id;
     job.stream_copy = p->stream;
     job.bytes.swap(p->buffer);
+    flow.AddInbound(static_cast<int64_t>(job.bytes.size()));
     ++p->outstanding;
     ++in_flight;
     {
@@ -801,12 +1011,42 @@ struct Server::Impl {
     }
   }
 
+  // Grants credit up to the window, unless an alarm (memory budget, disk) withholds it.
   void TopUpCredit(pn_link_t* link, ProducerLink* p) {
     if (p->closed || shutting_down || (pn_link_state(link) & PN_LOCAL_CLOSED)) return;
-    const int window = static_cast<int>(options.producer_credit);
-    const int credit = pn_link_credit(link);
-    const int used = credit + static_cast<int>(p->outstanding);
-    if (used <= window / 2) pn_link_flow(link, window - used);  // in batches, not one flow per message
+    if (!flow.producers_may_send()) return;
+    const int64_t window = options.producer_credit;
+    const int64_t used = p->credit_left + p->outstanding;
+    if (used <= window / 2) {  // in batches, not one flow per message
+      p->credit_left += window - used;
+      pn_link_flow(link, static_cast<int>(window - used));
+    }
+  }
+
+  // Re-evaluates the alarms; logs a change, and when producers may send again asks every connection
+  // to top its producers up.
+  void CheckAlarms() {
+    const auto now = Clock::now();
+    if (options.min_disk_free > 0 && now >= next_disk_check) {
+      next_disk_check = now + kDiskCheckInterval;
+      uint64_t free_bytes = 0;
+      std::string error;
+      if (FileSystemFreeBytes(store_path, &free_bytes, &error)) {
+        flow.SetDiskFree(free_bytes);
+      } else {
+        Log("sift serve: cannot read the free space of the store: %s\n", store_path + ": " + error);
+      }
+    }
+    std::string change;
+    if (flow.Evaluate(&change)) fprintf(stderr, "sift serve: %s\n", change.c_str());
+    const bool withheld = !flow.producers_may_send();
+    if (credit_withheld && !withheld) {
+      for (auto& [c, s] : conns) {
+        ConnState* state = s.get();
+        state->Post([state] { state->topup_requested = true; });
+      }
+    }
+    credit_withheld = withheld;
   }
 
   void OnWake(pn_connection_t* c) {
@@ -815,14 +1055,32 @@ struct Server::Impl {
     std::shared_ptr<ConnState> s = it->second;
     std::vector<AppendResult> results;
     std::vector<std::shared_ptr<ConsumerLink>> ready;
-    bool close = false;
+    bool close = false, expired = false, topup = false, refresh = false;
     {
       std::lock_guard<std::mutex> lock(s->mu);
       results.swap(s->results);
       ready.swap(s->ready);
       close = s->close_requested;
+      expired = s->handshake_expired;
+      topup = s->topup_requested;
+      refresh = s->refresh_requested;
+      s->topup_requested = s->refresh_requested = false;
     }
+    if (expired && !s->opened) {
+      pn_transport_t* t = pn_connection_transport(c);
+      if (t != nullptr) {
+        SetCondition(pn_transport_condition(t), "amqp:resource-limit-exceeded",
+                     "no AMQP open within the handshake deadline");
+        pn_transport_close_tail(t);
+        pn_transport_close_head(t);
+      }
+      return;
+    }
+    if (!results.empty()) CheckAlarms();
     for (AppendResult& r : results) {
+      // A freed link's deliveries are gone with it: only results of a live producer are settled.
+      auto p = s->producers.find(r.link);
+      if (p == s->producers.end() || p->second->id != r.producer_id) continue;
       if (!pn_delivery_settled(r.delivery)) {  // a pre-settled transfer gets no outcome (core 2.6.12)
         if (r.accepted) {
           pn_delivery_update(r.delivery, PN_ACCEPTED);
@@ -836,17 +1094,28 @@ struct Server::Impl {
         }
       }
       pn_delivery_settle(r.delivery);
-      auto p = s->producers.find(r.link);
-      if (p != s->producers.end()) {
-        if (p->second->outstanding > 0) --p->second->outstanding;
-        TopUpCredit(r.link, p->second.get());
-      }
+      if (p->second->outstanding > 0) --p->second->outstanding;
+      TopUpCredit(r.link, p->second.get());
+    }
+    if (topup) {
+      for (auto& [link, p] : s->producers) TopUpCredit(link, p.get());
     }
     for (auto& consumer : ready) ServiceConsumer(consumer);
+    if (refresh || s->output_blocked) ResumeOutput(s.get());
     if (close && !(pn_connection_state(c) & PN_LOCAL_CLOSED)) {
       SetCondition(pn_connection_condition(c), "amqp:connection:forced", "the server is shutting down");
       pn_connection_close(c);
     }
+  }
+
+  // Looks at the connection's queued output again; once below the cap, its consumers send on.
+  void ResumeOutput(ConnState* s) {
+    const bool was_blocked = s->output_blocked;
+    s->output_blocked = RefreshOutput(s) >= options.max_connection_output;
+    if (!was_blocked || s->output_blocked) return;
+    std::vector<std::shared_ptr<ConsumerLink>> consumers;
+    for (auto& [link, consumer] : s->consumers) consumers.push_back(consumer);
+    for (auto& consumer : consumers) ServiceConsumer(consumer);
   }
 
   void OnTransportClosed(pn_connection_t* c) {
@@ -859,9 +1128,42 @@ struct Server::Impl {
       s->results.clear();
       s->ready.clear();
     }
-    for (auto& [link, consumer] : s->consumers) CloseConsumer(*consumer);
+    for (auto& [link, consumer] : s->consumers) CloseConsumer(consumer);
     s->consumers.clear();
+    flow.AddOutbound(-static_cast<int64_t>(s->output));
+    s->output = 0;
+    if (!s->opened) handshakes.erase(s->handshake_seq);
+    if (s->counted) {
+      --open_connections;
+      if (--per_address[s->address] == 0) per_address.erase(s->address);
+    }
     conns.erase(it);
+    if (closing_connections && conns.empty()) pn_proactor_cancel_timeout(proactor);
+  }
+
+  // The event loop's timer (every kTickMs, kBlockedTickMs while a connection's output is blocked):
+  // closes sockets past their handshake deadline, re-evaluates the alarms, and asks connections with
+  // queued output to look again (their sockets may have drained: Proton reports no such event).
+  void Tick() {
+    const auto now = Clock::now();
+    const auto deadline = std::chrono::milliseconds(options.handshake_timeout_ms);
+    while (!handshakes.empty() && handshakes.begin()->second.first + deadline <= now) {
+      ExpireHandshake(handshakes.begin()->second.second, "handshake deadline passed");
+      handshakes.erase(handshakes.begin());
+    }
+    CheckAlarms();
+    for (auto& [c, s] : conns) {
+      if (s->output == 0 && !s->output_blocked) continue;
+      ConnState* state = s.get();
+      state->Post([state] { state->refresh_requested = true; });
+    }
+  }
+
+  int NextTick() const {
+    for (const auto& [c, s] : conns) {
+      if (s->output_blocked) return kBlockedTickMs;
+    }
+    return kTickMs;
   }
 
   void BeginShutdown() {
@@ -874,7 +1176,11 @@ struct Server::Impl {
   }
 
   void OnTimeout() {
-    if (!shutting_down) return;
+    Tick();
+    if (!shutting_down) {
+      pn_proactor_set_timeout(proactor, NextTick());
+      return;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (!closing_connections) {
       if (in_flight.load() > 0 && now < shutdown_deadline) {
@@ -887,6 +1193,7 @@ struct Server::Impl {
         ConnState* s = it->second.get();
         s->Post([s] { s->close_requested = true; });
       }
+      if (conns.empty()) return;  // nothing to wait for: the proactor goes inactive
       shutdown_deadline = now + std::chrono::seconds(3);
       pn_proactor_set_timeout(proactor, 3000);
       return;
@@ -897,6 +1204,7 @@ struct Server::Impl {
   bool Handle(pn_event_t* e) {
     switch (pn_event_type(e)) {
       case PN_LISTENER_OPEN: {
+        pn_proactor_set_timeout(proactor, kTickMs);
         char host[256] = "", port[32] = "";
         pn_netaddr_host_port(pn_listener_addr(pn_event_listener(e)), host, sizeof host, port, sizeof port);
         printf("sift serve: listening on %s:%s\n", host, port);
@@ -947,6 +1255,12 @@ struct Server::Impl {
         }
         break;
       }
+      case PN_TRANSPORT: {  // output was produced or written: a held-back connection may send on
+        pn_connection_t* c = pn_event_connection(e);
+        ConnState* s = c ? Conn(c) : nullptr;
+        if (s != nullptr && s->output_blocked) ResumeOutput(s);
+        break;
+      }
       case PN_TRANSPORT_CLOSED: OnTransportClosed(pn_event_connection(e)); break;
       default: break;
     }
@@ -960,9 +1274,12 @@ Server::Server(const ServeOptions& options, engine::StreamEngine* engine, const 
 
 Server::~Server() = default;
 
+FlowState Server::flow_state() const { return impl_->flow.state(); }
+
 int Server::Run(const std::string& host, const std::string& port) {
   Impl& m = *impl_;
   m.proactor = pn_proactor();
+  m.CheckAlarms();  // a full disk withholds credit from the first producer on
   m.append_thread = std::thread([&m] { m.AppendLoop(); });
   for (uint32_t i = 0; i < m.options.reader_threads; ++i) m.readers.emplace_back([&m] { m.ReaderLoop(); });
   if (m.options.retention_interval_ms > 0) m.retention_thread = std::thread([&m] { m.RetentionLoop(); });

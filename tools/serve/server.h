@@ -20,6 +20,7 @@
 
 #include "sift/stream_engine.h"
 #include "tools/serve/authenticator.h"
+#include "tools/serve/flow_control.h"
 #include "tools/serve/serve.h"
 
 struct pn_ssl_domain_t;
@@ -39,6 +40,9 @@ class Server {
   // Listens on `host`:`port` and serves until SIGTERM / SIGINT. Returns the exit code (0, or 3 when the
   // address cannot be listened on). Every worker has stopped and every consumer is gone on return.
   int Run(const std::string& host, const std::string& port);
+
+  // The memory and disk alarms and the byte counts behind them, from any thread (flow_control.h).
+  FlowState flow_state() const;
 
   struct Impl;
 

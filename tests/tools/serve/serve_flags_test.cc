@@ -56,6 +56,34 @@ TEST(ServeFlags, ChunkAndRetentionFlagsReadSizesAndDurations) {
   EXPECT_EQ(plain.retention_interval_ms, 0);
 }
 
+TEST(ServeFlags, ResourceLimitFlags) {
+  ServeOptions defaults;
+  ASSERT_EQ(Parse({}, &defaults), "");
+  EXPECT_EQ(defaults.memory_budget, 1ull << 30);
+  EXPECT_EQ(defaults.min_disk_free, 50ull << 20);
+  EXPECT_EQ(defaults.max_connection_output, 4ull << 20);
+  EXPECT_EQ(defaults.handshake_timeout_ms, 5000);
+  EXPECT_EQ(defaults.idle_timeout_ms, 60000);
+  EXPECT_EQ(defaults.reader_slice_ms, 2);
+  EXPECT_EQ(defaults.max_handshakes, 2048u);  // more than --max-connections: sockets not yet open
+  EXPECT_EQ(defaults.max_connections_per_address, 0u);
+
+  ServeOptions o;
+  ASSERT_EQ(Parse({"--memory-budget", "64MiB", "--min-disk-free", "0", "--max-connection-output", "1MiB",
+                   "--handshake-timeout", "2s", "--idle-timeout", "0", "--max-handshakes", "10",
+                   "--max-connections-per-address", "3", "--reader-slice", "5ms"},
+                  &o),
+            "");
+  EXPECT_EQ(o.memory_budget, 64ull << 20);
+  EXPECT_EQ(o.min_disk_free, 0u);
+  EXPECT_EQ(o.max_connection_output, 1ull << 20);
+  EXPECT_EQ(o.handshake_timeout_ms, 2000);
+  EXPECT_EQ(o.idle_timeout_ms, 0);
+  EXPECT_EQ(o.max_handshakes, 10u);
+  EXPECT_EQ(o.max_connections_per_address, 3u);
+  EXPECT_EQ(o.reader_slice_ms, 5);
+}
+
 TEST(ServeFlags, BadValuesNameTheFlagAndTheReason) {
   struct Case {
     std::vector<std::string> args;
@@ -71,6 +99,14 @@ TEST(ServeFlags, BadValuesNameTheFlagAndTheReason) {
       {{"--max-chunk-bytes", "2G"}, "--max-chunk-bytes: bad size '2G': must be from 1 to 1GiB"},
       {{"--max-chunk-messages", "0"}, "--max-chunk-messages"},
       {{"--retention-interval", "8d"}, "--retention-interval: bad duration '8d': must be from 0 to 1w"},
+      {{"--memory-budget", "1GB"}, "--memory-budget: bad size '1GB': unit 'GB' is ambiguous"},
+      {{"--min-disk-free", "-5"}, "--min-disk-free: bad size '-5'"},
+      {{"--max-connection-output", "1K"}, "--max-connection-output: bad size '1K': must be from 64KiB to 4GiB"},
+      {{"--handshake-timeout", "5"}, "--handshake-timeout: bad duration '5': a duration needs a unit"},
+      {{"--handshake-timeout", "10ms"}, "--handshake-timeout: bad duration '10ms': must be from 100ms"},
+      {{"--idle-timeout", "2d"}, "--idle-timeout: bad duration '2d': must be from 0 to 1d"},
+      {{"--reader-slice", "0"}, "--reader-slice: bad duration '0': must be from 1ms"},
+      {{"--max-handshakes", "0"}, "--max-handshakes"},
   };
   for (const Case& c : cases) {
     ServeOptions o;
