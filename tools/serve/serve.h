@@ -66,6 +66,8 @@ struct ServeOptions {
   // (StreamEngine::EnforceRetention), so age limits also hold on streams nobody appends to; appends
   // apply it to the streams they touch in any case. 0: no timer.
   int64_t retention_interval_ms = 5000;
+  // HOST:PORT of the Prometheus metrics endpoint (GET /metrics, metrics_endpoint.h); empty: none.
+  std::string metrics;
   // Print connection-level events on stderr.
   bool verbose = false;
 };

@@ -42,6 +42,8 @@
 #include <vector>
 
 #include "tools/serve/link_filter.h"
+#include "tools/serve/metrics.h"
+#include "tools/serve/metrics_endpoint.h"
 #include "tools/serve/offset_annotation.h"
 
 namespace sift::tools {
@@ -69,6 +71,7 @@ struct ConsumerLink {
   bool closed = false;     // the link or the connection is gone
   bool failed = false;
   Status error;
+  std::shared_ptr<ConsumerCounters> metrics;  // never null once attached
 };
 
 struct ProducerLink {
@@ -77,6 +80,7 @@ struct ProducerLink {
   bool too_large = false;
   uint32_t outstanding = 0;  // transfers handed to the worker, not settled yet
   bool closed = false;
+  GaugeHold open;  // in ServeMetrics::producer_links until closed
 };
 
 struct AppendResult {
@@ -101,6 +105,7 @@ struct ConnState {
   uint32_t links = 0;
   uint32_t sessions = 0;
   bool over_limit = false;
+  GaugeHold open;  // in ServeMetrics::connections_open until the transport closes
 
   // From any thread: post work and wake the connection; false when it is gone.
   template <typename F>
@@ -153,6 +158,8 @@ struct Server::Impl {
   engine::StreamEngine* engine;
   const PlainAuthenticator* authenticator;
   pn_ssl_domain_t* ssl;
+  ServeMetrics metrics;  // declared early: outlives everything that counts in it
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint;
 
   pn_proactor_t* proactor = nullptr;
   pn_listener_t* listener = nullptr;
@@ -279,6 +286,11 @@ struct Server::Impl {
       out.emplace_back(d.offset(), std::move(bytes));
     }
     c->batch.Clear();
+    const engine::ConsumerStats& stats = c->consumer->stats();
+    c->metrics->scanned.store(stats.scanned, std::memory_order_relaxed);
+    c->metrics->matched.store(stats.matched, std::memory_order_relaxed);
+    c->metrics->chunks_pruned.store(stats.chunks_pruned, std::memory_order_relaxed);
+    c->metrics->position.store(c->consumer->position(), std::memory_order_relaxed);
     bool notify = !out.empty();
     bool requeue = false, park = false;
     {
@@ -314,6 +326,7 @@ struct Server::Impl {
 
   void AppendLoop() {
     std::vector<AppendJob> jobs;
+    std::unordered_map<std::string, StreamCounters*> counters;  // looked up once per stream, lock-free after
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(append_mu);
@@ -327,13 +340,13 @@ struct Server::Impl {
           append_queue.erase(append_queue.begin(), append_queue.begin() + kMaxAppendRound);
         }
       }
-      AppendRound(jobs);
+      AppendRound(jobs, counters);
       in_flight -= jobs.size();
       jobs.clear();
     }
   }
 
-  void AppendRound(std::vector<AppendJob>& jobs) {
+  void AppendRound(std::vector<AppendJob>& jobs, std::unordered_map<std::string, StreamCounters*>& counters) {
     std::vector<AppendResult> results(jobs.size());
     std::map<std::string_view, std::vector<size_t>> groups;
     for (size_t i = 0; i < jobs.size(); ++i) {
@@ -350,14 +363,20 @@ struct Server::Impl {
       // The engine validates each message and refuses a malformed (or too large) one alone; a failed
       // write is in the outcome of every message it concerned.
       (void)engine->AppendEach(stream, views, &outcomes);
+      StreamCounters*& counted = counters[std::string(stream)];
+      if (counted == nullptr) counted = metrics.Stream(std::string(stream));
       for (size_t k = 0; k < indexes.size(); ++k) {
         const Status& one = outcomes[k].status;
         AppendResult& r = results[indexes[k]];
         if (one.ok()) {
           r.accepted = true;
           appended = true;
+          counted->appended_messages.fetch_add(1, std::memory_order_relaxed);
+          counted->appended_bytes.fetch_add(views[k].size(), std::memory_order_relaxed);
           continue;
         }
+        const bool refused = one.IsMalformed() || one.IsNotFound() || one.IsInputError();
+        (refused ? metrics.appends_rejected : metrics.appends_failed).fetch_add(1, std::memory_order_relaxed);
         r.condition = one.IsMalformed()    ? "amqp:decode-error"
                       : one.IsNotFound()   ? "amqp:not-found"
                       : one.IsInputError() ? "amqp:invalid-field"
@@ -366,10 +385,13 @@ struct Server::Impl {
       }
     }
     if (appended && options.sync) {
+      const auto flush_start = std::chrono::steady_clock::now();
       Status f = engine->Flush();
+      metrics.fsync.Observe(std::chrono::steady_clock::now() - flush_start);
       if (!f.ok()) {
         for (AppendResult& r : results) {
           if (!r.accepted) continue;
+          metrics.appends_failed.fetch_add(1, std::memory_order_relaxed);
           r.accepted = false;
           r.condition = "amqp:internal-error";
           r.description = "the append could not be made durable: " + f.ToString();
@@ -410,6 +432,27 @@ struct Server::Impl {
     }
   }
 
+  // ---- metrics ----
+
+  // Serves options.metrics (validated HOST:PORT) on a thread of its own; prints where, on stdout, as
+  // the AMQP listener does. False after printing why it cannot listen.
+  bool StartMetrics() {
+    const std::string& where = options.metrics;
+    const size_t colon = where.rfind(':');
+    std::string host = where.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    metrics_endpoint =
+        std::make_unique<MetricsEndpoint>([this] { return RenderPrometheusText(metrics.Collect(engine)); });
+    std::string error;
+    if (!metrics_endpoint->Start(host, where.substr(colon + 1), &error)) {
+      fprintf(stderr, "sift: cannot listen: --metrics %s: %s\n", where.c_str(), error.c_str());
+      return false;
+    }
+    printf("sift serve: metrics on http://%s/metrics\n", metrics_endpoint->address().c_str());
+    fflush(stdout);
+    return true;
+  }
+
   // ---- event thread ----
 
   ConnState* Conn(pn_connection_t* c) {
@@ -428,6 +471,7 @@ struct Server::Impl {
     auto state = std::make_shared<ConnState>();
     state->connection = c;
     state->over_limit = conns.size() >= options.max_connections;
+    state->open = GaugeHold(&metrics.connections_open);
     conns[c] = state;
     pn_listener_accept2(l, c, t);
   }
@@ -472,6 +516,7 @@ struct Server::Impl {
       for (auto& [link, p] : s->producers) {
         if (pn_link_session(link) == session && !p->closed) {
           p->closed = true;
+          p->open.Release();
           if (s->links > 0) --s->links;
         }
       }
@@ -541,6 +586,7 @@ struct Server::Impl {
     if (!EnsureStream(link, stream)) return;
     auto p = std::make_unique<ProducerLink>();
     p->stream = stream;
+    p->open = GaugeHold(&metrics.producer_links);
     s->producers[link] = std::move(p);
     ++s->links;
     pn_terminus_copy(pn_link_source(link), pn_link_remote_source(link));
@@ -594,6 +640,7 @@ struct Server::Impl {
     c->conn = conns[pn_session_connection(pn_link_session(link))];
     c->link = link;
     c->stream = stream;
+    c->metrics = metrics.AddConsumer(stream);
     s->consumers[link] = c;
     ++s->links;
     // Echo the filters in place (core 3.5.3: the sender's attach says which filters are applied).
@@ -607,6 +654,7 @@ struct Server::Impl {
   }
 
   void CloseConsumer(ConsumerLink& c) {
+    metrics.RemoveConsumer(c.metrics.get());
     std::lock_guard<std::mutex> lock(c.mu);
     c.closed = true;
     c.pending.clear();
@@ -625,6 +673,7 @@ struct Server::Impl {
       auto p = s->producers.find(link);
       if (p != s->producers.end() && !p->second->closed) {
         p->second->closed = true;
+        p->second->open.Release();
         if (s->links > 0) --s->links;
       }
     }
@@ -664,6 +713,7 @@ struct Server::Impl {
         schedule = true;
       }
       drained = c->pending.empty() && c->caught_up && pn_link_get_drain(link);
+      c->metrics->credit.store(pn_link_credit(link), std::memory_order_relaxed);
     }
     if (failed) {
       SetCondition(pn_link_condition(link), "amqp:internal-error", error.ToString());
@@ -719,6 +769,7 @@ struct Server::Impl {
                    "message larger than the limit of " + std::to_string(options.max_message_bytes) + " bytes");
       pn_delivery_update(d, PN_REJECTED);
       pn_delivery_settle(d);
+      metrics.appends_rejected.fetch_add(1, std::memory_order_relaxed);
       p->too_large = false;
       p->buffer.clear();
       TopUpCredit(link, p);
@@ -795,6 +846,8 @@ struct Server::Impl {
     }
     for (auto& [link, consumer] : s->consumers) CloseConsumer(*consumer);
     s->consumers.clear();
+    for (auto& [link, producer] : s->producers) producer->open.Release();
+    s->open.Release();
     conns.erase(it);
   }
 
@@ -896,6 +949,7 @@ Server::~Server() = default;
 
 int Server::Run(const std::string& host, const std::string& port) {
   Impl& m = *impl_;
+  if (!m.options.metrics.empty() && !m.StartMetrics()) return 3;
   m.proactor = pn_proactor();
   m.append_thread = std::thread([&m] { m.AppendLoop(); });
   for (uint32_t i = 0; i < m.options.reader_threads; ++i) m.readers.emplace_back([&m] { m.ReaderLoop(); });
@@ -955,6 +1009,7 @@ int Server::Run(const std::string& host, const std::string& port) {
   }
   m.read_cv.notify_all();
   for (std::thread& t : m.readers) t.join();
+  if (m.metrics_endpoint) m.metrics_endpoint->Stop();
   m.read_queue.clear();
   m.waiters.clear();
   m.conns.clear();
