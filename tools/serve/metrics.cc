@@ -101,6 +101,9 @@ MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine) const 
   }
   for (const auto& c : consumers) {
     MetricsSnapshot::Consumer out;
+    // The position first (acquire; the reader stores it last, release): the counters read after it are
+    // at least as recent, so a caught-up link never shows the counts of an earlier poll.
+    const uint64_t position = c->position.load(std::memory_order_acquire);
     out.stream = c->stream;
     out.link_id = c->link_id;
     out.scanned = c->scanned.load(std::memory_order_relaxed);
@@ -108,7 +111,6 @@ MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine) const 
     out.chunks_pruned = c->chunks_pruned.load(std::memory_order_relaxed);
     out.credit = c->credit.load(std::memory_order_relaxed);
     auto end = next_offsets.find(c->stream);
-    const uint64_t position = c->position.load(std::memory_order_relaxed);
     if (end != next_offsets.end() && end->second > position) out.lag_messages = end->second - position;
     s.consumers.push_back(std::move(out));
   }

@@ -290,7 +290,7 @@ struct Server::Impl {
     c->metrics->scanned.store(stats.scanned, std::memory_order_relaxed);
     c->metrics->matched.store(stats.matched, std::memory_order_relaxed);
     c->metrics->chunks_pruned.store(stats.chunks_pruned, std::memory_order_relaxed);
-    c->metrics->position.store(c->consumer->position(), std::memory_order_relaxed);
+    c->metrics->position.store(c->consumer->position(), std::memory_order_release);  // after the counters
     bool notify = !out.empty();
     bool requeue = false, park = false;
     {

@@ -124,14 +124,19 @@ class MetricsTest(unittest.TestCase):
             for _ in got:
                 rcv.accept()
             link = r'\{stream="orders",link="(\d+)"\}'
-            page = self.wait_for(lambda t: re.search(r"^sift_consumer_lag_messages%s 0$" % link, t, re.M),
+            # The reader publishes its figures after each poll: wait until the page shows the whole scan.
+            page = self.wait_for(lambda t: re.search(r"^sift_consumer_lag_messages%s 0$" % link, t, re.M)
+                                 and re.search(r"^sift_consumer_matched_records_total%s 10$" % link, t, re.M),
                                  "the consumer at the end of its stream")
             link_id = re.search(r"^sift_consumer_matched_records_total%s" % link, page, re.M).group(1)
             labels = '{stream="orders",link="%s"}' % link_id
-            self.assertEqual(sample(page, "sift_consumer_scanned_records_total", labels), 40)
-            self.assertEqual(sample(page, "sift_consumer_matched_records_total", labels), 10)
-            self.assertIsNotNone(sample(page, "sift_consumer_pruned_chunks_total", labels))
-            self.assertEqual(sample(page, "sift_consumer_credit", labels), 90)
+            # Chunks whose summary rules out n >= 30 are skipped unread: every record is either scanned or
+            # in a pruned chunk (how many chunks there are depends on how the appends were grouped).
+            scanned = sample(page, "sift_consumer_scanned_records_total", labels)
+            pruned = sample(page, "sift_consumer_pruned_chunks_total", labels)
+            self.assertTrue(10 <= scanned <= 40, page)
+            self.assertEqual(scanned == 40, pruned == 0, page)
+            self.assertGreaterEqual(sample(page, "sift_consumer_credit", labels), 90)  # 100 granted, 10 used (or more granted since)
             self.assertEqual(sample(page, "sift_consumer_links"), 1)
             self.assertEqual(sample(page, "sift_connections_open"), 1)
             self.assertEqual(sample(page, "sift_producer_links"), 0)
