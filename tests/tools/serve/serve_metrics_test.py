@@ -92,10 +92,13 @@ class MetricsTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.proc.terminate()
-        cls.proc.wait(timeout=30)
+        code = cls.proc.wait(timeout=30)
+        stderr = cls.proc.stderr.read()
         cls.proc.stdout.close()
         cls.proc.stderr.close()
         shutil.rmtree(cls.tmp, ignore_errors=True)
+        if code != 0:  # the endpoint's thread stops cleanly with the server
+            raise AssertionError("sift-serve exited with %d after SIGTERM: %s" % (code, stderr))
 
     def wait_for(self, predicate, what, seconds=10):
         """Scrapes until predicate(page) holds (bounded: `seconds`); returns that page."""
