@@ -299,9 +299,10 @@ def main():
     # Serve.
     w("## Serve: loopback publish and consume")
     w("")
-    w(f"`{commands['serve']}`: one producer publishes order-like messages to `sift-serve` while a consumer with "
-      "`region = 'eu-west' AND amount >= 500` tails the stream, then a second consumer replays it from the "
-      "first offset; runs in order, median in bold:")
+    w(f"`{commands['serve']}`: producers publish `sift gen` orders to one `sift-serve` stream over loopback, "
+      "each message acknowledged once durable (fsync), then consumers attach at the first offset with an SQL "
+      "filter and each receives every match (the counts, the filter's matches and the stream's length are in "
+      "the header); without and with TLS and SASL PLAIN (a `--users` file); runs sorted, median in bold:")
     w("")
     out.extend(read(os.path.join(r, "serve.md")).strip().splitlines())
     w("")

@@ -24,8 +24,8 @@ bool FlowControl::Evaluate(std::string* change) {
     if (raise || clear) {
       memory_alarm_.store(raise, std::memory_order_relaxed);
       changed = true;
-      what += std::string(raise ? "memory alarm raised" : "memory alarm cleared") + ": " +
-              base::FormatByteSize(used) + " in use, budget " + base::FormatByteSize(memory_budget_);
+      what += std::string(raise ? "memory alarm raised" : "memory alarm cleared") + ": " + base::FormatByteSize(used) +
+              " in use, budget " + base::FormatByteSize(memory_budget_);
     }
   }
   if (min_disk_free_ > 0) {

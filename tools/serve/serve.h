@@ -99,6 +99,8 @@ struct ServeOptions {
   uint32_t max_connections_per_address = 0;
   // The longest turn one consumer's scan takes on a reader thread before the next consumer's turn.
   int64_t reader_slice_ms = 2;
+  // HOST:PORT of the Prometheus metrics endpoint (GET /metrics, metrics_endpoint.h); empty: none.
+  std::string metrics;
   // Print connection-level events on stderr.
   bool verbose = false;
 };

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "tools/serve/serve.h"
 #include "tools/unit_flags.h"
@@ -97,6 +98,16 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
   AddDurationOption(app, "--reader-slice", &o->reader_slice_ms, 1, 60'000,
                     "longest turn of one consumer's scan on a reader thread")
       ->default_str("2ms");
+  app->add_option("--metrics", o->metrics, "serve Prometheus metrics at http://HOST:PORT/metrics")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            const size_t colon = v.rfind(':');
+            const bool port_ok = colon != std::string::npos && colon + 1 < v.size() && v.size() - colon - 1 <= 5 &&
+                                 v.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+                                 std::stoul(v.substr(colon + 1)) <= 65535;
+            return port_ok ? std::string() : "expected HOST:PORT (port 0 to 65535), got '" + v + "'";
+          },
+          "HOST:PORT"));
   app->add_flag("-v,--verbose", o->verbose, "log connections and links on stderr");
 }
 

@@ -49,6 +49,8 @@
 
 #include "tools/serve/flow_control.h"
 #include "tools/serve/link_filter.h"
+#include "tools/serve/metrics.h"
+#include "tools/serve/metrics_endpoint.h"
 #include "tools/serve/offset_annotation.h"
 #include "tools/serve/printable_text.h"
 #include "tools/serve/user_id_check.h"
@@ -88,6 +90,7 @@ struct ConsumerLink {
   bool closed = false;     // the link or the connection is gone
   bool failed = false;
   Status error;
+  std::shared_ptr<ConsumerCounters> metrics;  // never null once attached
 };
 
 struct ProducerLink {
@@ -99,6 +102,7 @@ struct ProducerLink {
   int64_t credit_left = 0;             // credit granted and not yet used, as we count it (a peer may overrun it)
   pn_delivery_t* receiving = nullptr;  // the transfer whose frames are arriving
   bool closed = false;
+  GaugeHold open;  // in ServeMetrics::producer_links until closed
 };
 
 struct AppendResult {
@@ -138,6 +142,7 @@ struct ConnState {
   std::string address;          // the peer's host
   uint64_t output = 0;          // queued output (Proton's), as last counted in FlowControl outbound
   bool output_blocked = false;  // output reached --max-connection-output: consumers wait
+  GaugeHold open;               // in ServeMetrics::connections_open until the transport closes
 
   // From any thread: post work and wake the connection; false when it is gone.
   template <typename F>
@@ -191,6 +196,8 @@ struct Server::Impl {
   engine::StreamEngine* engine;
   const Authenticator* authenticator;
   pn_ssl_domain_t* ssl;
+  ServeMetrics metrics;  // declared early: outlives everything that counts in it
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint;
 
   pn_proactor_t* proactor = nullptr;
   pn_listener_t* listener = nullptr;
@@ -353,6 +360,11 @@ struct Server::Impl {
       out.emplace_back(d.offset(), std::move(bytes));
     }
     c->batch.Clear();
+    const engine::ConsumerStats& stats = c->consumer->stats();
+    c->metrics->scanned.store(stats.scanned, std::memory_order_relaxed);
+    c->metrics->matched.store(stats.matched, std::memory_order_relaxed);
+    c->metrics->chunks_pruned.store(stats.chunks_pruned, std::memory_order_relaxed);
+    c->metrics->position.store(c->consumer->position(), std::memory_order_release);  // after the counters
     bool notify = !out.empty();
     bool requeue = false, park = false;
     {
@@ -396,6 +408,7 @@ struct Server::Impl {
 
   void AppendLoop() {
     std::vector<AppendJob> jobs;
+    std::unordered_map<std::string, StreamCounters*> counters;  // looked up once per stream, lock-free after
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(append_mu);
@@ -411,14 +424,14 @@ struct Server::Impl {
       }
       int64_t bytes = 0;
       for (const AppendJob& job : jobs) bytes += static_cast<int64_t>(job.bytes.size());
-      AppendRound(jobs);
+      AppendRound(jobs, counters);
       flow.AddInbound(-bytes);
       in_flight -= jobs.size();
       jobs.clear();
     }
   }
 
-  void AppendRound(std::vector<AppendJob>& jobs) {
+  void AppendRound(std::vector<AppendJob>& jobs, std::unordered_map<std::string, StreamCounters*>& counters) {
     std::vector<AppendResult> results(jobs.size());
     std::map<std::string_view, std::vector<size_t>> groups;
     for (size_t i = 0; i < jobs.size(); ++i) {
@@ -436,15 +449,21 @@ struct Server::Impl {
       // The engine validates each message and refuses a malformed (or too large) one alone; a failed
       // write is in the outcome of every message it concerned.
       (void)engine->AppendEach(stream, views, &outcomes);
+      StreamCounters*& counted = counters[std::string(stream)];
+      if (counted == nullptr) counted = metrics.Stream(std::string(stream));
       for (size_t k = 0; k < indexes.size(); ++k) {
         const Status& one = outcomes[k].status;
         AppendResult& r = results[indexes[k]];
         if (one.ok()) {
           r.accepted = true;
           appended = true;
+          counted->appended_messages.fetch_add(1, std::memory_order_relaxed);
+          counted->appended_bytes.fetch_add(views[k].size(), std::memory_order_relaxed);
           continue;
         }
-        r.store_failed = !one.IsInputError() && !one.IsMalformed() && !one.IsNotFound();
+        const bool refused = one.IsMalformed() || one.IsNotFound() || one.IsInputError();
+        (refused ? metrics.appends_rejected : metrics.appends_failed).fetch_add(1, std::memory_order_relaxed);
+        r.store_failed = !refused;
         r.condition = one.IsMalformed()    ? "amqp:decode-error"
                       : one.IsNotFound()   ? "amqp:not-found"
                       : one.IsInputError() ? "amqp:invalid-field"
@@ -453,10 +472,13 @@ struct Server::Impl {
       }
     }
     if (appended && options.sync) {
+      const auto flush_start = std::chrono::steady_clock::now();
       Status f = engine->Flush();
+      metrics.fsync.Observe(std::chrono::steady_clock::now() - flush_start);
       if (!f.ok()) {
         for (AppendResult& r : results) {
           if (!r.accepted) continue;
+          metrics.appends_failed.fetch_add(1, std::memory_order_relaxed);
           r.accepted = false;
           r.store_failed = true;
           r.condition = "amqp:internal-error";
@@ -500,6 +522,27 @@ struct Server::Impl {
     }
   }
 
+  // ---- metrics ----
+
+  // Serves options.metrics (validated HOST:PORT) on a thread of its own; prints where, on stdout, as
+  // the AMQP listener does. False after printing why it cannot listen.
+  bool StartMetrics() {
+    const std::string& where = options.metrics;
+    const size_t colon = where.rfind(':');
+    std::string host = where.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    metrics_endpoint =
+        std::make_unique<MetricsEndpoint>([this] { return RenderPrometheusText(metrics.Collect(engine)); });
+    std::string error;
+    if (!metrics_endpoint->Start(host, where.substr(colon + 1), &error)) {
+      fprintf(stderr, "sift: cannot listen: --metrics %s: %s\n", where.c_str(), error.c_str());
+      return false;
+    }
+    printf("sift serve: metrics on http://%s/metrics\n", metrics_endpoint->address().c_str());
+    fflush(stdout);
+    return true;
+  }
+
   // ---- event thread ----
 
   ConnState* Conn(pn_connection_t* c) {
@@ -522,6 +565,7 @@ struct Server::Impl {
     auto state = std::make_shared<ConnState>();
     state->connection = c;
     state->handshake_seq = next_handshake_seq++;
+    state->open = GaugeHold(&metrics.connections_open);
     conns[c] = state;
     pn_listener_accept2(l, c, t);
     // Sockets that have not opened yet do not count against --max-connections (so they cannot lock
@@ -634,6 +678,7 @@ struct Server::Impl {
       for (auto it = s->producers.begin(); it != s->producers.end();) {
         if (pn_link_session(it->first) == session) {
           if (!it->second->closed && s->links > 0) --s->links;
+          it->second->open.Release();
           it = s->producers.erase(it);
         } else {
           ++it;
@@ -717,6 +762,7 @@ struct Server::Impl {
     ProducerLink* p = owned.get();
     p->id = next_producer_id++;
     p->stream = stream;
+    owned->open = GaugeHold(&metrics.producer_links);
     s->producers[link] = std::move(owned);
     ++s->links;
     pn_terminus_copy(pn_link_source(link), pn_link_remote_source(link));
@@ -774,6 +820,7 @@ struct Server::Impl {
     c->link = link;
     c->stream = stream;
     AddWaiter(stream);
+    c->metrics = metrics.AddConsumer(stream);
     s->consumers[link] = c;
     ++s->links;
     // Echo the filters in place (core 3.5.3: the sender's attach says which filters are applied).
@@ -799,6 +846,7 @@ struct Server::Impl {
       c->pending_bytes = 0;
     }
     RemoveWaiter(c);
+    metrics.RemoveConsumer(c->metrics.get());
   }
 
   // The peer closed or detached the link (core 2.6.6 / 2.7.4): stop its consumer, answer in kind and
@@ -815,6 +863,7 @@ struct Server::Impl {
       auto p = s->producers.find(link);
       if (p != s->producers.end()) {
         if (!p->second->closed && s->links > 0) --s->links;
+        p->second->open.Release();
         s->producers.erase(p);  // results of its transfers still in the worker are dropped by id
       }
     }
@@ -890,6 +939,7 @@ struct Server::Impl {
       // Idle until the peer grants credit or the socket drains: hold no iterator meanwhile.
       if (!c->polling && !failed && (pn_link_credit(link) <= 0 || s->output_blocked)) c->consumer->Release();
       drained = c->pending.empty() && c->caught_up && pn_link_get_drain(link);
+      c->metrics->credit.store(pn_link_credit(link), std::memory_order_relaxed);
     }
     if (failed) {
       SetCondition(pn_link_condition(link), "amqp:internal-error", error.ToString());
@@ -965,6 +1015,7 @@ struct Server::Impl {
                    "message larger than the limit of " + std::to_string(options.max_message_bytes) + " bytes");
       pn_delivery_update(d, PN_REJECTED);
       pn_delivery_settle(d);
+      metrics.appends_rejected.fetch_add(1, std::memory_order_relaxed);
       p->too_large = false;
       p->buffer.clear();
       TopUpCredit(link, p);
@@ -1038,7 +1089,12 @@ struct Server::Impl {
       }
     }
     std::string change;
-    if (flow.Evaluate(&change)) fprintf(stderr, "sift serve: %s\n", change.c_str());
+    if (flow.Evaluate(&change)) {
+      fprintf(stderr, "sift serve: %s\n", change.c_str());
+      const FlowState state = flow.state();
+      metrics.memory_alarm.store(state.memory_alarm ? 1 : 0, std::memory_order_relaxed);
+      metrics.disk_alarm.store(state.disk_alarm ? 1 : 0, std::memory_order_relaxed);
+    }
     const bool withheld = !flow.producers_may_send();
     if (credit_withheld && !withheld) {
       for (auto& [c, s] : conns) {
@@ -1137,6 +1193,8 @@ struct Server::Impl {
       --open_connections;
       if (--per_address[s->address] == 0) per_address.erase(s->address);
     }
+    for (auto& [link, producer] : s->producers) producer->open.Release();
+    s->open.Release();
     conns.erase(it);
     if (closing_connections && conns.empty()) pn_proactor_cancel_timeout(proactor);
   }
@@ -1278,6 +1336,7 @@ FlowState Server::flow_state() const { return impl_->flow.state(); }
 
 int Server::Run(const std::string& host, const std::string& port) {
   Impl& m = *impl_;
+  if (!m.options.metrics.empty() && !m.StartMetrics()) return 3;
   m.proactor = pn_proactor();
   m.CheckAlarms();  // a full disk withholds credit from the first producer on
   m.append_thread = std::thread([&m] { m.AppendLoop(); });
@@ -1338,6 +1397,7 @@ int Server::Run(const std::string& host, const std::string& port) {
   }
   m.read_cv.notify_all();
   for (std::thread& t : m.readers) t.join();
+  if (m.metrics_endpoint) m.metrics_endpoint->Stop();
   m.read_queue.clear();
   m.waiters.clear();
   m.conns.clear();

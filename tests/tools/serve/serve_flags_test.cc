@@ -136,5 +136,20 @@ TEST(ServeFlags, KeyPasswordOnTheCommandLineIsRefusedSayingWhereItGoes) {
   EXPECT_EQ(error.find("secret"), std::string::npos) << error;  // the password is not echoed
 }
 
+TEST(ServeFlags, MetricsTakesHostAndPortAndRefusesAnythingElse) {
+  ServeOptions o;
+  ASSERT_EQ(Parse({}, &o), "");
+  EXPECT_EQ(o.metrics, "");  // no endpoint unless asked
+  ASSERT_EQ(Parse({"--metrics", "127.0.0.1:9464"}, &o), "");
+  EXPECT_EQ(o.metrics, "127.0.0.1:9464");
+  ASSERT_EQ(Parse({"--metrics", "[::1]:0"}, &o), "");
+  for (const char* bad : {"9464", "localhost:", "localhost:http", "h:65536", "h:123456"}) {
+    ServeOptions b;
+    const std::string error = Parse({"--metrics", bad}, &b);
+    EXPECT_NE(error.find("--metrics"), std::string::npos) << bad << ": " << error;
+    EXPECT_NE(error.find("expected HOST:PORT"), std::string::npos) << bad << ": " << error;
+  }
+}
+
 }  // namespace
 }  // namespace sift::tools
