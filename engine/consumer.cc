@@ -132,8 +132,9 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
     if (!reopened.ok()) {
       impl.reader.reset();
       done_ = true;
-      final_status_ = reopened.IsNotFound() ? Status::NotFound("no such stream", options.stream, "the stream was deleted")
-                                            : FromStorage(reopened, "cannot read stream", options.stream);
+      final_status_ = reopened.IsNotFound()
+                          ? Status::NotFound("no such stream", options.stream, "the stream was deleted")
+                          : FromStorage(reopened, "cannot read stream", options.stream);
       return final_status_;
     }
   }

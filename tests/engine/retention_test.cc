@@ -42,6 +42,8 @@ class RetentionTest : public ::testing::Test {
     uint64_t first = 0;
     Status s = engine_->AppendBatch(stream, std::vector<std::string_view>(bytes.begin(), bytes.end()), &first);
     EXPECT_TRUE(s.ok()) << s.ToString();
+    s = engine_->Flush();  // makes deferred appends visible; a no-op otherwise
+    EXPECT_TRUE(s.ok()) << s.ToString();
     return first;
   }
 
@@ -176,6 +178,51 @@ TEST_F(RetentionTest, AgeLimitIsEnforcedByTheExplicitCall) {
   EXPECT_EQ(Append("s", 10), 30u);  // never reused, also after a reopen
   EXPECT_EQ(Offsets("s"), Iota(30, 40));
 }
+
+// A following consumer paused in the middle of a stream (as a broker's consumer without credit is),
+// with its store iterator kept or released, while retention deletes the chunks it was about to read:
+// it goes on at the first retained offset, and every offset it delivers holds its own message.
+class RetentionUnderConsumerTest : public RetentionTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(RetentionUnderConsumerTest, APausedConsumerGoesOnAtTheFirstRetainedOffset) {
+  const bool release = GetParam();
+  options_.store.deferred_sync = true;  // as sift serve appends: visible at the Flush that syncs them
+  Open();
+  ASSERT_TRUE(engine_->CreateStream("s").ok());
+  EXPECT_EQ(Append("s", 600), 0u);
+  ConsumerOptions options;
+  options.stream = "s";
+  options.follow = true;
+  ASSERT_TRUE(CompileFilterSet({}, &options.filter).ok());  // what a link without filters gets
+  options.credit = 25;                                      // mid-chunk
+  options.max_scan_per_poll = 1u << 15;                     // as sift serve polls
+  options.max_poll_time = std::chrono::milliseconds(2);
+  options.max_batch_bytes = 1u << 20;
+  std::unique_ptr<Consumer> consumer;
+  ASSERT_TRUE(engine_->NewConsumer(options, &consumer).ok());
+  DeliveryBatch batch;
+  ASSERT_TRUE(consumer->Poll(&batch).ok());
+  ASSERT_EQ(batch.size(), 25u);
+  EXPECT_EQ(batch[24].offset(), 24u);
+  if (release) consumer->Release();
+  now_ms_ += 60'000;
+  EXPECT_EQ(Append("s", 30), 600u);
+  // The first 600 are a minute older than the rest: an age limit of 30 s deletes them.
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{0, 30'000}).ok());
+  ASSERT_TRUE(engine_->EnforceRetention().ok());
+  ASSERT_EQ(Info("s").first_offset, 600u);
+  std::vector<uint64_t> offsets;
+  for (int polls = 0; polls < 100 && (offsets.empty() || offsets.back() < 629); ++polls) {
+    Status s = consumer->Poll(&batch);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (const Delivery& d : batch) offsets.push_back(d.offset());
+  }
+  ASSERT_FALSE(offsets.empty());
+  EXPECT_EQ(offsets.back(), 629u);
+  for (size_t i = 1; i < offsets.size(); ++i) EXPECT_LT(offsets[i - 1], offsets[i]);
+}
+
+INSTANTIATE_TEST_SUITE_P(KeptOrReleased, RetentionUnderConsumerTest, ::testing::Bool());
 
 }  // namespace
 }  // namespace sift::engine::testing

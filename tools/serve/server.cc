@@ -449,16 +449,12 @@ struct Server::Impl {
       // The engine validates each message and refuses a malformed (or too large) one alone; a failed
       // write is in the outcome of every message it concerned.
       (void)engine->AppendEach(stream, views, &outcomes);
-      StreamCounters*& counted = counters[std::string(stream)];
-      if (counted == nullptr) counted = metrics.Stream(std::string(stream));
       for (size_t k = 0; k < indexes.size(); ++k) {
         const Status& one = outcomes[k].status;
         AppendResult& r = results[indexes[k]];
         if (one.ok()) {
           r.accepted = true;
           appended = true;
-          counted->appended_messages.fetch_add(1, std::memory_order_relaxed);
-          counted->appended_bytes.fetch_add(views[k].size(), std::memory_order_relaxed);
           continue;
         }
         const bool refused = one.IsMalformed() || one.IsNotFound() || one.IsInputError();
@@ -486,7 +482,17 @@ struct Server::Impl {
         }
       }
     }
-    for (auto& [stream, indexes] : groups) Appended(std::string(stream));
+    // Counted once durable (what the producers are told was appended).
+    for (auto& [stream, indexes] : groups) {
+      StreamCounters*& counted = counters[std::string(stream)];
+      if (counted == nullptr) counted = metrics.Stream(std::string(stream));
+      for (size_t i : indexes) {
+        if (!results[i].accepted) continue;
+        counted->appended_messages.fetch_add(1, std::memory_order_relaxed);
+        counted->appended_bytes.fetch_add(jobs[i].bytes.size(), std::memory_order_relaxed);
+      }
+      Appended(std::string(stream));
+    }
     LogStoreHealth();
     // Post outcomes, grouped by connection, in transfer order.
     std::unordered_map<ConnState*, std::vector<size_t>> by_conn;

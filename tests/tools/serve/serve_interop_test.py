@@ -11,7 +11,8 @@ the offsets, in order, that `sift filter` gives for the same messages written to
 the CLI, SIFT_CLI, is built) and that a Python reference gives (always). Other classes: refused links
 (bad filters, with position and reason), malformed transfers (rejected, nothing stored), kill -9
 mid-publish and SIGTERM mid-publish (every accepted message present after a restart), SASL PLAIN,
-TLS, per-connection limits, and retention (the default age limit applied by the server's timer).
+TLS, per-connection limits, and retention (the default age limit applied by the server's timer, also
+under a paused consumer).
 serve_auth_test.py has the rest of authentication and the permissions.
 
 Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
@@ -706,6 +707,57 @@ class RetentionTest(ServeTestCase):
             snd = conn.create_sender("aging")
             snd.send(Message(body="late"))
             self.assertEqual(consume(conn, "aging", [], 1), [50])  # offsets are never reused
+            conn.close()
+        finally:
+            self.assertEqual(server.stop(), 0)
+
+    def test_timer_deletes_chunks_while_a_consumer_reads(self):
+        # A consumer reads the first 20 of 600 messages and pauses; the timer deletes all 600 (older than
+        # the age limit) under it, while the server holds only the few hundred it read ahead for it;
+        # 30 more are appended. The consumer resumes: every message it gets carries its own offset, in
+        # order, none twice, the deleted ones it was not yet sent never come, and it gets the 30 new.
+        if not CLI:
+            self.skipTest("needs the sift command (SIFT_CLI) to watch the deletion")
+        server = Server(os.path.join(self.tmp, "retention-reading-store"), "--retention-max-age", "3s",
+                        "--retention-interval", "200ms", "--max-chunk-messages", "10")
+        try:
+            rng = random.Random(5)
+            self.assertEqual(len(publish(server.url, "reading", [make_message(i, rng) for i in range(600)]).accepted),
+                             600)
+            conn = BlockingConnection(server.url, timeout=30)
+            rcv = conn.create_receiver("reading", name="paused-reader", credit=5)
+            got = []
+
+            def take_one():
+                m = rcv.receive(timeout=30)
+                got.append((int(m.annotations[symbol("x-stream-offset")]), m.id))
+                rcv.accept()
+
+            def first_offset():
+                info = subprocess.run([CLI, "stream", "info", "--store", server.store, "--stream", "reading",
+                                       "--json"], capture_output=True, text=True, timeout=30)
+                self.assertEqual(info.returncode, 0, info.stderr)
+                return json.loads(info.stdout)["first_offset"]
+
+            for _ in range(20):
+                take_one()
+            self.assertEqual([o for o, _ in got], list(range(20)))
+            deadline = time.monotonic() + 20
+            while first_offset() < 600 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            self.assertEqual(first_offset(), 600)  # the timer deleted every chunk under the paused consumer
+            fresh = publish(server.url, "reading", [make_message(i, rng) for i in range(600, 630)])
+            self.assertEqual(len(fresh.accepted), 30)
+            deadline = time.monotonic() + 20  # well within the 3 s the new ones live: reading them is quick
+            while got[-1][0] != 629 and time.monotonic() < deadline:
+                take_one()
+            offsets = [o for o, _ in got]
+            self.assertEqual(offsets, sorted(set(offsets)))  # in order, none twice
+            for offset, message_id in got:
+                self.assertEqual(message_id, "order-%d" % offset)  # each offset holds its own message
+            self.assertEqual(offsets[-30:], list(range(600, 630)))  # every new message
+            self.assertLess(len(offsets), 630)  # what was deleted before it was read ahead never came
+            rcv.close()
             conn.close()
         finally:
             self.assertEqual(server.stop(), 0)
