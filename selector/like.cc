@@ -215,6 +215,19 @@ void LikeMatcher::PrepareBitParallel(Segment* seg) {
       seg->other_masks[static_cast<size_t>(it - seg->others.begin()) * words + pos / 64] |= bit;
     }
   }
+  if (seg->avx2) {
+    // The AVX2 search keeps word w in lane w / V of vector w % V (V = words / 4): a word's predecessor
+    // is then in the same lane of the vector before, and only vector 0 takes its carries across lanes.
+    const size_t vectors = words / 4;
+    std::vector<uint64_t> row(words);
+    auto stride = [&](uint64_t* masks) {
+      for (size_t w = 0; w < words; ++w) row[w % vectors * 4 + w / vectors] = masks[w];
+      std::copy(row.begin(), row.end(), masks);
+    };
+    for (size_t c = 0; c < 128; ++c) stride(&seg->ascii_masks[c * words]);
+    for (size_t k = 0; k < seg->others.size(); ++k) stride(&seg->other_masks[k * words]);
+    stride(seg->one_mask.data());
+  }
 }
 
 // The end of `seg` matched at text[at...], or npos.
@@ -308,34 +321,39 @@ size_t LikeMatcher::FindSegmentBitParallel(const Segment& seg, std::string_view 
 }
 
 #ifdef SIFT_LIKE_AVX2
-// The same, four words per instruction: each 64-bit lane shifts left by one and takes the top bit of
-// the lane below it; the lowest lane takes the top bit of the vector before (1 for the first vector:
-// a match may start at every code point). With kVectors fixed (segments up to 1,024 code points) the
-// state stays in registers, so a step is bound by its own latency, not by storing and reloading the
-// state; kVectors 0 serves longer segments (only with raised pattern limits).
+// The same, four words per instruction, in the layout PrepareBitParallel gives AVX2 segments: word w
+// in lane w / V of vector w % V. Every vector but the first shifts left by one and takes the top bits
+// of the vector before it, lane by lane; the first takes the top bits of the last vector, rotated up a
+// lane, and 1 in lane 0 (a match may start at every code point). Each new vector depends on the
+// state before the step only, so the words are updated independently and the one cross-lane
+// shuffle is off the path from one step to the next. With kVectors fixed (segments up to 1,024 code
+// points) the state stays in registers; kVectors 0 serves longer segments (only with raised limits).
 template <size_t kVectors>
 __attribute__((target("avx2"))) size_t LikeMatcher::FindSegmentAvx2(const Segment& seg, std::string_view text,
                                                                     size_t from, size_t* end) {
   const size_t vectors = kVectors != 0 ? kVectors : seg.words / 4;
   const size_t last = seg.code_points - 1;
+  const size_t last_vector = last / 64 % vectors;
   alignas(32) uint64_t last_lanes[4] = {};
-  last_lanes[last % 256 / 64] = uint64_t{1} << (last % 64);
+  last_lanes[last / 64 / vectors] = uint64_t{1} << (last % 64);
   const __m256i last_bit = _mm256_load_si256(reinterpret_cast<const __m256i*>(last_lanes));
+  const __m256i start = _mm256_set_epi64x(0, 0, 0, 1);
   __m256i state[kVectors != 0 ? kVectors : kMaxWords / 4];
   for (size_t v = 0; v < vectors; ++v) state[v] = _mm256_setzero_si256();
   const uint8_t* const bytes = reinterpret_cast<const uint8_t*>(text.data());
   for (size_t at = from; at < text.size();) {
     const uint64_t* mask = MaskOf(seg, bytes, &at);
-    __m256i carry = _mm256_set_epi64x(0, 0, 0, 1);
-    for (size_t v = 0; v < vectors; ++v) {
-      // The lanes' top bits, rotated up a lane: [lane 3, 0, 1, 2]; lane 0 is the next vector's carry.
-      const __m256i tops = _mm256_permute4x64_epi64(_mm256_srli_epi64(state[v], 63), 0x93);
-      const __m256i in = _mm256_blend_epi32(tops, carry, 0x03);
+    // [1, top bits of the last vector's lanes 0, 1, 2]: the carries into vector 0.
+    const __m256i wrapped =
+        _mm256_blend_epi32(_mm256_permute4x64_epi64(_mm256_srli_epi64(state[vectors - 1], 63), 0x93), start, 0x03);
+    for (size_t v = vectors - 1; v > 0; --v) {  // downwards: state[v - 1] is still the step's input
       const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask + 4 * v));
-      state[v] = _mm256_and_si256(_mm256_or_si256(_mm256_slli_epi64(state[v], 1), in), m);
-      carry = tops;
+      state[v] =
+          _mm256_and_si256(_mm256_or_si256(_mm256_slli_epi64(state[v], 1), _mm256_srli_epi64(state[v - 1], 63)), m);
     }
-    if (!_mm256_testz_si256(state[last / 256], last_bit)) {
+    const __m256i m0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mask));
+    state[0] = _mm256_and_si256(_mm256_or_si256(_mm256_slli_epi64(state[0], 1), wrapped), m0);
+    if (!_mm256_testz_si256(state[last_vector], last_bit)) {
       *end = at;
       return BackCodePoints(text, from, at, seg.code_points);
     }

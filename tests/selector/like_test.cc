@@ -4,6 +4,7 @@
 #include "selector/like.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,45 @@ TEST(LikeMatcherTest, LongSegmentsAgreeWithTheReference) {
   }
   EXPECT_GT(bit_parallel, 1000u);
   EXPECT_GT(matches, 1000u);
+}
+
+// Segments of 65 to 1,600 code points (one to seven 256-bit vectors of state, and beyond the four kept
+// in registers): each pattern is cut from a text it must then be found in, some of its code points
+// turned into '_', and searched for in that text and in copies with one code point changed.
+TEST(LikeMatcherTest, WideSegmentsAgreeWithTheReference) {
+  static const std::vector<std::string> kAlphabet = {"a", "b", "\xc3\xa9", "\xe2\x82\xac"};
+  sift::testing::SplitMix rng{20261203};
+  size_t matches = 0, checks = 0;
+  for (int round = 0; round < 60; ++round) {
+    const size_t letters = 2 + rng.Below(kAlphabet.size() - 1);
+    std::vector<std::string> text;
+    const size_t n = 1700 + rng.Below(300);
+    for (size_t k = 0; k < n; ++k) text.push_back(kAlphabet[rng.Below(letters)]);
+    const size_t length = 65 + rng.Below(1536);
+    const size_t at = rng.Below(n - length);
+    std::vector<std::string> pattern = {"%"};
+    for (size_t k = 0; k < length; ++k) pattern.push_back(rng.Below(4) == 0 ? "_" : text[at + k]);
+    pattern.push_back("%");
+    std::string pattern_text;
+    for (const std::string& p : pattern) pattern_text += p;
+    Error error;
+    std::unique_ptr<LikeMatcher> m = LikeMatcher::Compile(pattern_text, "", &error);
+    ASSERT_NE(m, nullptr);
+    ASSERT_TRUE(m->bit_parallel()) << m->Describe();
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<std::string> t = text;
+      if (variant > 0) t[at + rng.Below(length)] = kAlphabet[rng.Below(kAlphabet.size())];
+      std::string joined;
+      for (const std::string& c : t) joined += c;
+      const bool want = Reference(joined, pattern);
+      matches += want;
+      ++checks;
+      ASSERT_EQ(m->Matches(joined), want)
+          << "round " << round << " variant " << variant << " (" << length << " code points)";
+    }
+  }
+  EXPECT_GT(matches, checks / 3);
+  EXPECT_LT(matches, checks);
 }
 
 // The shape that takes a backtracking or position-by-position search text length x pattern length
