@@ -1,4 +1,6 @@
 // Server: the event loop of `sift serve` (private to tools/serve; serve.h is the entry point).
+// Its state is Server::Impl (server_impl.h); the event loop is server.cc, the reader threads
+// server_readers.cc, the append worker and the retention timer server_append.cc.
 //
 // Threads and who owns what:
 // - the event thread (the caller of Run) is the only one that touches Proton objects: it accepts

@@ -1,0 +1,367 @@
+// Server::Impl, private to tools/serve: the state of `sift serve` that the event loop (server.cc), the
+// reader pool (server_readers.cc) and the append worker with the retention timer (server_append.cc)
+// share, and the records they pass between them (connections, producer and consumer links, append
+// jobs and their results). server.h says which thread owns what; server.cc says how the AMQP side
+// behaves.
+#ifndef SIFT_TOOLS_SERVE_SERVER_IMPL_H_
+#define SIFT_TOOLS_SERVE_SERVER_IMPL_H_
+
+#include "tools/serve/server.h"
+
+#include <proton/condition.h>
+#include <proton/connection.h>
+#include <proton/delivery.h>
+#include <proton/disposition.h>
+#include <proton/event.h>
+#include <proton/link.h>
+#include <proton/listener.h>
+#include <proton/netaddr.h>
+#include <proton/proactor.h>
+#include <proton/sasl.h>
+#include <proton/session.h>
+#include <proton/ssl.h>
+#include <proton/terminus.h>
+#include <proton/transport.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tools/serve/flow_control.h"
+#include "tools/serve/link_filter.h"
+#include "tools/serve/metrics.h"
+#include "tools/serve/metrics_endpoint.h"
+#include "tools/serve/offset_annotation.h"
+#include "tools/serve/printable_text.h"
+#include "tools/serve/user_id_check.h"
+
+namespace sift::tools {
+
+using engine::Status;
+
+constexpr uint32_t kConsumerBatch = 256;   // deliveries one poll may produce ahead of credit
+constexpr size_t kMaxAppendRound = 16384;  // transfers one group commit takes at most
+// Message bytes one poll may produce ahead of credit (a single larger message still goes alone).
+constexpr uint64_t kConsumerBatchBytes = 1u << 20;
+// The event loop's timer: handshake deadlines, alarms, and output-blocked connections (faster).
+constexpr int kTickMs = 100;
+constexpr int kBlockedTickMs = 10;
+// How often the store's free disk space is looked at.
+constexpr auto kDiskCheckInterval = std::chrono::seconds(1);
+
+using Clock = std::chrono::steady_clock;
+
+struct ConnState;
+
+struct ConsumerLink {
+  std::weak_ptr<ConnState> conn;
+  pn_link_t* link = nullptr;  // event thread only
+  std::string stream;
+  std::unique_ptr<engine::Consumer> consumer;  // used by whoever holds `polling`
+  engine::DeliveryBatch batch;                 // reader scratch
+  std::string scratch;
+
+  std::mutex mu;                                         // guards the fields below
+  std::deque<std::pair<uint64_t, std::string>> pending;  // annotated deliveries awaiting credit
+  uint64_t pending_bytes = 0;                            // their size, counted in FlowControl outbound
+  bool polling = false;    // queued, being polled, or parked: the event thread must not schedule it
+  bool caught_up = false;  // parked at the end of the stream
+  bool closed = false;     // the link or the connection is gone
+  bool failed = false;
+  Status error;
+  std::shared_ptr<ConsumerCounters> metrics;  // never null once attached
+};
+
+struct ProducerLink {
+  uint64_t id = 0;  // unique in the server: results of a freed link's transfers are recognised by it
+  std::string stream;
+  std::string buffer;  // bytes of the transfer being received
+  bool too_large = false;
+  uint32_t outstanding = 0;            // transfers handed to the worker, not settled yet
+  int64_t credit_left = 0;             // credit granted and not yet used, as we count it (a peer may overrun it)
+  pn_delivery_t* receiving = nullptr;  // the transfer whose frames are arriving
+  bool closed = false;
+  GaugeHold open;  // in ServeMetrics::producer_links until closed
+};
+
+struct AppendResult {
+  pn_delivery_t* delivery = nullptr;
+  pn_link_t* link = nullptr;
+  uint64_t producer_id = 0;
+  bool accepted = false;
+  // Not accepted because the store failed (an I/O error, a full disk, a fenced stream), not because of
+  // the message: settled `modified` with delivery-failed, so the client may send it again.
+  bool store_failed = false;
+  const char* condition = nullptr;
+  std::string description;
+};
+
+struct ConnState {
+  pn_connection_t* connection = nullptr;
+  std::mutex mu;  // guards alive, results, ready and the requests
+  bool alive = true;
+  bool close_requested = false;
+  bool handshake_expired = false;  // close the socket: no open within the deadline, or evicted
+  bool topup_requested = false;    // an alarm cleared: grant producers their credit
+  bool refresh_requested = false;  // look at the queued output again (the socket may have drained)
+  std::vector<AppendResult> results;
+  std::vector<std::shared_ptr<ConsumerLink>> ready;
+
+  // Event thread only.
+  std::unordered_map<pn_link_t*, std::unique_ptr<ProducerLink>> producers;
+  std::unordered_map<pn_link_t*, std::shared_ptr<ConsumerLink>> consumers;
+  uint32_t links = 0;
+  uint32_t sessions = 0;
+  bool over_limit = false;
+  std::string refused_as;       // the condition the connection was refused with, if it was
+  std::string user;             // who authenticated (set at the peer's open; "anonymous" without SASL)
+  uint64_t handshake_seq = 0;   // key in Impl::handshakes while the open has not arrived
+  bool opened = false;          // the peer's open arrived
+  bool counted = false;         // counts against --max-connections and its address's limit
+  std::string address;          // the peer's host
+  uint64_t output = 0;          // queued output (Proton's), as last counted in FlowControl outbound
+  bool output_blocked = false;  // output reached --max-connection-output: consumers wait
+  GaugeHold open;               // in ServeMetrics::connections_open until the transport closes
+
+  // From any thread: post work and wake the connection; false when it is gone.
+  template <typename F>
+  bool Post(F&& f) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!alive) return false;
+    f();
+    pn_connection_wake(connection);
+    return true;
+  }
+};
+
+struct AppendJob {
+  std::shared_ptr<ConnState> conn;
+  pn_delivery_t* delivery = nullptr;
+  pn_link_t* link = nullptr;
+  uint64_t producer_id = 0;
+  std::string stream_copy;  // the job may outlive its link (freed when the peer detaches)
+  std::string bytes;
+};
+
+struct StreamWaiters {
+  uint64_t appends = 0;    // bumped after every append round that touched the stream
+  uint32_t consumers = 0;  // consumers of the stream; the entry goes with the last
+  std::vector<std::shared_ptr<ConsumerLink>> parked;
+};
+
+inline void SetCondition(pn_condition_t* c, const char* name, const std::string& description) {
+  pn_condition_set_name(c, name);
+  pn_condition_set_description(c, description.c_str());
+}
+
+inline void PutCapabilities(pn_data_t* data) {
+  pn_data_clear(data);
+  pn_data_put_array(data, false, PN_SYMBOL);
+  pn_data_enter(data);
+  pn_data_put_symbol(data, pn_bytes(21, "AMQP_FILTEX_PROP_V1_0"));
+  pn_data_put_symbol(data, pn_bytes(20, "AMQP_FILTEX_SQL_V1_0"));
+  pn_data_exit(data);
+}
+
+inline std::string TerminusAddress(pn_terminus_t* t) {
+  const char* a = pn_terminus_get_address(t);
+  return a ? std::string(a) : std::string();
+}
+
+struct Server::Impl {
+  ServeOptions options;
+  engine::StreamEngine* engine;
+  const Authenticator* authenticator;
+  pn_ssl_domain_t* ssl;
+  ServeMetrics metrics;  // declared early: outlives everything that counts in it
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint;
+
+  pn_proactor_t* proactor = nullptr;
+  pn_listener_t* listener = nullptr;
+  std::unordered_map<pn_connection_t*, std::shared_ptr<ConnState>> conns;  // event thread
+  // Event thread: sockets whose open has not arrived, oldest first; connections counted against the
+  // limits, in all and per address.
+  std::map<uint64_t, std::pair<Clock::time_point, pn_connection_t*>> handshakes;
+  uint64_t next_handshake_seq = 0;
+  uint32_t open_connections = 0;
+  std::unordered_map<std::string, uint32_t> per_address;
+  uint64_t next_producer_id = 1;
+  FlowControl flow;
+  bool credit_withheld = false;
+  Clock::time_point next_disk_check;
+  std::string store_path;
+  int exit_code = 0;
+  bool shutting_down = false;
+  bool closing_connections = false;
+  std::chrono::steady_clock::time_point shutdown_deadline;
+
+  // Append worker.
+  std::mutex append_mu;
+  std::condition_variable append_cv;
+  std::vector<AppendJob> append_queue;
+  bool append_stop = false;
+  std::atomic<uint64_t> in_flight{0};
+  std::thread append_thread;
+
+  // Readers.
+  std::mutex read_mu;
+  std::condition_variable read_cv;
+  std::deque<std::shared_ptr<ConsumerLink>> read_queue;
+  bool read_stop = false;
+  std::vector<std::thread> readers;
+
+  std::mutex waiters_mu;
+  std::unordered_map<std::string, StreamWaiters> waiters;
+
+  // Retention timer.
+  std::mutex retention_mu;
+  std::condition_variable retention_cv;
+  bool retention_stop = false;
+  std::thread retention_thread;
+
+  Impl(const ServeOptions& o, engine::StreamEngine* e, const Authenticator* a, pn_ssl_domain_t* s)
+      : options(o), engine(e), authenticator(a), ssl(s), flow(o.memory_budget, o.min_disk_free), store_path(o.store) {}
+
+  std::atomic<bool> store_writable{true};  // as last logged (LogStoreHealth)
+
+  void Log(const char* format, const std::string& what);
+
+  // ---- readers ----
+
+  void Schedule(std::shared_ptr<ConsumerLink> c);
+
+  uint64_t AppendCount(const std::string& stream);
+
+  void AddWaiter(const std::string& stream);
+
+  // The consumer is closed (c.closed already set): out of the parked list, and the stream's entry
+  // goes with its last consumer.
+  void RemoveWaiter(const std::shared_ptr<ConsumerLink>& c);
+
+  void Park(const std::shared_ptr<ConsumerLink>& c, uint64_t seen);
+
+  void Appended(const std::string& stream);
+
+  void NotifyConsumer(const std::shared_ptr<ConsumerLink>& c);
+
+  void ReaderLoop();
+
+  void PollConsumer(const std::shared_ptr<ConsumerLink>& c);
+
+  // ---- append worker ----
+
+  void AppendLoop();
+
+  void AppendRound(std::vector<AppendJob>& jobs, std::unordered_map<std::string, StreamCounters*>& counters);
+
+  // ---- retention timer ----
+
+  // Applies every stream's retention every options.retention_interval_ms until stopped. A failure is
+  // logged (once until the error changes) and tried again at the next tick.
+  void RetentionLoop();
+
+  // ---- metrics ----
+
+  // Serves options.metrics (validated HOST:PORT) on a thread of its own; prints where, on stdout, as
+  // the AMQP listener does. False after printing why it cannot listen.
+  bool StartMetrics();
+
+  // ---- event thread ----
+
+  ConnState* Conn(pn_connection_t* c);
+
+  void OnAccept(pn_listener_t* l);
+
+  // Asks the connection's own event batch to close its socket (another connection's transport is
+  // not ours to touch here).
+  void ExpireHandshake(pn_connection_t* c, const std::string& why);
+
+  std::string PeerHost(pn_connection_t* c);
+
+  void OnConnectionOpen(pn_connection_t* c);
+
+  // False after refusing the link when the connection's user lacks `permission` on `stream`.
+  bool Authorize(pn_link_t* link, Permission permission, const std::string& stream);
+
+  void OnSessionOpen(pn_session_t* session);
+
+  void OnSessionClose(pn_session_t* session);
+
+  void Refuse(pn_link_t* link, const char* condition, const std::string& description);
+
+  // Makes sure `stream` exists (creating it under auto-create); false after refusing the link.
+  bool EnsureStream(pn_link_t* link, const std::string& stream);
+
+  void OnLinkOpen(pn_link_t* link);
+
+  void OpenProducer(ConnState* s, pn_link_t* link);
+
+  void OpenConsumer(ConnState* s, pn_link_t* link);
+
+  // Stops a consumer: a reader drops it at its next turn, its queued deliveries are released and it
+  // leaves its stream's waiting list.
+  void CloseConsumer(const std::shared_ptr<ConsumerLink>& c);
+
+  // The peer closed or detached the link (core 2.6.6 / 2.7.4): stop its consumer, answer in kind and
+  // free the link (Proton keeps it until our detach is written), so attach/detach churn costs nothing.
+  void OnLinkClose(pn_link_t* link, bool closed);
+
+  // Brings the connection's queued output (deliveries Proton has not framed, plus frames not yet
+  // written to the socket) into FlowControl, and returns it.
+  uint64_t RefreshOutput(ConnState* s);
+
+  // Sends what the reader prepared, as credit allows; schedules the next poll.
+  // Stops at --max-connection-output of queued output (the connection is then output_blocked until
+  // a later look finds its socket drained), so a peer that grants credit and never reads costs a
+  // bounded amount. A consumer left without credit releases its store iterator.
+  void ServiceConsumer(const std::shared_ptr<ConsumerLink>& c);
+
+  void OnDelivery(pn_event_t* e);
+
+  // Logs when the store stops or starts taking appends again (StreamEngine::Health, which is where a
+  // status or metrics reader finds the same state): after each append round, and on the retention
+  // timer, so a store that recovered while nobody appended says so too. Any thread; one logs a change.
+  void LogStoreHealth();
+
+  // Grants credit up to the window, unless an alarm (memory budget, disk) withholds it.
+  void TopUpCredit(pn_link_t* link, ProducerLink* p);
+
+  // Re-evaluates the alarms; logs a change, and when producers may send again asks every connection
+  // to top its producers up.
+  void CheckAlarms();
+
+  void OnWake(pn_connection_t* c);
+
+  // Looks at the connection's queued output again; once below the cap, its consumers send on.
+  void ResumeOutput(ConnState* s);
+
+  void OnTransportClosed(pn_connection_t* c);
+
+  // The event loop's timer (every kTickMs, kBlockedTickMs while a connection's output is blocked):
+  // closes sockets past their handshake deadline, re-evaluates the alarms, and asks connections with
+  // queued output to look again (their sockets may have drained: Proton reports no such event).
+  void Tick();
+
+  int NextTick() const;
+
+  void BeginShutdown();
+
+  void OnTimeout();
+
+  bool Handle(pn_event_t* e);
+};
+
+}  // namespace sift::tools
+
+#endif  // SIFT_TOOLS_SERVE_SERVER_IMPL_H_
