@@ -41,6 +41,8 @@ from proton import Data, Described, Message, symbol, ubyte, uint, ulong
 from proton.reactor import Filter
 from proton.utils import BlockingConnection
 
+from serve_interop_test import Server  # one sift-serve process on an ephemeral port
+
 SERVE = os.environ.get("SIFT_SERVE", "")
 # Under AddressSanitizer (SIFT_SANITIZED=1) memory is quarantined and code runs several times slower:
 # the behaviour is checked all the same, time bounds are scaled and RSS bounds are not asserted.
@@ -50,60 +52,6 @@ SLOWDOWN = 5.0 if SANITIZED else 1.0
 # AMQP 1.0 performative descriptors (core 2.7) and terminus descriptors (messaging 3.5).
 OPEN, BEGIN, ATTACH, FLOW, TRANSFER, DISPOSITION, DETACH, END, CLOSE = range(0x10, 0x19)
 SOURCE, TARGET = 0x28, 0x29
-
-
-class Server:
-    """One sift-serve process on an ephemeral port."""
-
-    def __init__(self, store, *extra):
-        self.store = store
-        self.log = open(os.path.join(os.path.dirname(store), "serve-%d.log" % time.monotonic_ns()), "w+")
-        self.proc = subprocess.Popen([SERVE, "--listen", "127.0.0.1:0", "--store", store] + list(extra),
-                                     stdout=subprocess.PIPE, stderr=self.log, text=True)
-        line = self.proc.stdout.readline()
-        if "listening on" not in line:
-            self.proc.kill()
-            self.log.seek(0)
-            raise RuntimeError("sift-serve did not start: %r %s" % (line, self.log.read()))
-        self.port = int(line.strip().rsplit(":", 1)[1])
-        self.url = "127.0.0.1:%d" % self.port
-
-    def rss(self):
-        """The server's resident set, in bytes (/proc/PID/status VmRSS)."""
-        with open("/proc/%d/status" % self.proc.pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        raise RuntimeError("no VmRSS")
-
-    def cpu_seconds(self):
-        """User plus system CPU time the server has used (/proc/PID/stat)."""
-        with open("/proc/%d/stat" % self.proc.pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def stop(self, timeout=30):
-        """SIGTERM, then the exit code."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=timeout)
-        finally:
-            self.proc.stdout.close()
-            self.log.close()
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self.log.close()
-
-    def stderr(self):
-        if not self.log.closed:
-            self.log.flush()
-        with open(self.log.name) as f:
-            return f.read()
 
 
 def encode_value(data, value):

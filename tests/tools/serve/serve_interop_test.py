@@ -63,21 +63,36 @@ class Server:
         self.port = int(line.strip().rsplit(":", 1)[1])
         self.url = "127.0.0.1:%d" % self.port
 
-    def stop(self):
+    def stop(self, timeout=30):
         """SIGTERM, then the exit code."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(timeout=30)
+            return self.proc.wait(timeout=timeout)
         finally:
             self.proc.stdout.close()
             self.log.close()
 
     def kill(self):
-        self.proc.kill()
-        self.proc.wait()
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
         self.proc.stdout.close()
         self.log.close()
+
+    def rss(self):
+        """The server's resident set, in bytes (/proc/PID/status VmRSS)."""
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        raise RuntimeError("no VmRSS")
+
+    def cpu_seconds(self):
+        """User plus system CPU time the server has used (/proc/PID/stat)."""
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stderr(self):
         if not self.log.closed:
