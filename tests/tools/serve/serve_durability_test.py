@@ -19,9 +19,8 @@ import unittest
 
 from proton import Message, symbol
 from proton.utils import BlockingConnection
-from proton import Timeout
 
-from serve_interop_test import SERVE, Publisher, Server
+from serve_interop_test import SERVE, Publisher, Server, read_stream
 from proton.reactor import Container
 
 PRELOAD = os.environ.get("SIFT_ENOSPC_PRELOAD", "")
@@ -64,24 +63,7 @@ def publish(url, messages):
 def read_all(url, expected, timeout=30):
     """(offset, body) of every message of the stream from the first, waiting for `expected` of them,
     then 1 s more for any further one (there must be none)."""
-    conn = BlockingConnection(url, timeout=60)
-    rcv = conn.create_receiver(STREAM, name="reader-%d" % time.monotonic_ns(), credit=500)
-    out = []
-    try:
-        deadline = time.monotonic() + timeout
-        while len(out) < expected and time.monotonic() < deadline:
-            m = rcv.receive(timeout=timeout)
-            rcv.accept()
-            out.append((int(m.annotations[symbol("x-stream-offset")]), m.body))
-        while True:
-            m = rcv.receive(timeout=1)
-            rcv.accept()
-            out.append((int(m.annotations[symbol("x-stream-offset")]), m.body))
-    except Timeout:
-        pass
-    finally:
-        conn.close()
-    return out
+    return read_stream(url, STREAM, expected=expected, silence=1.0, timeout=timeout)
 
 
 class FullDiskTest(unittest.TestCase):

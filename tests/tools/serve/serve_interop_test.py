@@ -184,6 +184,30 @@ def consume(conn, address, entries, expected_count, settle_wait=0.5, credit=500)
     return offsets
 
 
+def read_stream(url, address, start=None, expected=0, silence=1.0, timeout=30):
+    """(offset, body) of the messages of `address` from offset `start` (the first when None): waits up
+    to `timeout` s for `expected` of them, then takes more until `silence` s pass without one."""
+    conn = BlockingConnection(url, timeout=60)
+    rcv = conn.create_receiver(address, name="reader-%d" % time.monotonic_ns(), credit=1000,
+                               options=filter_option(offset_spec(ulong(start))) if start is not None else None)
+    out = []
+    try:
+        deadline = time.monotonic() + timeout
+        while len(out) < expected and time.monotonic() < deadline:
+            m = rcv.receive(timeout=timeout)
+            rcv.accept()
+            out.append((int(m.annotations[symbol("x-stream-offset")]), m.body))
+        for _ in range(1_000_000):
+            m = rcv.receive(timeout=silence)
+            rcv.accept()
+            out.append((int(m.annotations[symbol("x-stream-offset")]), m.body))
+    except Timeout:
+        pass
+    finally:
+        conn.close()
+    return out
+
+
 class Publisher(MessagingHandler):
     """Pipelined publishing (credit-driven, no round trip per message); records which messages the
     server accepted. `on_accepted(n)` runs after each acceptance (for kill tests)."""

@@ -24,7 +24,7 @@ from proton import Message, Timeout, symbol, ulong
 from proton.reactor import Container
 from proton.utils import BlockingConnection
 
-from serve_interop_test import SERVE, Publisher, Server, filter_option, offset_spec
+from serve_interop_test import SERVE, Publisher, Server, filter_option, offset_spec, read_stream
 
 STREAM = "crash"
 ROUNDS = int(os.environ.get("SIFT_KILL9_ROUNDS", "50"))
@@ -73,20 +73,7 @@ class Produce(threading.Thread):
 
 def read_range(url, start, silence=0.7):
     """(offset, body) from `start` to the end of the stream (the end: `silence` s without a message)."""
-    conn = BlockingConnection(url, timeout=30)
-    rcv = conn.create_receiver(STREAM, name="check-%d" % time.monotonic_ns(), credit=1000,
-                               options=filter_option(offset_spec(ulong(start))))
-    out = []
-    try:
-        for _ in range(1_000_000):
-            m = rcv.receive(timeout=silence)
-            rcv.accept()
-            out.append((int(m.annotations[symbol("x-stream-offset")]), m.body))
-    except Timeout:
-        pass
-    finally:
-        conn.close()
-    return out
+    return read_stream(url, STREAM, start=start, silence=silence)
 
 
 class Kill9RoundsTest(unittest.TestCase):
