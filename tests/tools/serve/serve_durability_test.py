@@ -12,15 +12,13 @@ Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
 """
 
 import os
-import shutil
-import tempfile
 import time
 import unittest
 
 from proton import Message, symbol
 from proton.utils import BlockingConnection
 
-from serve_interop_test import SERVE, Publisher, Server, read_stream
+from serve_interop_test import Publisher, ServeTestCase, Server, read_stream
 from proton.reactor import Container
 
 PRELOAD = os.environ.get("SIFT_ENOSPC_PRELOAD", "")
@@ -66,18 +64,12 @@ def read_all(url, expected, timeout=30):
     return read_stream(url, STREAM, expected=expected, silence=1.0, timeout=timeout)
 
 
-class FullDiskTest(unittest.TestCase):
+class FullDiskTest(ServeTestCase):
     @classmethod
     def setUpClass(cls):
-        if not SERVE or not os.access(SERVE, os.X_OK):
-            raise unittest.SkipTest("SIFT_SERVE is not set to the sift-serve binary")
         if not PRELOAD or not os.access(PRELOAD, os.R_OK):
             raise unittest.SkipTest("SIFT_ENOSPC_PRELOAD is not set to the ENOSPC library")
-        cls.tmp = tempfile.mkdtemp(prefix="sift-serve-durability-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        super().setUpClass()
 
     def start_server(self, store, flag):
         saved = dict(os.environ)

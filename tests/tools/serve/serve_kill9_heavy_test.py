@@ -14,8 +14,6 @@ Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
 
 import os
 import random
-import shutil
-import tempfile
 import threading
 import time
 import unittest
@@ -24,7 +22,7 @@ from proton import Message, Timeout, symbol, ulong
 from proton.reactor import Container
 from proton.utils import BlockingConnection
 
-from serve_interop_test import SERVE, Publisher, Server, filter_option, offset_spec, read_stream
+from serve_interop_test import Publisher, Server, ServeTestCase, filter_option, offset_spec, read_stream
 
 STREAM = "crash"
 ROUNDS = int(os.environ.get("SIFT_KILL9_ROUNDS", "50"))
@@ -76,17 +74,7 @@ def read_range(url, start, silence=0.7):
     return read_stream(url, STREAM, start=start, silence=silence)
 
 
-class Kill9RoundsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        if not SERVE or not os.access(SERVE, os.X_OK):
-            raise unittest.SkipTest("SIFT_SERVE is not set to the sift-serve binary")
-        cls.tmp = tempfile.mkdtemp(prefix="sift-serve-kill9-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
+class Kill9RoundsTest(ServeTestCase):
     def test_kill_9_rounds_keep_offsets_dense_and_what_consumers_saw(self):
         store = os.path.join(self.tmp, "store")
         rng = random.Random(9)
