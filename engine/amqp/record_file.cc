@@ -115,6 +115,43 @@ bool RecordFileReader::Next(std::span<const uint8_t>* message) {
   return true;
 }
 
+namespace {
+
+// Whether `message` starts like an encoded message: a described section whose descriptor is a
+// small ulong, a ulong or a symbol.
+bool LooksLikeMessage(const uint8_t* p, uint32_t length) {
+  if (length < 3 || p[0] != 0x00) return false;
+  const uint8_t c = p[1];
+  return c == 0x53 || c == 0x80 || c == 0xa3 || c == 0xb3;
+}
+
+}  // namespace
+
+bool GuessRecordBoundary(std::span<const uint8_t> bytes, size_t from, size_t to, const RecordFileOptions& options,
+                         int chain, size_t* position) {
+  const size_t size = bytes.size();
+  for (size_t start = from; start < to && start < size; ++start) {
+    size_t p = start;
+    int found = 0;
+    for (; found < chain; ++found) {
+      if (size - p < 4) break;
+      const uint32_t length = base::LoadBE32(bytes.data() + p);
+      if (length > options.max_record_size || length > size - p - 4 || !LooksLikeMessage(bytes.data() + p + 4, length))
+        break;
+      p += 4 + size_t{length};
+      if (p == size) {
+        found = chain;  // the chain runs to the end of the file
+        break;
+      }
+    }
+    if (found >= chain) {
+      *position = start;
+      return true;
+    }
+  }
+  return false;
+}
+
 // ---- Writer ----
 
 RecordFileWriter::~RecordFileWriter() { Close(); }

@@ -54,6 +54,8 @@ class RecordFileReader {
   uint64_t index() const { return index_; }
   // Byte position of the next record's length prefix.
   uint64_t position() const { return position_; }
+  // Every byte of the input (the map, or the buffer read), for callers that cut it into parts.
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
 
  private:
   void Close();
@@ -99,6 +101,14 @@ class RecordFileWriter {
   uint64_t records_ = 0;
   std::string error_;
 };
+
+// A guess at a record boundary at or after `from` and before `to`: the first position from which
+// `chain` records in a row have lengths within the maximum and within `bytes`, each starting the way
+// an encoded message starts (a described section: 0x00, then a descriptor's constructor). It is only
+// a guess, since a message's bytes may look like records: a caller that splits a file there confirms
+// it by reading from the start of the file and landing on that position. False when nothing fits.
+bool GuessRecordBoundary(std::span<const uint8_t> bytes, size_t from, size_t to, const RecordFileOptions& options,
+                         int chain, size_t* position);
 
 // Appends one record (length prefix + message) to `out`; for building record files in memory.
 void AppendRecord(std::span<const uint8_t> message, std::vector<uint8_t>* out);

@@ -511,6 +511,91 @@ TEST_F(CliOfflineTest, FilterInParallelRangesAgreesWithOneThread) {
   EXPECT_EQ(Sift("filter --threads 65 orders.amqp").exit_code, 2);
 }
 
+// A large file of cheap records is cut in two at a guessed record boundary and filtered on two threads
+// (the default, --threads 0, after a first stretch read on one); --threads 1 reads it all on one. The
+// output and every error must be the same, whatever the guess.
+class CliSplitFilterTest : public CliOfflineTest {
+ protected:
+  static constexpr uint64_t kLarge = 50000;  // past the first stretch of 32768, with megabytes left
+
+  void GenerateLarge() {
+    CliResult gen = Sift("gen --count " + std::to_string(kLarge) + " --seed 7 -o large.amqp");
+    ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  }
+
+  // Runs `args` on `file` with the default threads and with --threads 1; both must agree.
+  void ExpectSameAsOneThread(const std::string& args, const std::string& file) {
+    CliResult split = Sift("filter " + args + " " + file + " > split.out");
+    CliResult one = Sift("filter --threads 1 " + args + " " + file + " > one.out");
+    EXPECT_EQ(split.exit_code, one.exit_code) << args;
+    EXPECT_EQ(split.err, one.err) << args;
+    EXPECT_EQ(ReadFile(Path("split.out")), ReadFile(Path("one.out"))) << args;
+  }
+};
+
+TEST_F(CliSplitFilterTest, AgreesWithOneThread) {
+  GenerateLarge();
+  for (const std::string args : {"--sql \"color = 'zzz'\" -f count", "--sql \"color = 'red'\"",
+                                 "--sql \"color = 'red'\" -f json", "--sql \"region = 'eu-west'\" -f amqp",
+                                 "--sql \"color = 'red'\" -c 6000", "--strict --sql \"color = 'zzz'\" -f count"}) {
+    ExpectSameAsOneThread(args, "large.amqp");
+  }
+  CliResult red = Sift("filter --sql \"color = 'red'\" -f count large.amqp");
+  std::unique_ptr<synthetic::SyntheticOrders> orders;
+  synthetic::SyntheticOrdersOptions options;
+  options.seed = 7;
+  ASSERT_TRUE(synthetic::SyntheticOrders::Create(options, &orders).ok());
+  uint64_t expected = 0;
+  for (uint64_t i = 0; i < kLarge; ++i) expected += orders->Describe(i).color == "red";
+  EXPECT_EQ(red.out, std::to_string(expected) + "\n");
+}
+
+TEST_F(CliSplitFilterTest, AMalformedRecordAfterTheCutIsReportedAsByOneThread) {
+  GenerateLarge();
+  std::vector<std::string> records = Records(ReadFile(Path("large.amqp")));
+  std::string bytes;
+  for (size_t i = 0; i < records.size(); ++i) bytes += Record(i == 46000 ? OddMessage(true, kRed) : records[i]);
+  WriteFile(Path("odd.amqp"), bytes);
+  for (const std::string args :
+       {"--sql \"color = 'red'\"", "--sql \"color = 'red'\" -f count", "--strict --sql \"color = 'zzz'\" -f count"}) {
+    ExpectSameAsOneThread(args, "odd.amqp");
+    CliResult r = Sift("filter " + args + " odd.amqp");
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_TRUE(r.err.rfind("sift: malformed record: odd.amqp: record 46000 at byte ", 0) == 0) << r.err;
+  }
+  // Truncated in the second half: the same error line as one thread's.
+  WriteFile(Path("cut.amqp"), ReadFile(Path("large.amqp")).substr(0, ReadFile(Path("large.amqp")).size() - 100));
+  ExpectSameAsOneThread("--sql \"color = 'zzz'\" -f count", "cut.amqp");
+}
+
+TEST_F(CliSplitFilterTest, RecordsThatHoldRecordLookalikesDoNotMisleadTheCut) {
+  // The second half of the file is records whose bodies are long runs of records, each a message with
+  // color = 'red': a guessed cut lands inside one of them. Were it trusted, those lookalikes would be
+  // delivered as matches; the real records that hold them are blue.
+  std::vector<std::string> records = Records(ReadFile(Path("orders.amqp")));
+  std::string lookalikes;
+  while (lookalikes.size() < (64u << 10)) lookalikes += Record(OddMessage(false, kRed));
+  const std::string header("\x00\x53\x70\xc0\x03\x01\x56\x01", 8);
+  const std::string entries = std::string("\xa1\x05", 2) + "color" + std::string("\xa1\x04", 2) + "blue";
+  const std::string props =
+      std::string("\x00\x53\x74\xc1", 4) + static_cast<char>(entries.size() + 1) + '\x02' + entries;
+  const uint32_t n = static_cast<uint32_t>(lookalikes.size());
+  const std::string body = std::string("\x00\x53\x75\xb0", 4) + static_cast<char>(n >> 24) +
+                           static_cast<char>(n >> 16) + static_cast<char>(n >> 8) + static_cast<char>(n) + lookalikes;
+  const std::string holder = header + props + body;
+  std::string bytes;
+  for (int copy = 0; copy < 20; ++copy) {  // 40,000 real records: past the first stretch
+    for (const std::string& r : records) bytes += Record(r);
+  }
+  for (int i = 0; i < 160; ++i) bytes += Record(holder);  // 10 MiB of lookalikes: the middle falls there
+  WriteFile(Path("lookalikes.amqp"), bytes);
+  ExpectSameAsOneThread("--sql \"color = 'red'\"", "lookalikes.amqp");
+  ExpectSameAsOneThread("--sql \"color = 'red'\" -f count", "lookalikes.amqp");
+  CliResult count = Sift("filter --sql \"color = 'red'\" -f count lookalikes.amqp");
+  const uint64_t red_per_copy = Expected([](const synthetic::SyntheticOrder& v) { return v.color == "red"; }).size();
+  EXPECT_EQ(count.out, std::to_string(20 * red_per_copy) + "\n");
+}
+
 TEST_F(CliOfflineTest, MissingInputFileIsExit2) {
   CliResult r = Sift("filter no-such-file.amqp");
   EXPECT_EQ(r.exit_code, 2);

@@ -46,6 +46,13 @@ class MessageInput {
   engine::Status CheckAt(std::span<const uint8_t> message, uint64_t record, uint64_t position) const;
   // Byte position in the input of the record Next() returned last (its length prefix).
   uint64_t record_position() const { return last_position_; }
+  // Byte position of the record Next() returns next.
+  uint64_t next_position() const { return records_.position(); }
+  // The whole record input when it is held in memory (records; empty for JSON lines), for callers that
+  // cut it into parts.
+  std::span<const uint8_t> record_bytes() const {
+    return format_ == InputFormat::kAmqp ? records_.bytes() : std::span<const uint8_t>();
+  }
   // Whether the views Next() returns stay valid as long as the input (records), rather than only until
   // the next call (JSON lines).
   bool views_stable() const { return format_ == InputFormat::kAmqp; }

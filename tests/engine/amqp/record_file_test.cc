@@ -17,7 +17,9 @@
 namespace sift::amqp {
 namespace {
 
+using testing::B;
 using testing::ByteVector;
+using testing::Cat;
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("sift_record_file_test_" + std::to_string(getpid()) + "_" + name))
@@ -191,6 +193,32 @@ TEST(RecordFileTest, FileWrittenByPythonProton) {
   EXPECT_EQ(n, 20);
   std::filesystem::remove(path);
   std::filesystem::remove(script);
+}
+
+TEST(RecordFileTest, GuessRecordBoundaryFindsAChainOfRecordsThatLookLikeMessages) {
+  // Records of a one-section message (a data body of 1..40 bytes), back to back.
+  ByteVector file;
+  std::vector<size_t> starts;
+  for (int i = 0; i < 200; ++i) {
+    starts.push_back(file.size());
+    ByteVector body(static_cast<size_t>(1 + i % 40), static_cast<uint8_t>(i));
+    AppendRecord(Cat({B({0x00, 0x53, 0x75, 0xa0, static_cast<int>(body.size())}), body}), &file);
+  }
+  // From a record's first byte, that record; from inside one, the next.
+  size_t at = 0;
+  ASSERT_TRUE(GuessRecordBoundary(file, starts[50], file.size(), RecordFileOptions{}, 16, &at));
+  EXPECT_EQ(at, starts[50]);
+  ASSERT_TRUE(GuessRecordBoundary(file, starts[50] + 3, file.size(), RecordFileOptions{}, 16, &at));
+  EXPECT_EQ(at, starts[51]);
+  // A chain that reaches the end of the file counts, however short.
+  ASSERT_TRUE(GuessRecordBoundary(file, starts[195], file.size(), RecordFileOptions{}, 16, &at));
+  EXPECT_EQ(at, starts[195]);
+  // Nothing before `to`, or bytes that are no records: no guess.
+  EXPECT_FALSE(GuessRecordBoundary(file, starts[50] + 3, starts[51], RecordFileOptions{}, 16, &at));
+  const ByteVector noise(4096, 0x41);
+  EXPECT_FALSE(GuessRecordBoundary(noise, 0, noise.size(), RecordFileOptions{}, 16, &at));
+  // Lengths past the maximum are not records.
+  EXPECT_FALSE(GuessRecordBoundary(file, starts[50], file.size(), RecordFileOptions{.max_record_size = 4}, 16, &at));
 }
 
 }  // namespace
