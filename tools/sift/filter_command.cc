@@ -274,9 +274,9 @@ int RunFilter(const FilterOptions& options) {
   // Records of a file stay in memory, so ranges of them can be filtered side by side (JSON lines are
   // encoded one at a time). That pays only when a record costs more than reading its framing and
   // handing it over: a first stretch is filtered here and timed, and the rest goes parallel in ranges
-  // when it was dear (a selector the text prefilter cannot decide, or --strict), and is cut in two
-  // (FilterSplit) when it was cheap. --threads N fixes the choice: 1 filters here, more filters every
-  // range in parallel.
+  // when it was dear (a selector the text prefilter cannot decide, or --strict) and there are more than
+  // two cores, and is cut in two (FilterSplit) otherwise. --threads N fixes the choice: 1 filters here,
+  // more filters every range in parallel.
   engine::MessageFilter filter(selector);
   const bool may_parallel = input->views_stable() && options.threads != 1 && (options.threads > 1 || cores > 1);
   bool more = true;
@@ -288,7 +288,9 @@ int RunFilter(const FilterOptions& options) {
     dear = ns / static_cast<double>(std::max<uint64_t>(1, run.scanned)) >= kParallelNsPerRecord;
   }
   bool parallel = false;
-  if (status.ok() && more && !run.limit_reached && may_parallel && !dear && options.threads == 0) {
+  // Cut in two, the file keeps two cores busy with no handover at all: the choice for cheap records, and
+  // for any records when two cores are all there is.
+  if (status.ok() && more && !run.limit_reached && may_parallel && options.threads == 0 && (!dear || cores <= 2)) {
     status = FilterSplit(input.get(), selector, &filter, options.strict, &run, &parallel);
   }
   if (status.ok() && more && !run.limit_reached && may_parallel && dear && !parallel) {
@@ -320,8 +322,8 @@ Command AddFilterCommand(CLI::App& app) {
   sub->add_option("-c,--count", options->count, "Stop after this many matches (0: no limit)");
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
   sub->add_option("--threads", options->threads,
-                  "Threads filtering a record file (0: chosen: ranges on every core for dear records, the file cut in "
-                  "two for cheap ones)")
+                  "Threads filtering a record file (0: chosen: the file cut in two, or ranges on every core for dear "
+                  "records on more than two cores)")
       ->check(CLI::Range(0, 64));
   sub->add_flag("--strict", options->strict,
                 "Validate every record in full before filtering (default: the records delivered and those "
