@@ -29,7 +29,8 @@ int RunCat(const CatOptions& options) {
   const OutputFormat format = options.output_format == "amqp" ? OutputFormat::kAmqp : OutputFormat::kJson;
   std::unique_ptr<ByteSink> sink;
   if (int code = OpenStdout(format, "sift cat", &sink); code != 0) return code;
-  MatchWriter writer(format, sink.get(), /*validate=*/false, std::thread::hardware_concurrency());
+  MatchWriter writer(format, sink.get(), /*validate=*/false, std::thread::hardware_concurrency(),
+                     /*stable_views=*/input->views_stable());
   std::span<const uint8_t> message;
   uint64_t index = 0;
   while (input->Next(&message, &index)) {

@@ -268,7 +268,7 @@ int RunFilter(const FilterOptions& options) {
 
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   // The typed JSON of the matches is written on every core too.
-  MatchWriter writer(format, sink.get(), /*validate=*/false, cores);
+  MatchWriter writer(format, sink.get(), /*validate=*/false, cores, /*stable_views=*/input->views_stable());
   RunReport report(options.stats);
   FilterRun run{&writer, &report, options.count};
   // Records of a file stay in memory, so ranges of them can be filtered side by side (JSON lines are

@@ -98,22 +98,31 @@ int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<By
 class MatchWriter::Converter {
  public:
   // False when no thread could be started (the writer then renders every match itself).
-  bool Start(OutputFormat format, bool validate, unsigned workers) {
+  bool Start(OutputFormat format, bool validate, unsigned workers, bool stable_views) {
+    stable_views_ = stable_views;
     return batches_.Start(workers, [format, validate](Batch& batch, unsigned) {
       size_t at = 0;
-      for (const auto& [offset, size] : batch.items) {
-        batch.status = Render(format, validate, offset, std::string_view(batch.bytes).substr(at, size), &batch.text);
+      for (const Item& item : batch.items) {
+        const std::string_view message = item.data != nullptr ? std::string_view(item.data, item.size)
+                                                              : std::string_view(batch.bytes).substr(at, item.size);
+        batch.status = Render(format, validate, item.offset, message, &batch.text);
         if (!batch.status.ok()) break;
-        at += size;
+        if (item.data == nullptr) at += item.size;
       }
     });
   }
 
   void Add(uint64_t offset, std::string_view message) {
     if (open_ == nullptr) open_ = std::make_unique<Batch>();
-    open_->bytes.append(message);
-    open_->items.push_back({offset, message.size()});
-    if (open_->items.size() >= kBatchMessages || open_->bytes.size() >= kBatchBytes) batches_.Submit(std::move(open_));
+    if (stable_views_) {
+      open_->items.push_back({offset, message.size(), message.data()});
+      open_->viewed += message.size();
+    } else {
+      open_->bytes.append(message);
+      open_->items.push_back({offset, message.size(), nullptr});
+    }
+    if (open_->items.size() >= kBatchMessages || open_->bytes.size() + open_->viewed >= kBatchBytes)
+      batches_.Submit(std::move(open_));
   }
 
   // Writes the finished batches at the head of the queue, in order; with `all`, waits for every
@@ -133,22 +142,29 @@ class MatchWriter::Converter {
  private:
   static constexpr size_t kBatchMessages = 1024;
   static constexpr size_t kBatchBytes = 1u << 20;
+  struct Item {
+    uint64_t offset;
+    size_t size;
+    const char* data;  // the caller's bytes (stable views), or null: the next `size` bytes of `bytes`
+  };
   struct Batch {
-    std::string bytes;                               // the matches back to back
-    std::vector<std::pair<uint64_t, size_t>> items;  // offset and size of each
-    std::string text;                                // what they write, up to any failure
+    std::string bytes;  // the copied matches back to back
+    size_t viewed = 0;  // bytes of the matches only pointed at
+    std::vector<Item> items;
+    std::string text;  // what they write, up to any failure
     engine::Status status;
   };
 
+  bool stable_views_ = false;
   std::unique_ptr<Batch> open_;  // filled by Add()
   OrderedBatches<Batch> batches_;
 };
 
-MatchWriter::MatchWriter(OutputFormat format, ByteSink* sink, bool validate, unsigned workers)
+MatchWriter::MatchWriter(OutputFormat format, ByteSink* sink, bool validate, unsigned workers, bool stable_views)
     : format_(format), sink_(sink), validate_(validate) {
   if (format == OutputFormat::kJson && workers > 1) {
     converter_ = std::make_unique<Converter>();
-    if (!converter_->Start(format, validate, workers)) converter_.reset();
+    if (!converter_->Start(format, validate, workers, stable_views)) converter_.reset();
   }
 }
 

@@ -54,11 +54,14 @@ int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<By
 //
 // Typed JSON costs a full decode per match, more than finding the match; with `workers` > 1 the
 // conversion (and the validation) of kJson output runs on that many threads, in batches of matches
-// copied aside, and the text is written in the order the matches were added. A failure is reported
+// copied aside (or only pointed at, with `stable_views`: the caller promises that every message passed
+// to Add() stays valid until Finish(), as a mapped record file's do), and the text is written in the
+// order the matches were added. A failure is reported
 // by the Add() or Finish() that reaches it, after the lines of the matches before it.
 class MatchWriter {
  public:
-  MatchWriter(OutputFormat format, ByteSink* sink, bool validate = false, unsigned workers = 1);
+  MatchWriter(OutputFormat format, ByteSink* sink, bool validate = false, unsigned workers = 1,
+              bool stable_views = false);
   ~MatchWriter();
   MatchWriter(const MatchWriter&) = delete;
   MatchWriter& operator=(const MatchWriter&) = delete;
