@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/amqp/json_text.h"
 #include "engine/amqp/proton_message.h"
 
 namespace sift::amqp {
@@ -50,6 +51,8 @@ ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vect
 ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out);
 // The same line appended to *out (left as it was on error): for writers that gather many lines.
 ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out);
+// The same, written straight into a JsonText (no copy of the line).
+ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, JsonText* out);
 
 }  // namespace sift::amqp
 

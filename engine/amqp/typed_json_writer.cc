@@ -34,6 +34,7 @@
 #include "base/utf8.h"
 #include "engine/amqp/coding.h"
 #include "engine/amqp/encoded_value.h"
+#include "engine/amqp/json_text.h"
 #include "engine/amqp/json_value.h"
 #include "engine/amqp/type_codes.h"
 #include "engine/amqp/typed_json.h"
@@ -182,65 +183,6 @@ bool AllDigits(std::string_view s) {
 }
 
 // --- text ----------------------------------------------------------------------------------------
-
-// The JSON text being written: a buffer whose every append is a capacity check and a copy, inlined
-// (a message's JSON takes a hundred small appends, and std::string's out-of-line append dominated
-// the writer's time). Its storage keeps its capacity across messages.
-class JsonText {
- public:
-  void clear() { len_ = 0; }
-  void reserve(size_t n) {
-    if (buf_.size() < n) buf_.resize(n);
-  }
-  size_t size() const { return len_; }
-  char* data() { return buf_.data(); }
-  explicit operator std::string_view() const { return {buf_.data(), len_}; }
-
-  void push_back(char c) {
-    if (len_ == buf_.size()) Grow(1);
-    buf_[len_++] = c;
-  }
-  void append(const char* s, size_t n) {
-    if (buf_.size() - len_ < n) Grow(n);
-    std::memcpy(buf_.data() + len_, s, n);
-    len_ += n;
-  }
-  void append(std::string_view s) { append(s.data(), s.size()); }
-  // A literal: its length is known where the call is inlined.
-  template <size_t N>
-  void append(const char (&literal)[N]) {
-    append(literal, N - 1);
-  }
-  // Room for `n` more bytes at data() + size(), then commit(k) for the k written.
-  char* Room(size_t n) {
-    if (buf_.size() - len_ < n) Grow(n);
-    return buf_.data() + len_;
-  }
-  void commit(size_t n) { len_ += n; }
-  // Sets the length: shorter drops the tail, longer leaves the new bytes for the caller to fill.
-  void resize(size_t n) {
-    if (n > len_) Room(n - len_);
-    len_ = n;
-  }
-  void insert(size_t at, const char* s, size_t n) {
-    Room(n);
-    std::memmove(buf_.data() + at + n, buf_.data() + at, len_ - at);
-    std::memcpy(buf_.data() + at, s, n);
-    len_ += n;
-  }
-  void insert(size_t at, size_t count, char c) {
-    Room(count);
-    std::memmove(buf_.data() + at + count, buf_.data() + at, len_ - at);
-    std::memset(buf_.data() + at, c, count);
-    len_ += count;
-  }
-
- private:
-  [[gnu::noinline]] void Grow(size_t n) { buf_.resize(std::max(buf_.size() * 2, len_ + n + 256)); }
-
-  std::string buf_;  // the storage; its size is the capacity
-  size_t len_ = 0;
-};
 
 // 0: copied as is; 1: needs an escape; 2: the lead byte of a multi-byte sequence (or an invalid one).
 struct EscapeTable {
@@ -1130,22 +1072,31 @@ bool Writer::Sections() {
 
 }  // namespace
 
+ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, JsonText* out) {
+  const size_t start = out->size();
+  out->Room(64 + bytes.size() * 2);
+  out->push_back('{');
+  if (offset.has_value()) {
+    out->append("\"offset\":");
+    AppendUnsigned(*offset, out);
+  }
+  Writer writer(bytes, out);
+  if (!writer.Sections()) {
+    out->resize(start);
+    return ConversionStatus::Error(writer.error());
+  }
+  out->push_back('}');
+  return ConversionStatus::Ok();
+}
+
 ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out) {
   // Built in a per-thread buffer (its capacity reused), copied out on success: *out is left alone on
   // error.
   thread_local JsonText text;
   text.clear();
-  text.reserve(64 + bytes.size() * 2);
-  text.push_back('{');
-  if (offset.has_value()) {
-    text.append("\"offset\":");
-    AppendUnsigned(*offset, &text);
-  }
-  Writer writer(bytes, &text);
-  if (!writer.Sections()) return ConversionStatus::Error(writer.error());
-  text.push_back('}');
-  out->append(text.data(), text.size());
-  return ConversionStatus::Ok();
+  ConversionStatus s = AppendTypedJson(bytes, offset, &text);
+  if (s.ok()) out->append(text.data(), text.size());
+  return s;
 }
 
 ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out) {

@@ -134,7 +134,7 @@ class MatchWriter::Converter {
       const bool wait = all || batches_.pending() >= batches_.max_pending();
       std::unique_ptr<Batch> batch = batches_.Next(wait);
       if (batch == nullptr) return engine::Status::OK();
-      sink->Write(batch->text);
+      sink->Write(batch->text.view());
       if (!batch->status.ok()) return batch->status;
     }
   }
@@ -151,7 +151,7 @@ class MatchWriter::Converter {
     std::string bytes;  // the copied matches back to back
     size_t viewed = 0;  // bytes of the matches only pointed at
     std::vector<Item> items;
-    std::string text;  // what they write, up to any failure
+    amqp::JsonText text;  // what they write, up to any failure
     engine::Status status;
   };
 
@@ -171,7 +171,7 @@ MatchWriter::MatchWriter(OutputFormat format, ByteSink* sink, bool validate, uns
 MatchWriter::~MatchWriter() = default;
 
 engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t offset, std::string_view message,
-                                   std::string* out) {
+                                   amqp::JsonText* out) {
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(message.data()), message.size());
   if (validate) {
     const amqp::DecodeError error = amqp::Validate(bytes);
@@ -215,7 +215,7 @@ engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
   engine::Status s = Render(format_, validate_, offset, message, &scratch_);
   if (!s.ok()) return s;
   ++matched_;
-  sink_->Write(scratch_);
+  sink_->Write(scratch_.view());
   return engine::Status::OK();
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/amqp/json_text.h"
 #include "sift/status.h"
 
 namespace sift::tools {
@@ -82,13 +83,13 @@ class MatchWriter {
   // What one match writes (a line of typed JSON, or nothing for kCount), appended to *out; the
   // error names the offset. Thread-safe: workers call it.
   static engine::Status Render(OutputFormat format, bool validate, uint64_t offset, std::string_view message,
-                               std::string* out);
+                               amqp::JsonText* out);
 
   OutputFormat format_;
   ByteSink* sink_;
   bool validate_;
   uint64_t matched_ = 0;
-  std::string scratch_;
+  amqp::JsonText scratch_;
   std::unique_ptr<Converter> converter_;  // null: every match is rendered by Add()
 };
 
