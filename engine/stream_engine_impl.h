@@ -29,12 +29,13 @@ struct StreamEngineInternals {
 // message already says where inside the store (stream, chunk, offsets), so it becomes the why.
 inline Status FromStorage(const storage::Status& s, std::string_view what, std::string_view where) {
   using Code = storage::Status::Code;
-  std::string why(s.message());
+  std::string why(s.why());
   switch (s.code()) {
     case Code::kOk: return Status::OK();
     case Code::kNotFound: return Status::NotFound(what, where, why.empty() ? "not found" : why);
     case Code::kCorruption: return Status::Corruption("corrupt chunk", where, why);
     case Code::kInvalidArgument: return Status::InvalidArgument(what, where, why);
+    case Code::kMalformed: return Status::Malformed(what, where, why);
     case Code::kAlreadyExists: return Status::AlreadyExists(what, where, why.empty() ? "already exists" : why);
     case Code::kBusy: return Status::Busy(what, where, why.empty() ? "the store is in use by another process" : why);
     case Code::kIOError: return Status::IOError(what, where, why);

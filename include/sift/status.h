@@ -1,5 +1,8 @@
-// sift/status.h: the result of every operation of the embedding API that can fail (the LevelDB Status
-// model: no exceptions).
+// sift/status.h: the result of every operation that can fail, in the embedding API and in the store
+// beneath it (the LevelDB Status model: no exceptions). There is one Status type in the tree:
+// `sift::Status`, also spelled `sift::engine::Status` (the embedding API's name) and
+// `sift::storage::Status` (storage/status.h), so a store error reaches the caller with its code
+// unchanged instead of being translated between two types.
 //
 // A Status is ok, or carries a code, a `what` (the operation: "cannot append"), a `where` (a file and
 // record index, a stream and offset, a store path, a selector flag and column) and a `why` (one
@@ -9,6 +12,10 @@
 // errors (kNotFound, kCorruption, kIOError, kBusy, kNotSupported) are 3. Every error of the store has a
 // code here, so a caller can tell a locked store from a failing disk. Each function of the API says
 // which codes it returns.
+//
+// The store does not know which operation of the caller it serves, so its errors say only why (the why
+// names the place inside the store: stream, chunk, offsets); the engine names the operation and the
+// place with `Rewrap`.
 //
 // Lifetime and thread safety: a Status is a value. An ok Status allocates nothing; a failed one shares
 // its immutable text between copies, so copying it is cheap and copies may be read from any threads.
@@ -27,10 +34,11 @@ class [[nodiscard]] Status {
  public:
   enum class Code : uint8_t {
     kOk,
-    kInvalidArgument,  // a bad option, flag, selector or filter value: the caller's input
+    kInvalidArgument,  // a bad option, flag, selector, filter value, stream name or oversized or refused
+                       // message: the caller's input
     kMalformed,        // bytes that are not a well-formed AMQP message or record
-    kNotFound,         // a store or stream that does not exist
-    kCorruption,       // stored data that fails its checksum or cannot be decoded
+    kNotFound,         // a store or stream that does not exist, or nothing at the requested position
+    kCorruption,       // stored data that fails its checksum or structural checks, or cannot be decoded
     kIOError,          // the file system or the store refused an operation
     kAlreadyExists,    // a stream that exists where a new one was asked for
     kBusy,             // the store is locked by another process
@@ -69,7 +77,7 @@ class [[nodiscard]] Status {
   }
 
   // A status that says only why; a caller that knows the operation and the place names them with
-  // `Rewrap`.
+  // `Rewrap`. The store's errors are of this kind.
   static Status InvalidArgument(std::string_view why) { return Status(Code::kInvalidArgument, {}, {}, why); }
   static Status Malformed(std::string_view why) { return Status(Code::kMalformed, {}, {}, why); }
   static Status NotFound(std::string_view why) { return Status(Code::kNotFound, {}, {}, why); }
@@ -110,7 +118,8 @@ class [[nodiscard]] Status {
     return out;
   }
 
-  // The same code and why, with a new what and where ("cannot append", "orders"); ok stays ok.
+  // The same code and why, with a new what and where ("cannot append", "orders"); ok stays ok. How the
+  // engine names the operation and the place of an error the store reported with its why alone.
   Status Rewrap(std::string_view what, std::string_view where) const {
     if (ok()) return *this;
     return Status(rep_->code, what, where, rep_->why);
