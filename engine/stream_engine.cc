@@ -51,7 +51,7 @@ Status StreamEngineInternals::Open(const std::string& path, const EngineOptions&
   if (!s.ok()) {
     // A folder that exists but holds no store, opened without create, is "missing" for the caller too.
     if (!options.store.create_if_missing && s.IsInvalidArgument()) {
-      return Status::NotFound("cannot open store", path, "not a sift store (" + std::string(s.message()) + ")");
+      return Status::NotFound("cannot open store", path, "not a sift store (" + std::string(s.why()) + ")");
     }
     return FromStorage(s, "cannot open store", path);
   }

@@ -1,5 +1,6 @@
 // Private to engine/: the state behind StreamEngine, shared by stream_engine.cc and consumer.cc, and
-// the mapping of storage::Status onto engine::Status (what / where / why of the sift error line).
+// FromStorage, which completes a status of the store (a code and a why) with the operation and the
+// place (what / where / why of the sift error line).
 #ifndef SIFT_ENGINE_STREAM_ENGINE_IMPL_H_
 #define SIFT_ENGINE_STREAM_ENGINE_IMPL_H_
 
@@ -25,22 +26,18 @@ struct StreamEngineInternals {
                      std::unique_ptr<StreamEngine>* out);
 };
 
-// `what` names the operation ("cannot append"); `where` the store path, stream or offset. The storage
-// message already says where inside the store (stream, chunk, offsets), so it becomes the why.
+// `what` names the operation ("cannot append"); `where` the store path, stream or offset. The store's
+// status says only why, and its why already says where inside the store (stream, chunk, offsets), so it
+// stays the why; the code passes through unchanged.
 inline Status FromStorage(const storage::Status& s, std::string_view what, std::string_view where) {
-  using Code = storage::Status::Code;
-  std::string why(s.message());
-  switch (s.code()) {
-    case Code::kOk: return Status::OK();
-    case Code::kNotFound: return Status::NotFound(what, where, why.empty() ? "not found" : why);
-    case Code::kCorruption: return Status::Corruption("corrupt chunk", where, why);
-    case Code::kInvalidArgument: return Status::InvalidArgument(what, where, why);
-    case Code::kAlreadyExists: return Status::AlreadyExists(what, where, why.empty() ? "already exists" : why);
-    case Code::kBusy: return Status::Busy(what, where, why.empty() ? "the store is in use by another process" : why);
-    case Code::kIOError: return Status::IOError(what, where, why);
-    case Code::kNotSupported: return Status::NotSupported(what, where, why);
-  }
-  return Status::IOError(what, where, why);
+  // A damaged chunk is reported as such whatever the operation was: the why names the chunk.
+  if (s.IsCorruption()) return s.Rewrap("corrupt chunk", where);
+  if (!s.why().empty()) return s.Rewrap(what, where);
+  // An empty why would leave the error line without a reason; these codes say enough to give one.
+  if (s.IsNotFound()) return Status::NotFound(what, where, "not found");
+  if (s.IsAlreadyExists()) return Status::AlreadyExists(what, where, "already exists");
+  if (s.IsBusy()) return Status::Busy(what, where, "the store is in use by another process");
+  return s.Rewrap(what, where);
 }
 
 }  // namespace sift::engine

@@ -89,7 +89,7 @@ Status StreamStore::Impl::FencedError(std::string_view stream) const {
   const std::string where = stream.empty() ? fmt::format("store '{}'", path_) : fmt::format("stream '{}'", stream);
   return Status::IOError(
       fmt::format("{}: the store takes no writes until it recovers from a failed write (appends may be retried): {}",
-                  where, failure_.message()));
+                  where, failure_.why()));
 }
 
 Status StreamStore::Impl::RecoverIfFailed() {
@@ -97,9 +97,9 @@ Status StreamStore::Impl::RecoverIfFailed() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!failed_) return Status::OK();
-    if (needs_reopen_) return Status::IOError(failure_.message());
+    if (needs_reopen_) return Status::IOError(failure_.why());
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_recovery_attempt_ < kRecoveryInterval) return Status::IOError(failure_.message());
+    if (now - last_recovery_attempt_ < kRecoveryInterval) return Status::IOError(failure_.why());
     last_recovery_attempt_ = now;
     for (const auto& [name, st] : streams_) {
       if (st->fenced) fenced.push_back(st);
@@ -154,7 +154,7 @@ StoreHealth StreamStore::Impl::Health() const {
   std::lock_guard<std::mutex> lock(mu_);
   StoreHealth h;
   h.writable = !failed_;
-  h.error = std::string(failure_.message());
+  h.error = std::string(failure_.why());
   h.failures = failures_;
   h.recoveries = recoveries_;
   h.needs_reopen = needs_reopen_;

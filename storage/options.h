@@ -25,8 +25,8 @@ namespace sift::storage {
 // Returns "now" in milliseconds since the Unix epoch. Tests pass a fake clock.
 using Clock = std::function<int64_t()>;
 
-// Checks one message before it is stored; returns ok to accept it, or an error (its message is kept in
-// the refusal) to refuse it. Storage itself never looks inside a message; the engine leaves this empty
+// Checks one message before it is stored; returns ok to accept it, or an error (its why is kept in the
+// refusal) to refuse it. Storage itself never looks inside a message; the engine leaves this empty
 // and validates before it calls the store, so that an error names the byte. Called from the appending
 // thread, without any store lock held, possibly from many threads at once: it must be thread-safe.
 using MessageValidator = std::function<Status(std::string_view message)>;

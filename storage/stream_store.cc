@@ -655,7 +655,7 @@ Status StreamStore::Impl::CheckBatch(std::string_view stream, std::span<const st
       Status v = options_.validator(m);
       if (!v.ok()) {
         return Status::InvalidArgument(fmt::format("stream '{}': message {} of {} refused, nothing stored: {}", stream,
-                                                   i, messages.size(), v.message()));
+                                                   i, messages.size(), v.why()));
       }
     }
     bytes += m.size();

@@ -89,14 +89,14 @@ class StreamStore {
 
   // Appends one message; on success *offset (if not null) is its offset. Blocks until the message is
   // durable (see the file comment). Errors: NotFound (no such stream), InvalidArgument (message larger
-  // than max_message_bytes, or refused by the validator: the message names the reason), IOError.
+  // than max_message_bytes, or refused by the validator: the why names the reason), IOError.
   Status Append(std::string_view stream, std::string_view message, uint64_t* offset = nullptr);
 
   // Appends messages atomically in consecutive offsets; on success *first_offset (if not null) is the
   // offset of messages[0]. Every message is checked (size, validator) before anything is stored: if
-  // one is refused, the whole batch is refused, nothing is stored, and the InvalidArgument message names
-  // the index of the refused message in the batch ("message 3 of 10: ..."). An empty batch is ok and
-  // stores nothing (*first_offset is then the stream's next offset).
+  // one is refused, the whole batch is refused, nothing is stored, and the why of the InvalidArgument
+  // names the index of the refused message in the batch ("message 3 of 10: ..."). An empty batch is ok
+  // and stores nothing (*first_offset is then the stream's next offset).
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
                      uint64_t* first_offset = nullptr);
 

@@ -125,7 +125,7 @@ void MakeMessage(uint64_t i, std::string* out) {
 
 void Check(const Status& s) {
   if (!s.ok()) {
-    std::fprintf(stderr, "storage_bench: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "storage_bench: %s: %s\n", Status::CodeName(s.code()).data(), s.ToString().c_str());
     std::exit(1);
   }
 }

@@ -62,12 +62,12 @@ int main(int argc, char** argv) {
   std::unique_ptr<StreamStore> store;
   Status s = StreamStore::Open(argv[1], options, &store);
   if (!s.ok()) {
-    std::fprintf(stderr, "crash_appender: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "crash_appender: %s: %s\n", Status::CodeName(s.code()).data(), s.ToString().c_str());
     return 1;
   }
   s = store->CreateStream("s");
   if (!s.ok() && !s.IsAlreadyExists()) {
-    std::fprintf(stderr, "crash_appender: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "crash_appender: %s: %s\n", Status::CodeName(s.code()).data(), s.ToString().c_str());
     return 1;
   }
   std::vector<std::thread> threads;
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
         uint64_t first = 0;
         Status as = store->AppendBatch("s", views, &first);
         if (!as.ok()) {
-          std::fprintf(stderr, "crash_appender: %s\n", as.ToString().c_str());
+          std::fprintf(stderr, "crash_appender: %s: %s\n", Status::CodeName(as.code()).data(), as.ToString().c_str());
           std::_Exit(1);
         }
         Report(first, nonces);

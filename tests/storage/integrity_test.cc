@@ -91,7 +91,7 @@ TEST(Integrity, EveryFlippedBitInAChunkIsDetected) {
     }
     if (r->status().ok()) break;
     ASSERT_TRUE(r->status().IsCorruption()) << r->status().ToString();
-    const std::string msg(r->status().message());
+    const std::string msg(r->status().why());
     const uint64_t first = r->position() / kPerChunk * kPerChunk;
     EXPECT_NE(msg.find("stream 's'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("chunk at offset " + std::to_string(first) + " (offsets " + std::to_string(first) + ".." +
@@ -135,7 +135,7 @@ TEST(Integrity, StopModeStaysStoppedUntilSeek) {
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(r->Next(&rec));
   EXPECT_FALSE(r->Next(&rec));
   EXPECT_TRUE(r->status().IsCorruption());
-  EXPECT_NE(r->status().message().find("payload checksum mismatch"), std::string_view::npos) << r->status().ToString();
+  EXPECT_NE(r->status().why().find("payload checksum mismatch"), std::string_view::npos) << r->status().ToString();
   EXPECT_FALSE(r->Next(&rec));  // still stopped
   EXPECT_TRUE(r->status().IsCorruption());
   ASSERT_TRUE(r->Seek(8).ok());
@@ -170,7 +170,7 @@ TEST(Integrity, ChunkValueReplacedOrTruncatedIsCorruption) {
   ASSERT_EQ(got.size(), 4u);
   EXPECT_EQ(got.back().offset, 3u);
   EXPECT_EQ(r->chunks_skipped(), 3u);
-  EXPECT_NE(r->last_skipped().message().find("chunk at offset 12 (offsets 12..15)"), std::string_view::npos)
+  EXPECT_NE(r->last_skipped().why().find("chunk at offset 12 (offsets 12..15)"), std::string_view::npos)
       << r->last_skipped().ToString();
 }
 
@@ -215,7 +215,7 @@ TEST(Integrity, RecordsThatContradictAValidHeaderAreCorruption) {
   EXPECT_EQ(rec.offset, 2u);
   EXPECT_FALSE(r->Next(&rec));
   EXPECT_TRUE(r->status().IsCorruption());
-  EXPECT_NE(r->status().message().find("chunk at offset 2 (offsets 2..3): record at offset 3 has a timestamp after"),
+  EXPECT_NE(r->status().why().find("chunk at offset 2 (offsets 2..3): record at offset 3 has a timestamp after"),
             std::string_view::npos)
       << r->status().ToString();
   r->SkipChunk();
@@ -225,8 +225,7 @@ TEST(Integrity, RecordsThatContradictAValidHeaderAreCorruption) {
   EXPECT_EQ(rec.data, "y");
   EXPECT_FALSE(r->Next(&rec));
   EXPECT_TRUE(r->status().IsCorruption());
-  EXPECT_NE(r->status().message().find("malformed record at offset 6"), std::string_view::npos)
-      << r->status().ToString();
+  EXPECT_NE(r->status().why().find("malformed record at offset 6"), std::string_view::npos) << r->status().ToString();
 }
 
 TEST(Integrity, DamagedLastChunkStillRecoversTheNextOffset) {
@@ -296,7 +295,7 @@ TEST(Integrity, DamagedStreamRecordFailsOpen) {
   std::unique_ptr<StreamStore> store;
   Status s = StreamStore::Open(dir.path(), FastOptions(), &store);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_NE(s.message().find("stream 's'"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.why().find("stream 's'"), std::string_view::npos) << s.ToString();
 }
 
 // Overwrites `count` bytes at the middle of every file whose name ends with `suffix`.

@@ -47,7 +47,7 @@ TEST(StreamStore, OpenRejectsBadOptions) {
   o.max_chunk_messages = 0;
   Status s = StreamStore::Open(dir.path(), o, &store);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.message().find("max_chunk_messages"), std::string_view::npos);
+  EXPECT_NE(s.why().find("max_chunk_messages"), std::string_view::npos);
 }
 
 TEST(StreamStore, OpenRejectsEveryBadOption) {
@@ -56,7 +56,7 @@ TEST(StreamStore, OpenRejectsEveryBadOption) {
   auto expect_refused = [&](StoreOptions o, std::string_view field) {
     Status s = StreamStore::Open(dir.path(), o, &store);
     EXPECT_TRUE(s.IsInvalidArgument()) << field << ": " << s.ToString();
-    EXPECT_NE(s.message().find(field), std::string_view::npos) << field << ": " << s.ToString();
+    EXPECT_NE(s.why().find(field), std::string_view::npos) << field << ": " << s.ToString();
     store.reset();
   };
   StoreOptions o;
@@ -85,7 +85,7 @@ TEST(StreamStore, OpenOnAFileIsAnError) {
   std::unique_ptr<StreamStore> store;
   Status s = StreamStore::Open(file, StoreOptions{}, &store);
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
-  EXPECT_NE(s.message().find("plain-file"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.why().find("plain-file"), std::string_view::npos) << s.ToString();
 }
 
 TEST(StreamStore, SecondOpenOfTheSameFolderIsBusy) {
@@ -132,7 +132,7 @@ TEST(StreamStore, ReadOnlyOpenReadsBesideAWriterAndWritesNothing) {
     };
     for (const Status& r : refused) {
       EXPECT_TRUE(r.IsNotSupported()) << r.ToString();
-      EXPECT_NE(r.message().find("reading only"), std::string_view::npos) << r.ToString();
+      EXPECT_NE(r.why().find("reading only"), std::string_view::npos) << r.ToString();
     }
   }
   writer.reset();
@@ -170,7 +170,7 @@ TEST(StreamStore, ReadOnlyOpenOfAFolderWithoutAStoreFails) {
   std::unique_ptr<StreamStore> store;
   Status s = StreamStore::Open(dir.path() + "/empty", o, &store);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.message().find("holds no store"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.why().find("holds no store"), std::string_view::npos) << s.ToString();
   EXPECT_TRUE(std::filesystem::is_empty(dir.path() + "/empty"));
   s = StreamStore::Open(dir.path() + "/absent", o, &store);
   EXPECT_FALSE(s.ok());
@@ -200,7 +200,7 @@ TEST(StreamStore, BadStreamNamesAreRefused) {
   EXPECT_TRUE(store->CreateStream(std::string(256, 'x')).IsInvalidArgument());
   Status s = store->CreateStream(std::string("a\nb"));
   EXPECT_TRUE(s.IsInvalidArgument());
-  EXPECT_NE(s.message().find("byte 1"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.why().find("byte 1"), std::string_view::npos) << s.ToString();
   EXPECT_TRUE(store->CreateStream(std::string(255, 'x')).ok());
   EXPECT_TRUE(store->CreateStream("orders/eu-west.v2 é").ok());
 }
@@ -211,7 +211,7 @@ TEST(StreamStore, AppendToMissingStreamIsNotFound) {
   uint64_t off = 99;
   Status s = store->Append("nope", "x", &off);
   EXPECT_TRUE(s.IsNotFound());
-  EXPECT_NE(s.message().find("'nope'"), std::string_view::npos);
+  EXPECT_NE(s.why().find("'nope'"), std::string_view::npos);
   EXPECT_EQ(off, 99u);
 }
 
@@ -293,7 +293,7 @@ TEST(StreamStore, OversizedMessageIsRefused) {
   ASSERT_TRUE(store->CreateStream("s").ok());
   Status s = store->Append("s", std::string(101, 'x'));
   EXPECT_TRUE(s.IsInvalidArgument());
-  EXPECT_NE(s.message().find("101 bytes"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.why().find("101 bytes"), std::string_view::npos) << s.ToString();
   EXPECT_TRUE(store->Append("s", std::string(100, 'x')).ok());
 }
 
@@ -312,8 +312,8 @@ TEST(StreamStore, ValidatorRefusesTheWholeBatchNamingTheIndex) {
   Status s = store->AppendBatch("s", batch, &first);
   ASSERT_TRUE(s.IsInvalidArgument());
   EXPECT_EQ(first, 77u);
-  EXPECT_NE(s.message().find("message 3 of 5"), std::string_view::npos) << s.ToString();
-  EXPECT_NE(s.message().find("not an AMQP section"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.why().find("message 3 of 5"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.why().find("not an AMQP section"), std::string_view::npos) << s.ToString();
   StreamInfo info;
   ASSERT_TRUE(store->GetStreamInfo("s", &info).ok());
   EXPECT_EQ(info.next_offset, 1u);  // nothing of the batch was stored
@@ -392,7 +392,7 @@ TEST(StreamStore, IngestBatchChecksEveryMessageFirstAndStoresNothingOnRefusal) {
   std::vector<std::string_view> bad = {"a", "b", "!c"};
   Status s = store->IngestBatch("s", bad);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.message().find("message 2 of 3"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.why().find("message 2 of 3"), std::string_view::npos) << s.ToString();
   const std::string big(101, 'x');
   std::vector<std::string_view> oversized = {"a", big};
   EXPECT_TRUE(store->IngestBatch("s", oversized).IsInvalidArgument());
@@ -458,7 +458,7 @@ TEST(StreamStore, PrepareIngestChecksEveryChunkAndReportsTheFirstFailure) {
       return Status::OK();
     });
     EXPECT_TRUE(s.IsInvalidArgument());
-    EXPECT_EQ(s.message(), "range at 370");
+    EXPECT_EQ(s.why(), "range at 370");
     std::sort(seen.begin(), seen.end());
     for (size_t k = 0; k <= 37; ++k) {
       EXPECT_TRUE(std::binary_search(seen.begin(), seen.end(), std::make_pair(k * 10, k * 10 + 10))) << k;
@@ -667,10 +667,23 @@ TEST(StreamStore, ReadersRunConcurrentlyWithAppenders) {
   EXPECT_EQ(ReadAll(*store, "s").size(), 2000u);
 }
 
-TEST(StreamStore, StatusToStringNamesTheCode) {
-  EXPECT_EQ(Status::OK().ToString(), "OK");
-  EXPECT_EQ(Status::Corruption("stream 's': x").ToString(), "Corruption: stream 's': x");
+// The store's statuses say only why; the code is theirs to keep, and a caller names the operation and
+// the place with Rewrap.
+TEST(StreamStore, StatusKeepsTheCodeAndTheWhy) {
+  EXPECT_EQ(Status::OK().ToString(), "ok");
+  const Status s = Status::Corruption("stream 's': x");
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ(s.why(), "stream 's': x");
+  EXPECT_EQ(s.ToString(), "stream 's': x");  // no what, no where: the why alone
+  EXPECT_EQ(Status::CodeName(s.code()), "Corruption");
   EXPECT_EQ(Status::CodeName(Status::Code::kIOError), "IOError");
+
+  const Status named = s.Rewrap("corrupt chunk", "orders");
+  EXPECT_TRUE(named.IsCorruption()) << named.ToString();
+  EXPECT_EQ(named.what(), "corrupt chunk");
+  EXPECT_EQ(named.where(), "orders");
+  EXPECT_EQ(named.ToString(), "corrupt chunk: orders: stream 's': x");
+  EXPECT_TRUE(Status::OK().Rewrap("cannot append", "orders").ok());
 }
 
 }  // namespace
