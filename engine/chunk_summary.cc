@@ -257,11 +257,10 @@ struct FieldStats {
   std::vector<uint64_t> exact_hashes;  // TextHash of each entry of `exact`
   size_t exact_bytes = 0;
   bool exact_overflow = false;
-  bool texts_ascending = true;  // every text so far >= the one before it
-  Value last;                   // the value added last, and the count it went to
-  uint32_t* last_count = nullptr;
-  const uint8_t* raw = nullptr;  // its encoding, when known
+  bool texts_ascending = true;   // every text so far >= the one before it
+  const uint8_t* raw = nullptr;  // the encoding of the value added last (nullptr: unknown)
   uint32_t raw_size = 0;
+  uint32_t* last_count = nullptr;  // the count that value went to
 
   // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
   // others); from then on the hash set is, seeded with the list's hashes.
@@ -294,15 +293,6 @@ struct FieldStats {
     }
   }
 
-  // Most fields repeat the value of the message before (constants, small enumerations): such a value
-  // changes only a count, found by a comparison instead of a hash and a set probe. The previous value's
-  // bytes view its message, which stays valid until Finish() (the ChunkSummarizer contract).
-  bool SameAsLast(const Value& v) const {
-    if (v.type != last.type || last_count == nullptr) return false;
-    if (v.data == nullptr && last.data == nullptr) return v.u64 == last.u64;
-    return v.size == last.size && selector::BytesEqual(v.data, last.data, v.size);
-  }
-
   // A fresh field, keeping the memory of the field it was before (the stats of a chunk are reused for the
   // next one).
   void Reset(Section s, std::string_view n) {
@@ -320,14 +310,16 @@ struct FieldStats {
     exact_bytes = 0;
     exact_overflow = false;
     texts_ascending = true;
-    last = Value();
-    last_count = nullptr;
     raw = nullptr;
     raw_size = 0;
+    last_count = nullptr;
   }
 
-  // True when `size` bytes at `p` are the encoding of the value added last (an encoding decodes to one
-  // value): the caller then Repeat()s it without decoding.
+  // Most fields repeat the value of the message before (constants, small enumerations): such a value
+  // changes only a count, found by comparing its encoding with the previous one instead of decoding it,
+  // hashing it and probing a set. True when `size` bytes at `p` are the encoding of the value added
+  // last (an encoding decodes to one value): the caller then Repeat()s it. The previous encoding views
+  // its message, which stays valid until Finish() (the ChunkSummarizer contract).
   bool SameEncodingAsLast(const uint8_t* p, size_t size) const {
     return raw != nullptr && size == raw_size && selector::BytesEqual(p, raw, size);
   }
@@ -338,16 +330,13 @@ struct FieldStats {
   }
 
   // Adds `v`, whose encoding is [encoding, encoding + encoding_size) when known (for SameEncodingAsLast).
+  // Adding a value again leaves the same stats as counting it again (bounds, sets and flags already hold
+  // it), so a value whose encoding differs from the last one is added without comparing the values.
   void Add(const Value& v, uint32_t message, const uint8_t* encoding = nullptr, uint32_t encoding_size = 0) {
     raw = encoding;
     raw_size = encoding_size;
-    if (SameAsLast(v)) {
-      Repeat(message);
-      return;
-    }
     last_message = message;
     ++present;
-    last = v;
     switch (selector::ClassOf(v.type)) {
       case ValueClass::kAbsent: ++*(last_count = &nulls); break;
       case ValueClass::kText: {
@@ -450,6 +439,9 @@ struct FieldStats {
   }
 };
 
+// The encoding that stands for a header field's default (see AddListFast).
+constexpr uint8_t kDefaultEncoding[1] = {0};
+
 std::vector<FieldRef> FixedFields() {
   std::vector<FieldRef> refs;
   for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
@@ -542,7 +534,15 @@ struct ChunkSummaryBuilder::State {
       const uint32_t slot = first_slot + static_cast<uint32_t>(i);
       if (i >= listed || *element[i] == amqp::code::kNull) {  // absent: the header's default, or nothing
         const Value v = header ? amqp::HeaderFieldDefault(i) : Value::Missing();
-        if (FieldStats* const stats = v.present() ? FixedStats(slot) : nullptr; stats != nullptr) stats->Add(v, n);
+        FieldStats* const stats = v.present() ? FixedStats(slot) : nullptr;
+        if (stats == nullptr) continue;
+        // A field's default is one value: an empty encoding of its own stands for it (a real one is never
+        // empty), so that a default repeats like any other value.
+        if (stats->SameEncodingAsLast(kDefaultEncoding, 0)) {
+          stats->Repeat(n);
+        } else {
+          stats->Add(v, n, kDefaultEncoding, 0);
+        }
         continue;
       }
       const uint8_t c = *element[i];
