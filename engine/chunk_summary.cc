@@ -32,6 +32,11 @@ constexpr size_t kExactBytes = 512;
 constexpr double kBloomBitsPerText = 14.4;
 constexpr uint8_t kBloomProbes = 10;
 
+// A field remembers up to this many distinct encodings of a chunk's values (see FieldStats::Repeated).
+constexpr uint32_t kSeenEncodings = 16;
+// The encoding that stands for a header field's default (see AddListFast): a real one is never empty.
+constexpr uint8_t kDefaultEncoding[1] = {0};
+
 enum : uint8_t { kSetNone = 0, kSetExact = 1, kSetBloom = 2 };
 enum : uint8_t {
   kHasNan = 1,
@@ -164,16 +169,57 @@ bool UpperBoundOfPrefix(std::string_view prefix, std::string* out) {
   return true;
 }
 
-// a < b, bytewise: the first bytes decide most comparisons of distinct texts without a call.
-inline bool TextLess(std::string_view a, std::string_view b) {
-  if (!a.empty() && !b.empty() && a[0] != b[0])
-    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
-  return a < b;
+// Equality of n bytes. The builder compares short runs (encodings, keys, texts) many times a message,
+// where a call to memcmp costs more than the comparison: up to 32 bytes it compares words inline
+// (the last one overlapping the one before).
+inline bool SameBytes(const void* a, const void* b, size_t n) {
+  const char* x = static_cast<const char*>(a);
+  const char* y = static_cast<const char*>(b);
+  if (n > 32) return std::memcmp(x, y, n) == 0;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      if (base::LoadLE64(x + i) != base::LoadLE64(y + i)) return false;
+    }
+    return base::LoadLE64(x + n - 8) == base::LoadLE64(y + n - 8);
+  }
+  return selector::BytesEqual(x, y, n);
 }
 
 inline bool SameText(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && selector::BytesEqual(a.data(), b.data(), a.size());
+  return a.size() == b.size() && SameBytes(a.data(), b.data(), a.size());
 }
+
+// The first n (< 8) bytes at p as the high bytes of a big-endian word: two such words compare as the
+// bytes do.
+inline uint64_t HighBytesBE(const char* p, size_t n) {
+  if (n >= 4) return (uint64_t{base::LoadBE32(p)} << 32) | (uint64_t{base::LoadBE32(p + n - 4)} << (64 - 8 * n));
+  auto byte = [p](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
+  if (n == 0) return 0;
+  return (byte(0) << 56) | (byte(n / 2) << (56 - 8 * (n / 2))) | (byte(n - 1) << (56 - 8 * (n - 1)));
+}
+
+// Bytewise three-way comparison of texts (<0, 0, >0), with big-endian words for the short ones: ids
+// and keys share long prefixes, which a first-byte test does not get past without a call.
+inline int CompareText(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  if (n > 32) {
+    const int c = std::memcmp(a.data(), b.data(), n);
+    if (c != 0) return c;
+  } else if (n >= 8) {
+    for (size_t i = 0;; i += 8) {
+      const size_t at = i + 8 < n ? i : n - 8;  // the last word overlaps the one before: equal bytes there
+      const uint64_t x = base::LoadBE64(a.data() + at), y = base::LoadBE64(b.data() + at);
+      if (x != y) return x < y ? -1 : 1;
+      if (at == n - 8) break;
+    }
+  } else {
+    const uint64_t x = HighBytesBE(a.data(), n), y = HighBytesBE(b.data(), n);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+inline bool TextLess(std::string_view a, std::string_view b) { return CompareText(a, b) < 0; }
 
 // CompareNumbers(a, b) < 0, without the call when both are of one kind (NaN never reaches here).
 inline bool NumberLess(const Number& a, const Number& b) {
@@ -193,6 +239,28 @@ inline bool NumberLess(const Number& a, const Number& b) {
 // Building
 
 namespace {
+
+// The bytes of an encoding of at most 16 bytes as two words (the first bytes and the last ones, which
+// overlap when there are fewer than 16): with the size, equal keys are equal bytes.
+struct EncodingKey {
+  uint64_t w0 = 0, w1 = 0;
+  uint32_t size = 0;
+};
+constexpr uint32_t kMaxKeyedEncoding = 16;
+
+inline EncodingKey KeyOf(const uint8_t* p, uint32_t size) {
+  EncodingKey k;
+  k.size = size;
+  if (size >= 8) {
+    k.w0 = base::LoadLE64(p);
+    k.w1 = base::LoadLE64(p + size - 8);
+  } else if (size >= 4) {
+    k.w0 = base::LoadLE32(p) | (uint64_t{base::LoadLE32(p + size - 4)} << 32);
+  } else if (size > 0) {
+    k.w0 = p[0] | (uint64_t{p[size / 2]} << 8) | (uint64_t{p[size - 1]} << 16);
+  }
+  return k;
+}
 
 // A set of 64-bit text hashes: open addressing, linear probing, 0 marking an empty slot (a hash of 0
 // is kept apart). The distinct texts of a field in a chunk, for its Bloom filter.
@@ -261,6 +329,16 @@ struct FieldStats {
   const uint8_t* raw = nullptr;  // the encoding of the value added last (nullptr: unknown)
   uint32_t raw_size = 0;
   uint32_t* last_count = nullptr;  // the count that value went to
+  // The distinct short encodings this chunk added (see Repeated), each with the count its value went to
+  // and, for a text, where the text starts in it (0 for another value).
+  struct SeenEncoding {
+    EncodingKey key;
+    uint32_t text_at;
+    uint32_t* count;
+  };
+  SeenEncoding seen[kSeenEncodings];
+  uint32_t seen_count = 0;
+  bool seen_off = false;  // more distinct encodings than the table holds: it is not looked at
 
   // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
   // others); from then on the hash set is, seeded with the list's hashes.
@@ -313,6 +391,8 @@ struct FieldStats {
     raw = nullptr;
     raw_size = 0;
     last_count = nullptr;
+    seen_count = 0;
+    seen_off = false;
   }
 
   // Most fields repeat the value of the message before (constants, small enumerations): such a value
@@ -321,12 +401,56 @@ struct FieldStats {
   // last (an encoding decodes to one value): the caller then Repeat()s it. The previous encoding views
   // its message, which stays valid until Finish() (the ChunkSummarizer contract).
   bool SameEncodingAsLast(const uint8_t* p, size_t size) const {
-    return raw != nullptr && size == raw_size && selector::BytesEqual(p, raw, size);
+    return raw != nullptr && size == raw_size && SameBytes(p, raw, size);
   }
   void Repeat(uint32_t message) {
     last_message = message;
     ++present;
     ++*last_count;
+  }
+
+  // Counts the value encoded as [p, p + size) when this chunk added that encoding before, and says so
+  // (the caller then need not decode it). Besides the last one (a constant), a field remembers the
+  // short encodings it met until it has met more than kSeenEncodings: a small enumeration (a region, a
+  // status, a priority, a flag) then repeats without being decoded, hashed and looked up in its set,
+  // and a field of many values (ids, amounts, times) stops paying for the table.
+  bool Repeated(const uint8_t* p, uint32_t size, uint32_t message) {
+    if (SameEncodingAsLast(p, size)) {
+      Repeat(message);
+      return true;
+    }
+    if (seen_off || size > kMaxKeyedEncoding) return false;
+    const EncodingKey k = KeyOf(p, size);
+    for (uint32_t i = 0; i < seen_count; ++i) {
+      const SeenEncoding& e = seen[i];
+      if (e.key.w0 != k.w0 || e.key.w1 != k.w1 || e.key.size != size) continue;
+      // A text met before is at most the greatest one: below it, the texts no longer only grow.
+      if (e.text_at != 0 && texts_ascending &&
+          !SameText(std::string_view(reinterpret_cast<const char*>(p) + e.text_at, size - e.text_at), text_max)) {
+        texts_ascending = false;
+      }
+      raw = p;
+      raw_size = size;
+      last_count = e.count;
+      Repeat(message);
+      return true;
+    }
+    return false;
+  }
+  // Repeated() for a header field's default (AddListFast), whose encoding is the one empty one.
+  bool RepeatedDefault(uint32_t message) {
+    bool found = raw != nullptr && raw_size == 0;
+    for (uint32_t i = 0; !found && i < seen_count; ++i) {
+      if (seen[i].key.size == 0) {
+        found = true;
+        last_count = seen[i].count;
+      }
+    }
+    if (!found) return false;
+    raw = kDefaultEncoding;
+    raw_size = 0;
+    Repeat(message);
+    return true;
   }
 
   // Adds `v`, whose encoding is [encoding, encoding + encoding_size) when known (for SameEncodingAsLast).
@@ -370,6 +494,23 @@ struct FieldStats {
         break;
       default: ++*(last_count = &others); break;
     }
+    if (!seen_off && encoding != nullptr && encoding_size <= kMaxKeyedEncoding) Remember(v, encoding, encoding_size);
+  }
+
+  // Remembers the encoding of `v` (just added) for Repeated(). A text is remembered only when it ends its
+  // encoding (a string or symbol; not a char, whose text is not its encoding's bytes).
+  void Remember(const Value& v, const uint8_t* encoding, uint32_t size) {
+    uint32_t text_at = 0;
+    if (selector::ClassOf(v.type) == ValueClass::kText) {
+      const uint8_t* const text = reinterpret_cast<const uint8_t*>(v.data);
+      if (v.type == selector::ValueType::kChar || text <= encoding || text + v.size != encoding + size) return;
+      text_at = static_cast<uint32_t>(text - encoding);
+    }
+    if (seen_count == kSeenEncodings) {
+      seen_off = true;
+      return;
+    }
+    seen[seen_count++] = {KeyOf(encoding, size), text_at, last_count};
   }
 
   void Encode(std::string* out) const {
@@ -438,9 +579,6 @@ struct FieldStats {
     PutBytes(out, body);
   }
 };
-
-// The encoding that stands for a header field's default (see AddListFast).
-constexpr uint8_t kDefaultEncoding[1] = {0};
 
 std::vector<FieldRef> FixedFields() {
   std::vector<FieldRef> refs;
@@ -538,11 +676,7 @@ struct ChunkSummaryBuilder::State {
         if (stats == nullptr) continue;
         // A field's default is one value: an empty encoding of its own stands for it (a real one is never
         // empty), so that a default repeats like any other value.
-        if (stats->SameEncodingAsLast(kDefaultEncoding, 0)) {
-          stats->Repeat(n);
-        } else {
-          stats->Add(v, n, kDefaultEncoding, 0);
-        }
+        if (!stats->RepeatedDefault(n)) stats->Add(v, n, kDefaultEncoding, 0);
         continue;
       }
       const uint8_t c = *element[i];
@@ -550,10 +684,7 @@ struct ChunkSummaryBuilder::State {
       FieldStats* const stats = FixedStats(slot);
       if (stats == nullptr) continue;
       const uint32_t size = static_cast<uint32_t>(element[i + 1] - element[i]);
-      if (stats->SameEncodingAsLast(element[i], size)) {
-        stats->Repeat(n);
-        continue;
-      }
+      if (stats->Repeated(element[i], size, n)) continue;
       Value v = Value::Missing();
       amqp::ReadSelectorValue(bytes.data(), element[i], end, &v, nullptr);
       if (v.present()) stats->Add(v, n, element[i], size);
@@ -603,15 +734,15 @@ struct ChunkSummaryBuilder::State {
     const uint32_t entries = count / 2;
     for (uint32_t i = 0; i < entries; ++i) {
       FieldStats* stats;
-      const uint8_t* const key_at = p;
-      const uint8_t* const key_end = amqp::SkipPlainValue(p, end);
-      if (i < order.size() && key_end != nullptr &&
-          SameText(order[i].first, std::string_view(reinterpret_cast<const char*>(key_at), key_end - key_at))) {
-        // The same key, encoded the same way, as in the previous message at the same place. Its
-        // encoding was found to be a string or symbol then, so it need not be decoded again.
-        stats = order[i].second;
-        p = key_end;
+      if (i < order.size() && static_cast<size_t>(end - p) >= order[i].size &&
+          SameBytes(p, order[i].at, order[i].size)) {
+        // The same key, encoded the same way, as in the previous message at the same place (the bytes
+        // of a whole encoding there are that value): it was found to be a string or symbol then, so
+        // it need not be decoded again.
+        stats = order[i].stats;
+        p += order[i].size;
       } else {
+        const uint8_t* const key_at = p;
         Value key;
         p = amqp::ReadSelectorValue(base, p, end, &key, &error);
         // Only plain string and symbol keys are summarized; a message with another key (which a field
@@ -621,16 +752,22 @@ struct ChunkSummaryBuilder::State {
           return;
         }
         stats = Stats(Section::kApplicationProperties, key.bytes());
-        const std::string_view encoding(reinterpret_cast<const char*>(key_at), p - key_at);
+        const KeyEncoding k{key_at, static_cast<uint32_t>(p - key_at), stats};
         if (i < order.size()) {
-          order[i].first.assign(encoding);
-          order[i].second = stats;
+          order[i] = k;
         } else {
-          order.emplace_back(std::string(encoding), stats);
+          order.push_back(k);
         }
       }
-      // Decoded even when it repeats: a value is cheaper to decode than to find the end of twice.
+      // A value whose encoding the field met before (Repeated) is not decoded: found the end of, and
+      // compared. The same bytes decoded then, so they would now.
       const uint8_t* const value_at = p;
+      const uint8_t* const value_end = amqp::SkipPlainValue(p, end);
+      if (value_end != nullptr && stats != nullptr && stats->last_message != n &&
+          stats->Repeated(value_at, static_cast<uint32_t>(value_end - value_at), n)) {
+        p = value_end;
+        continue;
+      }
       Value value;
       p = amqp::ReadSelectorValue(base, p, end, &value, &error);
       if (p == nullptr) {
@@ -638,14 +775,17 @@ struct ChunkSummaryBuilder::State {
         return;
       }
       if (stats == nullptr || stats->last_message == n) continue;  // past the cap, or not the key's first entry
-      const uint32_t size = static_cast<uint32_t>(p - value_at);
-      if (stats->SameEncodingAsLast(value_at, size)) {
-        stats->Repeat(n);
-      } else {
-        stats->Add(value, n, value_at, size);
-      }
+      stats->Add(value, n, value_at, static_cast<uint32_t>(p - value_at));
     }
   }
+
+  // An application property's key as the previous message encoded it (its bytes stay valid until
+  // Finish()), and the key's stats.
+  struct KeyEncoding {
+    const uint8_t* at;
+    uint32_t size;
+    FieldStats* stats;
+  };
 
   std::vector<FieldRef> fixed_refs;
   MessageFieldSource fixed;
@@ -656,7 +796,7 @@ struct ChunkSummaryBuilder::State {
   std::vector<std::unique_ptr<FieldStats>> fields;  // the first `used` are this chunk's, the rest kept for reuse
   size_t used = 0;
   std::unordered_map<std::string, FieldStats*> by_key;
-  std::vector<std::pair<std::string, FieldStats*>> order;  // the previous message's keys (encoded), in order
+  std::vector<KeyEncoding> order;  // the previous message's keys, in order
   uint32_t messages = 0;
   bool failed = false;
   bool complete = true;
