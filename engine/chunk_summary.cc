@@ -34,7 +34,7 @@ constexpr uint8_t kBloomProbes = 10;
 
 // A field remembers up to this many distinct encodings of a chunk's values (see FieldStats::Repeated).
 constexpr uint32_t kSeenEncodings = 16;
-// The encoding that stands for a header field's default (see AddListFast): a real one is never empty.
+// The encoding that stands for a header field's default (see AddList): a real one is never empty.
 constexpr uint8_t kDefaultEncoding[1] = {0};
 
 enum : uint8_t { kSetNone = 0, kSetExact = 1, kSetBloom = 2 };
@@ -343,6 +343,7 @@ struct FieldStats {
   // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
   // others); from then on the hash set is, seeded with the list's hashes.
   void AddText(std::string_view t) {
+    ++*(last_count = &texts);
     if (texts > 1 && TextLess(t, text_max)) texts_ascending = false;
     const uint64_t h = TextHash(t);
     if (!exact_overflow) {
@@ -437,7 +438,7 @@ struct FieldStats {
     }
     return false;
   }
-  // Repeated() for a header field's default (AddListFast), whose encoding is the one empty one.
+  // Repeated() for a header field's default (AddList), whose encoding is the one empty one.
   bool RepeatedDefault(uint32_t message) {
     bool found = raw != nullptr && raw_size == 0;
     for (uint32_t i = 0; !found && i < seen_count; ++i) {
@@ -453,59 +454,110 @@ struct FieldStats {
     return true;
   }
 
-  // Adds `v`, whose encoding is [encoding, encoding + encoding_size) when known (for SameEncodingAsLast).
+  // Adds `v`, whose encoding is [encoding, encoding + encoding_size) when known (for Repeated()).
   // Adding a value again leaves the same stats as counting it again (bounds, sets and flags already hold
   // it), so a value whose encoding differs from the last one is added without comparing the values.
   void Add(const Value& v, uint32_t message, const uint8_t* encoding = nullptr, uint32_t encoding_size = 0) {
-    raw = encoding;
-    raw_size = encoding_size;
-    last_message = message;
-    ++present;
+    uint32_t text_at = 0;
+    bool remember = true;
     switch (selector::ClassOf(v.type)) {
-      case ValueClass::kAbsent: ++*(last_count = &nulls); break;
+      case ValueClass::kAbsent: AddNull(); break;
       case ValueClass::kText: {
-        ++*(last_count = &texts);
         char buffer[4];
         AddText(v.type == selector::ValueType::kChar ? selector::TextOf(v, buffer) : v.bytes());
+        // Remembered (Repeated) only when the text ends its encoding: a string or symbol, not a char,
+        // whose text is not its encoding's bytes.
+        const uint8_t* const text = reinterpret_cast<const uint8_t*>(v.data);
+        if (v.type == selector::ValueType::kChar || encoding == nullptr || text <= encoding ||
+            text + v.size != encoding + encoding_size) {
+          remember = false;
+        } else {
+          text_at = static_cast<uint32_t>(text - encoding);
+        }
         break;
       }
       case ValueClass::kNumber: {
         Number n;
-        if (!selector::ToNumber(v, &n)) {
+        if (selector::ToNumber(v, &n)) {
+          AddNumber(n);
+        } else {
           ++*(last_count = &others);  // an undecodable decimal: compares UNKNOWN, like a value of another class
-          break;
-        }
-        ++*(last_count = &numbers);
-        if (n.kind == Number::Kind::kDouble && std::isnan(n.d)) {
-          has_nan = true;
-        } else if (!has_range) {
-          min = max = n;
-          has_range = true;
-        } else if (NumberLess(n, min)) {
-          min = n;
-        } else if (NumberLess(max, n)) {
-          max = n;
         }
         break;
       }
-      case ValueClass::kBoolean:
-        ++*(last_count = &booleans);
-        (v.boolean ? seen_true : seen_false) = true;
-        break;
+      case ValueClass::kBoolean: AddBoolean(v.boolean); break;
       default: ++*(last_count = &others); break;
     }
-    if (!seen_off && encoding != nullptr && encoding_size <= kMaxKeyedEncoding) Remember(v, encoding, encoding_size);
+    Added(message, encoding, encoding_size, text_at, remember);
   }
 
-  // Remembers the encoding of `v` (just added) for Repeated(). A text is remembered only when it ends its
-  // encoding (a string or symbol; not a char, whose text is not its encoding's bytes).
-  void Remember(const Value& v, const uint8_t* encoding, uint32_t size) {
+  // Add() for the plain encoding [p, p + size) (its extent known to be in the message) of a number, a
+  // string or symbol, a boolean or null: what producers send, read without a Value in between. False,
+  // with nothing added, for any other encoding, which the caller decodes and Add()s.
+  bool AddPlain(const uint8_t* p, uint32_t size, uint32_t message) {
+    const uint8_t* const d = p + 1;
     uint32_t text_at = 0;
-    if (selector::ClassOf(v.type) == ValueClass::kText) {
-      const uint8_t* const text = reinterpret_cast<const uint8_t*>(v.data);
-      if (v.type == selector::ValueType::kChar || text <= encoding || text + v.size != encoding + size) return;
-      text_at = static_cast<uint32_t>(text - encoding);
+    switch (p[0]) {
+      case amqp::code::kStr8:
+      case amqp::code::kSym8: text_at = 2; break;
+      case amqp::code::kStr32:
+      case amqp::code::kSym32: text_at = 5; break;
+      case amqp::code::kNull: AddNull(); break;
+      case amqp::code::kTrue: AddBoolean(true); break;
+      case amqp::code::kFalse: AddBoolean(false); break;
+      case amqp::code::kBoolean: AddBoolean(d[0] != 0); break;
+      // As amqp::internal::PlainValue decodes them and selector::ToNumber makes them numbers.
+      case amqp::code::kUByte:
+      case amqp::code::kSmallUInt:
+      case amqp::code::kSmallULong: AddNumber(Number::Unsigned(d[0])); break;
+      case amqp::code::kUShort: AddNumber(Number::Unsigned(base::LoadBE16(d))); break;
+      case amqp::code::kUInt0:
+      case amqp::code::kULong0: AddNumber(Number::Unsigned(0)); break;
+      case amqp::code::kUInt: AddNumber(Number::Unsigned(base::LoadBE32(d))); break;
+      case amqp::code::kULong: AddNumber(Number::Unsigned(base::LoadBE64(d))); break;
+      case amqp::code::kByte:
+      case amqp::code::kSmallInt:
+      case amqp::code::kSmallLong: AddNumber(Number::Signed(static_cast<int8_t>(d[0]))); break;
+      case amqp::code::kShort: AddNumber(Number::Signed(static_cast<int16_t>(base::LoadBE16(d)))); break;
+      case amqp::code::kInt: AddNumber(Number::Signed(static_cast<int32_t>(base::LoadBE32(d)))); break;
+      case amqp::code::kLong:
+      case amqp::code::kTimestamp: AddNumber(Number::Signed(static_cast<int64_t>(base::LoadBE64(d)))); break;
+      case amqp::code::kFloat: AddNumber(Number::Double(std::bit_cast<float>(base::LoadBE32(d)))); break;
+      case amqp::code::kDouble: AddNumber(Number::Double(std::bit_cast<double>(base::LoadBE64(d)))); break;
+      default: return false;
     }
+    if (text_at != 0) AddText(std::string_view(reinterpret_cast<const char*>(p) + text_at, size - text_at));
+    Added(message, p, size, text_at);
+    return true;
+  }
+
+  void AddNull() { ++*(last_count = &nulls); }
+  void AddBoolean(bool b) {
+    ++*(last_count = &booleans);
+    (b ? seen_true : seen_false) = true;
+  }
+  void AddNumber(const Number& n) {
+    ++*(last_count = &numbers);
+    if (n.kind == Number::Kind::kDouble && std::isnan(n.d)) {
+      has_nan = true;
+    } else if (!has_range) {
+      min = max = n;
+      has_range = true;
+    } else if (NumberLess(n, min)) {
+      min = n;
+    } else if (NumberLess(max, n)) {
+      max = n;
+    }
+  }
+
+  // After a value was added to its class: counts it, and keeps its encoding (nullptr: unknown) for
+  // Repeated(), with where its text starts in it (0: not a text).
+  void Added(uint32_t message, const uint8_t* encoding, uint32_t size, uint32_t text_at, bool remember = true) {
+    last_message = message;
+    ++present;
+    raw = encoding;
+    raw_size = size;
+    if (!remember || encoding == nullptr || seen_off || size > kMaxKeyedEncoding) return;
     if (seen_count == kSeenEncodings) {
       seen_off = true;
       return;
@@ -580,6 +632,25 @@ struct FieldStats {
   }
 };
 
+// Which format codes each header and properties field may have (amqp::HeaderFieldCodeOk and
+// PropertiesFieldCodeOk, by slot), as bits: a lookup instead of a switch for every field of every message.
+struct FixedCodes {
+  uint64_t bits[amqp::kHeaderFieldCount + amqp::kPropertiesFieldCount][4] = {};
+  constexpr FixedCodes() {
+    for (int c = 0; c < 256; ++c) {
+      const auto code = static_cast<uint8_t>(c);
+      for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
+        if (amqp::HeaderFieldCodeOk(i, code)) bits[i][c >> 6] |= uint64_t{1} << (c & 63);
+      }
+      for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
+        if (amqp::PropertiesFieldCodeOk(i, code)) bits[amqp::kHeaderFieldCount + i][c >> 6] |= uint64_t{1} << (c & 63);
+      }
+    }
+  }
+  bool Ok(uint32_t slot, uint8_t c) const { return (bits[slot][c >> 6] >> (c & 63)) & 1; }
+};
+constexpr FixedCodes kFixedCodes;
+
 std::vector<FieldRef> FixedFields() {
   std::vector<FieldRef> refs;
   for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
@@ -632,16 +703,56 @@ struct ChunkSummaryBuilder::State {
     return stats;
   }
 
-  // The header's or the properties' fields from one walk of the section's list, when it is a plain
-  // list of plain elements (what producers write): each field as MessageFieldSource reads it (null or
-  // absent is the header default or nothing, a value of the wrong type is missing). False, with nothing
-  // added, for anything else (no such section, a described or compound element, a malformed list), which
-  // the field source then reads.
-  bool AddListFast(bool header, uint32_t n) {
-    const uint8_t* at = view.SectionValue(header ? amqp::SectionKind::kHeader : amqp::SectionKind::kProperties);
-    const bool repeats = header && header_repeats;
-    if (header) header_repeats = false;  // set again below when this message's header is read here
-    if (at == nullptr) return false;
+  // Where the values of the header, properties and application-properties sections start (nullptr
+  // when absent), as MessageView::SectionValue finds them (the first of each kind), from one walk of the
+  // sections while they are encoded as producers write them (0x00 0x53 0x7N and a plain value). False
+  // for anything else: the view, which reads any encoding, then finds them (and any error).
+  static bool WalkSections(const uint8_t* p, const uint8_t* end, const uint8_t* found[3]) {
+    found[0] = found[1] = found[2] = nullptr;
+    while (p < end && (found[0] == nullptr || found[1] == nullptr || found[2] == nullptr)) {
+      amqp::SectionKind kind;
+      const uint8_t* const value = amqp::SmallSectionHeader(p, end, &kind);
+      if (value == nullptr) return false;
+      p = amqp::SkipPlainValue(value, end);
+      if (p == nullptr) return false;
+      const int i = kind == amqp::SectionKind::kHeader                  ? 0
+                    : kind == amqp::SectionKind::kProperties            ? 1
+                    : kind == amqp::SectionKind::kApplicationProperties ? 2
+                                                                        : -1;
+      if (i >= 0 && found[i] == nullptr) found[i] = value;
+    }
+    return true;
+  }
+
+  // A header field's default (AddList), when it has one.
+  void AddDefault(int i, uint32_t n) {
+    const Value v = amqp::HeaderFieldDefault(i);
+    FieldStats* const stats = v.present() ? FixedStats(static_cast<uint32_t>(i)) : nullptr;
+    if (stats == nullptr) return;
+    // A field's default is one value: an empty encoding of its own stands for it (a real one is never
+    // empty), so that a default repeats like any other value.
+    if (!stats->RepeatedDefault(n)) stats->Add(v, n, kDefaultEncoding, 0);
+  }
+
+  // The header's (kHeader) or the properties' fields from one walk of the section's list at `at`
+  // (nullptr: no such section), when it is a plain list of plain elements (what producers write): each
+  // field as MessageFieldSource reads it (null or absent is the header default or nothing, a value of
+  // the wrong type is missing). False, with nothing added, for anything else (a described element, a
+  // malformed list), which the field source then reads.
+  template <bool kHeader>
+  bool AddList(const uint8_t* at, uint32_t n) {
+    constexpr int kFields = kHeader ? amqp::kHeaderFieldCount : amqp::kPropertiesFieldCount;
+    constexpr uint32_t kFirstSlot = kHeader ? 0 : amqp::kHeaderFieldCount;
+    const bool repeats = kHeader && header_repeats;
+    if (kHeader) header_repeats = false;  // set again below when this message's header is read here
+    if (at == nullptr) {
+      // Absent (or unreadable, and then the message fails the summary): the header's defaults, and no
+      // properties.
+      if (kHeader) {
+        for (int i = 0; i < kFields; ++i) AddDefault(i, n);
+      }
+      return true;
+    }
     const std::span<const uint8_t> bytes = view.bytes();
     const uint8_t* p = nullptr;
     const uint8_t* end = nullptr;
@@ -657,9 +768,8 @@ struct ChunkSummaryBuilder::State {
       header_repeats = true;
       return true;
     }
-    const int fields = header ? amqp::kHeaderFieldCount : amqp::kPropertiesFieldCount;
-    const int listed = static_cast<int>(std::min<uint32_t>(count, static_cast<uint32_t>(fields)));
-    const uint8_t* element[amqp::kPropertiesFieldCount + 1];  // where each listed element starts, and the end
+    const int listed = static_cast<int>(std::min<uint32_t>(count, static_cast<uint32_t>(kFields)));
+    const uint8_t* element[kFields + 1];  // where each listed element starts, and the end
     for (int i = 0; i < listed; ++i) {
       if (p >= end || *p == amqp::code::kDescribed) return false;
       element[i] = p;
@@ -667,29 +777,24 @@ struct ChunkSummaryBuilder::State {
       if (p == nullptr) return false;
     }
     element[listed] = p;
-    const uint32_t first_slot = header ? 0 : amqp::kHeaderFieldCount;
-    for (int i = 0; i < (header ? fields : listed); ++i) {  // unlisted properties are absent: nothing to add
-      const uint32_t slot = first_slot + static_cast<uint32_t>(i);
-      if (i >= listed || *element[i] == amqp::code::kNull) {  // absent: the header's default, or nothing
-        const Value v = header ? amqp::HeaderFieldDefault(i) : Value::Missing();
-        FieldStats* const stats = v.present() ? FixedStats(slot) : nullptr;
-        if (stats == nullptr) continue;
-        // A field's default is one value: an empty encoding of its own stands for it (a real one is never
-        // empty), so that a default repeats like any other value.
-        if (!stats->RepeatedDefault(n)) stats->Add(v, n, kDefaultEncoding, 0);
+    for (int i = 0; i < listed; ++i) {
+      const uint8_t* const e = element[i];
+      const uint32_t slot = kFirstSlot + static_cast<uint32_t>(i);
+      if (*e == amqp::code::kNull) {  // absent: the header's default, or nothing
+        if (kHeader) AddDefault(i, n);
         continue;
       }
-      const uint8_t c = *element[i];
-      if (!(header ? amqp::HeaderFieldCodeOk(i, c) : amqp::PropertiesFieldCodeOk(i, c))) continue;  // missing
+      if (!kFixedCodes.Ok(slot, *e)) continue;  // of the wrong type: missing
       FieldStats* const stats = FixedStats(slot);
       if (stats == nullptr) continue;
-      const uint32_t size = static_cast<uint32_t>(element[i + 1] - element[i]);
-      if (stats->Repeated(element[i], size, n)) continue;
+      const uint32_t size = static_cast<uint32_t>(element[i + 1] - e);
+      if (stats->Repeated(e, size, n) || stats->AddPlain(e, size, n)) continue;
       Value v = Value::Missing();
-      amqp::ReadSelectorValue(bytes.data(), element[i], end, &v, nullptr);
-      if (v.present()) stats->Add(v, n, element[i], size);
+      amqp::ReadSelectorValue(bytes.data(), e, end, &v, nullptr);
+      if (v.present()) stats->Add(v, n, e, size);
     }
-    if (header) {
+    if (kHeader) {
+      for (int i = listed; i < kFields; ++i) AddDefault(i, n);  // unlisted: the defaults
       last_header = encoding;
       header_repeats = true;
     }
@@ -707,13 +812,13 @@ struct ChunkSummaryBuilder::State {
     }
   }
 
-  void AddApplicationProperties(uint32_t n) {
+  // The application properties, whose section's value is at `at` (nullptr: none found).
+  void AddApplicationProperties(const uint8_t* at, uint32_t n) {
     const std::span<const uint8_t> bytes = view.bytes();
     const uint8_t* const base = bytes.data();
     const uint8_t* p = nullptr;
     const uint8_t* end = nullptr;
     uint32_t count = 0;
-    const uint8_t* at = view.SectionValue(amqp::SectionKind::kApplicationProperties);
     if (at == nullptr || !amqp::PlainCompound(at, base + bytes.size(), /*map=*/true, &p, &end, &count)) {
       // Absent, unreadable, or encoded in another way: the general reader decides.
       amqp::EncodedValue map;
@@ -763,10 +868,12 @@ struct ChunkSummaryBuilder::State {
       // compared. The same bytes decoded then, so they would now.
       const uint8_t* const value_at = p;
       const uint8_t* const value_end = amqp::SkipPlainValue(p, end);
-      if (value_end != nullptr && stats != nullptr && stats->last_message != n &&
-          stats->Repeated(value_at, static_cast<uint32_t>(value_end - value_at), n)) {
-        p = value_end;
-        continue;
+      if (value_end != nullptr && stats != nullptr && stats->last_message != n) {
+        const uint32_t size = static_cast<uint32_t>(value_end - value_at);
+        if (stats->Repeated(value_at, size, n) || stats->AddPlain(value_at, size, n)) {
+          p = value_end;
+          continue;
+        }
       }
       Value value;
       p = amqp::ReadSelectorValue(base, p, end, &value, &error);
@@ -811,13 +918,18 @@ void ChunkSummaryBuilder::Add(std::string_view message) {
   State& s = *state_;
   const uint32_t n = s.messages++;
   if (s.failed) return;
-  s.view.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()));
+  const auto* const bytes = reinterpret_cast<const uint8_t*>(message.data());
+  s.view.Reset(std::span<const uint8_t>(bytes, message.size()));
   s.fixed.Reset(s.view);
-  for (const bool header : {true, false}) {
-    if (!s.AddListFast(header, n)) s.AddListSlow(header, n);
+  const uint8_t* sections[3];
+  const bool walked = State::WalkSections(bytes, bytes + message.size(), sections);
+  using amqp::SectionKind;
+  if (!s.AddList<true>(walked ? sections[0] : s.view.SectionValue(SectionKind::kHeader), n)) s.AddListSlow(true, n);
+  if (!s.AddList<false>(walked ? sections[1] : s.view.SectionValue(SectionKind::kProperties), n)) {
+    s.AddListSlow(false, n);
   }
   if (s.fixed.read_malformed()) s.failed = true;
-  s.AddApplicationProperties(n);
+  s.AddApplicationProperties(walked ? sections[2] : s.view.SectionValue(SectionKind::kApplicationProperties), n);
 }
 
 void ChunkSummaryBuilder::Finish(std::string* summary) {
