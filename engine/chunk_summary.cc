@@ -170,19 +170,16 @@ bool UpperBoundOfPrefix(std::string_view prefix, std::string* out) {
 }
 
 // Equality of n bytes. The builder compares short runs (encodings, keys, texts) many times a message,
-// where a call to memcmp costs more than the comparison: up to 32 bytes it compares words inline
-// (the last one overlapping the one before).
+// where a call to memcmp costs more than the comparison: up to 32 bytes it compares words inline, from
+// both ends (overlapping in the middle).
 inline bool SameBytes(const void* a, const void* b, size_t n) {
   const char* x = static_cast<const char*>(a);
   const char* y = static_cast<const char*>(b);
+  if (n <= 16) return selector::BytesEqual(x, y, n);
   if (n > 32) return std::memcmp(x, y, n) == 0;
-  if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8) {
-      if (base::LoadLE64(x + i) != base::LoadLE64(y + i)) return false;
-    }
-    return base::LoadLE64(x + n - 8) == base::LoadLE64(y + n - 8);
-  }
-  return selector::BytesEqual(x, y, n);
+  auto word = [](const char* p, size_t at) { return base::LoadLE64(p + at); };
+  return ((word(x, 0) ^ word(y, 0)) | (word(x, 8) ^ word(y, 8)) | (word(x, n - 16) ^ word(y, n - 16)) |
+          (word(x, n - 8) ^ word(y, n - 8))) == 0;
 }
 
 inline bool SameText(std::string_view a, std::string_view b) {
@@ -262,6 +259,32 @@ inline EncodingKey KeyOf(const uint8_t* p, uint32_t size) {
   return k;
 }
 
+// The number a plain fixed-width encoding at p holds, as amqp::internal::PlainValue decodes it and
+// selector::ToNumber makes it a number; false for any other encoding.
+inline bool PlainNumber(const uint8_t* p, Number* out) {
+  const uint8_t* const d = p + 1;
+  switch (p[0]) {
+    case amqp::code::kUByte:
+    case amqp::code::kSmallUInt:
+    case amqp::code::kSmallULong: *out = Number::Unsigned(d[0]); return true;
+    case amqp::code::kUShort: *out = Number::Unsigned(base::LoadBE16(d)); return true;
+    case amqp::code::kUInt0:
+    case amqp::code::kULong0: *out = Number::Unsigned(0); return true;
+    case amqp::code::kUInt: *out = Number::Unsigned(base::LoadBE32(d)); return true;
+    case amqp::code::kULong: *out = Number::Unsigned(base::LoadBE64(d)); return true;
+    case amqp::code::kByte:
+    case amqp::code::kSmallInt:
+    case amqp::code::kSmallLong: *out = Number::Signed(static_cast<int8_t>(d[0])); return true;
+    case amqp::code::kShort: *out = Number::Signed(static_cast<int16_t>(base::LoadBE16(d))); return true;
+    case amqp::code::kInt: *out = Number::Signed(static_cast<int32_t>(base::LoadBE32(d))); return true;
+    case amqp::code::kLong:
+    case amqp::code::kTimestamp: *out = Number::Signed(static_cast<int64_t>(base::LoadBE64(d))); return true;
+    case amqp::code::kFloat: *out = Number::Double(std::bit_cast<float>(base::LoadBE32(d))); return true;
+    case amqp::code::kDouble: *out = Number::Double(std::bit_cast<double>(base::LoadBE64(d))); return true;
+    default: return false;
+  }
+}
+
 // A set of 64-bit text hashes: open addressing, linear probing, 0 marking an empty slot (a hash of 0
 // is kept apart). The distinct texts of a field in a chunk, for its Bloom filter.
 class HashSet {
@@ -319,10 +342,12 @@ struct FieldStats {
   uint32_t present = 0, nulls = 0, texts = 0, numbers = 0, booleans = 0, others = 0;
   bool has_nan = false, has_range = false, seen_true = false, seen_false = false;
   Number min, max;
-  std::string text_min, text_max;
+  std::string_view text_min, text_max;  // see SetBound
+  char min_bytes[4], max_bytes[4];
   HashSet hashes;
   std::vector<std::string> exact;
-  std::vector<uint64_t> exact_hashes;  // TextHash of each entry of `exact`
+  std::vector<uint64_t> exact_hashes;      // TextHash of each entry of `exact`, once the texts do not only grow
+  std::vector<std::string_view> unhashed;  // the texts past the exact list while they only grow
   size_t exact_bytes = 0;
   bool exact_overflow = false;
   bool texts_ascending = true;   // every text so far >= the one before it
@@ -341,10 +366,29 @@ struct FieldStats {
   bool seen_off = false;  // more distinct encodings than the table holds: it is not looked at
 
   // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
-  // others); from then on the hash set is, seeded with the list's hashes.
-  void AddText(std::string_view t) {
+  // others); from then on the hash set is, seeded with the list's hashes. While the texts only grow
+  // (texts_ascending), a text is new exactly when it is above the greatest one, and is not hashed: such
+  // texts (ids, time-ordered keys) get no set once the list overflows (see Encode), so their hashes are
+  // taken only if the order breaks (Unascend). `stable`: t views the message (valid until Finish()), not
+  // a buffer of the caller's.
+  void AddText(std::string_view t, bool stable) {
     ++*(last_count = &texts);
-    if (texts > 1 && TextLess(t, text_max)) texts_ascending = false;
+    if (texts_ascending) {
+      if (texts == 1) {
+        SetBound(&text_min, min_bytes, t, stable);
+        SetBound(&text_max, max_bytes, t, stable);
+        AddAscending(t, stable);
+        return;
+      }
+      const int c = CompareText(t, text_max);
+      if (c > 0) {
+        AddAscending(t, stable);
+        SetBound(&text_max, max_bytes, t, stable);
+        return;
+      }
+      if (c == 0) return;  // the greatest text again
+      Unascend();
+    }
     const uint64_t h = TextHash(t);
     if (!exact_overflow) {
       for (size_t i = 0; i < exact.size(); ++i) {
@@ -362,13 +406,50 @@ struct FieldStats {
     } else {
       hashes.Insert(h);  // a seen hash may still be another text: the bounds below decide
     }
-    if (texts == 1) {
-      text_min.assign(t);
-      text_max.assign(t);
-    } else if (TextLess(t, text_min)) {
-      text_min.assign(t);
+    if (TextLess(t, text_min)) {
+      SetBound(&text_min, min_bytes, t, stable);
     } else if (TextLess(text_max, t)) {
-      text_max.assign(t);
+      SetBound(&text_max, max_bytes, t, stable);
+    }
+  }
+
+  // A text above every text before it (so not one of them), while they only grow.
+  void AddAscending(std::string_view t, bool stable) {
+    if (!exact_overflow) {
+      if (exact.size() < kExactTexts && exact_bytes + t.size() <= kExactBytes) {
+        exact.emplace_back(t);
+        exact_bytes += t.size();
+        return;
+      }
+      exact_overflow = true;
+    }
+    if (stable) {
+      unhashed.push_back(t);
+    } else {
+      hashes.Insert(TextHash(t));
+    }
+  }
+
+  // The texts no longer only grow: from here on they are hashed, and so are the ones before, which
+  // are all distinct (the exact list's, and those past it).
+  [[gnu::noinline]] void Unascend() {
+    texts_ascending = false;
+    for (const std::string& e : exact) exact_hashes.push_back(TextHash(e));
+    if (exact_overflow) {
+      for (const uint64_t e : exact_hashes) hashes.Insert(e);
+      for (const std::string_view u : unhashed) hashes.Insert(TextHash(u));
+    }
+    unhashed.clear();
+  }
+
+  // A text bound views the message its text came from (valid until Finish()), or a copy of a char's
+  // text (at most 4 bytes) in `bytes`.
+  static void SetBound(std::string_view* bound, char* bytes, std::string_view t, bool stable) {
+    if (stable) {
+      *bound = t;
+    } else {
+      std::memcpy(bytes, t.data(), t.size());
+      *bound = std::string_view(bytes, t.size());
     }
   }
 
@@ -381,11 +462,11 @@ struct FieldStats {
     present = nulls = texts = numbers = booleans = others = 0;
     has_nan = has_range = seen_true = seen_false = false;
     min = max = Number();
-    text_min.clear();
-    text_max.clear();
+    text_min = text_max = std::string_view();
     hashes.Clear();
     exact.clear();
     exact_hashes.clear();
+    unhashed.clear();
     exact_bytes = 0;
     exact_overflow = false;
     texts_ascending = true;
@@ -415,7 +496,7 @@ struct FieldStats {
   // short encodings it met until it has met more than kSeenEncodings: a small enumeration (a region, a
   // status, a priority, a flag) then repeats without being decoded, hashed and looked up in its set,
   // and a field of many values (ids, amounts, times) stops paying for the table.
-  bool Repeated(const uint8_t* p, uint32_t size, uint32_t message) {
+  [[gnu::always_inline]] bool Repeated(const uint8_t* p, uint32_t size, uint32_t message) {
     if (SameEncodingAsLast(p, size)) {
       Repeat(message);
       return true;
@@ -428,7 +509,7 @@ struct FieldStats {
       // A text met before is at most the greatest one: below it, the texts no longer only grow.
       if (e.text_at != 0 && texts_ascending &&
           !SameText(std::string_view(reinterpret_cast<const char*>(p) + e.text_at, size - e.text_at), text_max)) {
-        texts_ascending = false;
+        Unascend();
       }
       raw = p;
       raw_size = size;
@@ -464,7 +545,11 @@ struct FieldStats {
       case ValueClass::kAbsent: AddNull(); break;
       case ValueClass::kText: {
         char buffer[4];
-        AddText(v.type == selector::ValueType::kChar ? selector::TextOf(v, buffer) : v.bytes());
+        if (v.type == selector::ValueType::kChar) {
+          AddText(selector::TextOf(v, buffer), /*stable=*/false);
+        } else {
+          AddText(v.bytes(), /*stable=*/true);
+        }
         // Remembered (Repeated) only when the text ends its encoding: a string or symbol, not a char,
         // whose text is not its encoding's bytes.
         const uint8_t* const text = reinterpret_cast<const uint8_t*>(v.data);
@@ -495,38 +580,24 @@ struct FieldStats {
   // string or symbol, a boolean or null: what producers send, read without a Value in between. False,
   // with nothing added, for any other encoding, which the caller decodes and Add()s.
   bool AddPlain(const uint8_t* p, uint32_t size, uint32_t message) {
-    const uint8_t* const d = p + 1;
     uint32_t text_at = 0;
-    switch (p[0]) {
-      case amqp::code::kStr8:
-      case amqp::code::kSym8: text_at = 2; break;
-      case amqp::code::kStr32:
-      case amqp::code::kSym32: text_at = 5; break;
-      case amqp::code::kNull: AddNull(); break;
-      case amqp::code::kTrue: AddBoolean(true); break;
-      case amqp::code::kFalse: AddBoolean(false); break;
-      case amqp::code::kBoolean: AddBoolean(d[0] != 0); break;
-      // As amqp::internal::PlainValue decodes them and selector::ToNumber makes them numbers.
-      case amqp::code::kUByte:
-      case amqp::code::kSmallUInt:
-      case amqp::code::kSmallULong: AddNumber(Number::Unsigned(d[0])); break;
-      case amqp::code::kUShort: AddNumber(Number::Unsigned(base::LoadBE16(d))); break;
-      case amqp::code::kUInt0:
-      case amqp::code::kULong0: AddNumber(Number::Unsigned(0)); break;
-      case amqp::code::kUInt: AddNumber(Number::Unsigned(base::LoadBE32(d))); break;
-      case amqp::code::kULong: AddNumber(Number::Unsigned(base::LoadBE64(d))); break;
-      case amqp::code::kByte:
-      case amqp::code::kSmallInt:
-      case amqp::code::kSmallLong: AddNumber(Number::Signed(static_cast<int8_t>(d[0]))); break;
-      case amqp::code::kShort: AddNumber(Number::Signed(static_cast<int16_t>(base::LoadBE16(d)))); break;
-      case amqp::code::kInt: AddNumber(Number::Signed(static_cast<int32_t>(base::LoadBE32(d)))); break;
-      case amqp::code::kLong:
-      case amqp::code::kTimestamp: AddNumber(Number::Signed(static_cast<int64_t>(base::LoadBE64(d)))); break;
-      case amqp::code::kFloat: AddNumber(Number::Double(std::bit_cast<float>(base::LoadBE32(d)))); break;
-      case amqp::code::kDouble: AddNumber(Number::Double(std::bit_cast<double>(base::LoadBE64(d)))); break;
-      default: return false;
+    Number number;
+    if (PlainNumber(p, &number)) {
+      AddNumber(number);
+    } else {
+      switch (p[0]) {
+        case amqp::code::kStr8:
+        case amqp::code::kSym8: text_at = 2; break;
+        case amqp::code::kStr32:
+        case amqp::code::kSym32: text_at = 5; break;
+        case amqp::code::kNull: AddNull(); break;
+        case amqp::code::kTrue: AddBoolean(true); break;
+        case amqp::code::kFalse: AddBoolean(false); break;
+        case amqp::code::kBoolean: AddBoolean(p[1] != 0); break;
+        default: return false;
+      }
+      if (text_at != 0) AddText(std::string_view(reinterpret_cast<const char*>(p) + text_at, size - text_at), true);
     }
-    if (text_at != 0) AddText(std::string_view(reinterpret_cast<const char*>(p) + text_at, size - text_at));
     Added(message, p, size, text_at);
     return true;
   }
@@ -536,7 +607,7 @@ struct FieldStats {
     ++*(last_count = &booleans);
     (b ? seen_true : seen_false) = true;
   }
-  void AddNumber(const Number& n) {
+  [[gnu::always_inline]] void AddNumber(const Number& n) {
     ++*(last_count = &numbers);
     if (n.kind == Number::Kind::kDouble && std::isnan(n.d)) {
       has_nan = true;
