@@ -355,15 +355,31 @@ struct FieldStats {
   uint32_t raw_size = 0;
   uint32_t* last_count = nullptr;  // the count that value went to
   // The distinct short encodings this chunk added (see Repeated), each with the count its value went to
-  // and, for a text, where the text starts in it (0 for another value).
+  // and, for a text, where the text starts in it (0 for another value): an open-addressing table of
+  // kSeenSlots (a slot is empty while its count is nullptr) holding at most kSeenEncodings, so that a
+  // lookup probes one or two slots.
   struct SeenEncoding {
     EncodingKey key;
-    uint32_t text_at;
-    uint32_t* count;
+    uint32_t text_at = 0;
+    uint32_t* count = nullptr;
   };
-  SeenEncoding seen[kSeenEncodings];
+  static constexpr uint32_t kSeenSlots = 2 * kSeenEncodings;
+  SeenEncoding seen[kSeenSlots];
+  uint8_t seen_slots[kSeenEncodings];  // the slots in use, to empty them
   uint32_t seen_count = 0;
   bool seen_off = false;  // more distinct encodings than the table holds: it is not looked at
+
+  static uint32_t SeenSlot(const EncodingKey& k) {
+    const uint64_t h = (k.w0 ^ (k.w1 * 0x9e3779b97f4a7c15ull) ^ k.size) * 0xff51afd7ed558ccdull;
+    return static_cast<uint32_t>(h >> (64 - std::countr_zero(kSeenSlots)));
+  }
+  SeenEncoding* FindSeen(const EncodingKey& k) {
+    for (uint32_t i = SeenSlot(k);; i = (i + 1) % kSeenSlots) {
+      SeenEncoding& e = seen[i];
+      if (e.count == nullptr) return nullptr;
+      if (e.key.w0 == k.w0 && e.key.w1 == k.w1 && e.key.size == k.size) return &e;
+    }
+  }
 
   // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
   // others); from then on the hash set is, seeded with the list's hashes. While the texts only grow
@@ -371,7 +387,7 @@ struct FieldStats {
   // texts (ids, time-ordered keys) get no set once the list overflows (see Encode), so their hashes are
   // taken only if the order breaks (Unascend). `stable`: t views the message (valid until Finish()), not
   // a buffer of the caller's.
-  void AddText(std::string_view t, bool stable) {
+  [[gnu::noinline]] void AddText(std::string_view t, bool stable) {
     ++*(last_count = &texts);
     if (texts_ascending) {
       if (texts == 1) {
@@ -473,6 +489,7 @@ struct FieldStats {
     raw = nullptr;
     raw_size = 0;
     last_count = nullptr;
+    for (uint32_t i = 0; i < seen_count; ++i) seen[seen_slots[i]].count = nullptr;
     seen_count = 0;
     seen_off = false;
   }
@@ -502,33 +519,26 @@ struct FieldStats {
       return true;
     }
     if (seen_off || size > kMaxKeyedEncoding) return false;
-    const EncodingKey k = KeyOf(p, size);
-    for (uint32_t i = 0; i < seen_count; ++i) {
-      const SeenEncoding& e = seen[i];
-      if (e.key.w0 != k.w0 || e.key.w1 != k.w1 || e.key.size != size) continue;
-      // A text met before is at most the greatest one: below it, the texts no longer only grow.
-      if (e.text_at != 0 && texts_ascending &&
-          !SameText(std::string_view(reinterpret_cast<const char*>(p) + e.text_at, size - e.text_at), text_max)) {
-        Unascend();
-      }
-      raw = p;
-      raw_size = size;
-      last_count = e.count;
-      Repeat(message);
-      return true;
+    const SeenEncoding* const e = FindSeen(KeyOf(p, size));
+    if (e == nullptr) return false;
+    // A text met before is at most the greatest one: below it, the texts no longer only grow.
+    if (e->text_at != 0 && texts_ascending &&
+        !SameText(std::string_view(reinterpret_cast<const char*>(p) + e->text_at, size - e->text_at), text_max)) {
+      Unascend();
     }
-    return false;
+    raw = p;
+    raw_size = size;
+    last_count = e->count;
+    Repeat(message);
+    return true;
   }
   // Repeated() for a header field's default (AddList), whose encoding is the one empty one.
   bool RepeatedDefault(uint32_t message) {
-    bool found = raw != nullptr && raw_size == 0;
-    for (uint32_t i = 0; !found && i < seen_count; ++i) {
-      if (seen[i].key.size == 0) {
-        found = true;
-        last_count = seen[i].count;
-      }
+    if (raw == nullptr || raw_size != 0) {
+      const SeenEncoding* const e = FindSeen(EncodingKey());
+      if (e == nullptr) return false;
+      last_count = e->count;
     }
-    if (!found) return false;
     raw = kDefaultEncoding;
     raw_size = 0;
     Repeat(message);
@@ -579,7 +589,7 @@ struct FieldStats {
   // Add() for the plain encoding [p, p + size) (its extent known to be in the message) of a number, a
   // string or symbol, a boolean or null: what producers send, read without a Value in between. False,
   // with nothing added, for any other encoding, which the caller decodes and Add()s.
-  bool AddPlain(const uint8_t* p, uint32_t size, uint32_t message) {
+  [[gnu::always_inline]] bool AddPlain(const uint8_t* p, uint32_t size, uint32_t message) {
     uint32_t text_at = 0;
     Number number;
     if (PlainNumber(p, &number)) {
@@ -614,9 +624,20 @@ struct FieldStats {
     } else if (!has_range) {
       min = max = n;
       has_range = true;
-    } else if (NumberLess(n, min)) {
+    } else if (n.kind == min.kind && n.kind == max.kind) {  // a field's numbers are mostly of one kind
+      switch (n.kind) {
+        case Number::Kind::kSigned: Bound(n, n.i < min.i, max.i < n.i); break;
+        case Number::Kind::kUnsigned: Bound(n, n.u < min.u, max.u < n.u); break;
+        case Number::Kind::kDouble: Bound(n, n.d < min.d, max.d < n.d); break;
+      }
+    } else {
+      Bound(n, NumberLess(n, min), NumberLess(max, n));
+    }
+  }
+  void Bound(const Number& n, bool below, bool above) {
+    if (below) {
       min = n;
-    } else if (NumberLess(max, n)) {
+    } else if (above) {
       max = n;
     }
   }
@@ -633,7 +654,12 @@ struct FieldStats {
       seen_off = true;
       return;
     }
-    seen[seen_count++] = {KeyOf(encoding, size), text_at, last_count};
+    // Not in the table (Repeated() looked): its slot is the first empty one from its hash's.
+    const EncodingKey k = KeyOf(encoding, size);
+    uint32_t i = SeenSlot(k);
+    while (seen[i].count != nullptr) i = (i + 1) % kSeenSlots;
+    seen[i] = {k, text_at, last_count};
+    seen_slots[seen_count++] = static_cast<uint8_t>(i);
   }
 
   void Encode(std::string* out) const {
