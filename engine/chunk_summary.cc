@@ -933,15 +933,17 @@ struct ChunkSummaryBuilder::State {
     }
     amqp::DecodeError error;
     const uint32_t entries = count / 2;
+    const KeyEncoding* known = order.data();  // order's, kept in registers (order changes only below)
+    size_t known_count = order.size();
     for (uint32_t i = 0; i < entries; ++i) {
       FieldStats* stats;
-      if (i < order.size() && static_cast<size_t>(end - p) >= order[i].size &&
-          SameBytes(p, order[i].at, order[i].size)) {
+      if (i < known_count && static_cast<size_t>(end - p) >= known[i].size &&
+          SameBytes(p, known[i].at, known[i].size)) {
         // The same key, encoded the same way, as in the previous message at the same place (the bytes
         // of a whole encoding there are that value): it was found to be a string or symbol then, so
         // it need not be decoded again.
-        stats = order[i].stats;
-        p += order[i].size;
+        stats = known[i].stats;
+        p += known[i].size;
       } else {
         const uint8_t* const key_at = p;
         Value key;
@@ -959,6 +961,8 @@ struct ChunkSummaryBuilder::State {
         } else {
           order.push_back(k);
         }
+        known = order.data();
+        known_count = order.size();
       }
       // A value whose encoding the field met before (Repeated) is not decoded: found the end of, and
       // compared. The same bytes decoded then, so they would now.
