@@ -32,6 +32,11 @@ constexpr size_t kExactBytes = 512;
 constexpr double kBloomBitsPerText = 14.4;
 constexpr uint8_t kBloomProbes = 10;
 
+// A field remembers up to this many distinct encodings of a chunk's values (see FieldStats::Repeated).
+constexpr uint32_t kSeenEncodings = 16;
+// The encoding that stands for a header field's default (see AddList): a real one is never empty.
+constexpr uint8_t kDefaultEncoding[1] = {0};
+
 enum : uint8_t { kSetNone = 0, kSetExact = 1, kSetBloom = 2 };
 enum : uint8_t {
   kHasNan = 1,
@@ -164,16 +169,54 @@ bool UpperBoundOfPrefix(std::string_view prefix, std::string* out) {
   return true;
 }
 
-// a < b, bytewise: the first bytes decide most comparisons of distinct texts without a call.
-inline bool TextLess(std::string_view a, std::string_view b) {
-  if (!a.empty() && !b.empty() && a[0] != b[0])
-    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
-  return a < b;
+// Equality of n bytes. The builder compares short runs (encodings, keys, texts) many times a message,
+// where a call to memcmp costs more than the comparison: up to 32 bytes it compares words inline, from
+// both ends (overlapping in the middle).
+[[gnu::always_inline]] inline bool SameBytes(const void* a, const void* b, size_t n) {
+  const char* x = static_cast<const char*>(a);
+  const char* y = static_cast<const char*>(b);
+  if (n <= 16) return selector::BytesEqual(x, y, n);
+  if (n > 32) return std::memcmp(x, y, n) == 0;
+  auto word = [](const char* p, size_t at) { return base::LoadLE64(p + at); };
+  return ((word(x, 0) ^ word(y, 0)) | (word(x, 8) ^ word(y, 8)) | (word(x, n - 16) ^ word(y, n - 16)) |
+          (word(x, n - 8) ^ word(y, n - 8))) == 0;
 }
 
 inline bool SameText(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && selector::BytesEqual(a.data(), b.data(), a.size());
+  return a.size() == b.size() && SameBytes(a.data(), b.data(), a.size());
 }
+
+// The first n (< 8) bytes at p as the high bytes of a big-endian word: two such words compare as the
+// bytes do.
+inline uint64_t HighBytesBE(const char* p, size_t n) {
+  if (n >= 4) return (uint64_t{base::LoadBE32(p)} << 32) | (uint64_t{base::LoadBE32(p + n - 4)} << (64 - 8 * n));
+  auto byte = [p](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
+  if (n == 0) return 0;
+  return (byte(0) << 56) | (byte(n / 2) << (56 - 8 * (n / 2))) | (byte(n - 1) << (56 - 8 * (n - 1)));
+}
+
+// Bytewise three-way comparison of texts (<0, 0, >0), with big-endian words for the short ones: ids
+// and keys share long prefixes, which a first-byte test does not get past without a call.
+inline int CompareText(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  if (n > 32) {
+    const int c = std::memcmp(a.data(), b.data(), n);
+    if (c != 0) return c;
+  } else if (n >= 8) {
+    for (size_t i = 0;; i += 8) {
+      const size_t at = i + 8 < n ? i : n - 8;  // the last word overlaps the one before: equal bytes there
+      const uint64_t x = base::LoadBE64(a.data() + at), y = base::LoadBE64(b.data() + at);
+      if (x != y) return x < y ? -1 : 1;
+      if (at == n - 8) break;
+    }
+  } else {
+    const uint64_t x = HighBytesBE(a.data(), n), y = HighBytesBE(b.data(), n);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+inline bool TextLess(std::string_view a, std::string_view b) { return CompareText(a, b) < 0; }
 
 // CompareNumbers(a, b) < 0, without the call when both are of one kind (NaN never reaches here).
 inline bool NumberLess(const Number& a, const Number& b) {
@@ -193,6 +236,54 @@ inline bool NumberLess(const Number& a, const Number& b) {
 // Building
 
 namespace {
+
+// The bytes of an encoding of at most 16 bytes as two words (the first bytes and the last ones, which
+// overlap when there are fewer than 16): with the size, equal keys are equal bytes.
+struct EncodingKey {
+  uint64_t w0 = 0, w1 = 0;
+  uint32_t size = 0;
+};
+constexpr uint32_t kMaxKeyedEncoding = 16;
+
+inline EncodingKey KeyOf(const uint8_t* p, uint32_t size) {
+  EncodingKey k;
+  k.size = size;
+  if (size >= 8) {
+    k.w0 = base::LoadLE64(p);
+    k.w1 = base::LoadLE64(p + size - 8);
+  } else if (size >= 4) {
+    k.w0 = base::LoadLE32(p) | (uint64_t{base::LoadLE32(p + size - 4)} << 32);
+  } else if (size > 0) {
+    k.w0 = p[0] | (uint64_t{p[size / 2]} << 8) | (uint64_t{p[size - 1]} << 16);
+  }
+  return k;
+}
+
+// The number a plain fixed-width encoding at p holds, as amqp::internal::PlainValue decodes it and
+// selector::ToNumber makes it a number; false for any other encoding.
+inline bool PlainNumber(const uint8_t* p, Number* out) {
+  const uint8_t* const d = p + 1;
+  switch (p[0]) {
+    case amqp::code::kUByte:
+    case amqp::code::kSmallUInt:
+    case amqp::code::kSmallULong: *out = Number::Unsigned(d[0]); return true;
+    case amqp::code::kUShort: *out = Number::Unsigned(base::LoadBE16(d)); return true;
+    case amqp::code::kUInt0:
+    case amqp::code::kULong0: *out = Number::Unsigned(0); return true;
+    case amqp::code::kUInt: *out = Number::Unsigned(base::LoadBE32(d)); return true;
+    case amqp::code::kULong: *out = Number::Unsigned(base::LoadBE64(d)); return true;
+    case amqp::code::kByte:
+    case amqp::code::kSmallInt:
+    case amqp::code::kSmallLong: *out = Number::Signed(static_cast<int8_t>(d[0])); return true;
+    case amqp::code::kShort: *out = Number::Signed(static_cast<int16_t>(base::LoadBE16(d))); return true;
+    case amqp::code::kInt: *out = Number::Signed(static_cast<int32_t>(base::LoadBE32(d))); return true;
+    case amqp::code::kLong:
+    case amqp::code::kTimestamp: *out = Number::Signed(static_cast<int64_t>(base::LoadBE64(d))); return true;
+    case amqp::code::kFloat: *out = Number::Double(std::bit_cast<float>(base::LoadBE32(d))); return true;
+    case amqp::code::kDouble: *out = Number::Double(std::bit_cast<double>(base::LoadBE64(d))); return true;
+    default: return false;
+  }
+}
 
 // A set of 64-bit text hashes: open addressing, linear probing, 0 marking an empty slot (a hash of 0
 // is kept apart). The distinct texts of a field in a chunk, for its Bloom filter.
@@ -251,22 +342,69 @@ struct FieldStats {
   uint32_t present = 0, nulls = 0, texts = 0, numbers = 0, booleans = 0, others = 0;
   bool has_nan = false, has_range = false, seen_true = false, seen_false = false;
   Number min, max;
-  std::string text_min, text_max;
+  std::string_view text_min, text_max;  // see SetBound
+  char min_bytes[4], max_bytes[4];
   HashSet hashes;
   std::vector<std::string> exact;
-  std::vector<uint64_t> exact_hashes;  // TextHash of each entry of `exact`
+  std::vector<uint64_t> exact_hashes;      // TextHash of each entry of `exact`, once the texts do not only grow
+  std::vector<std::string_view> unhashed;  // the texts past the exact list while they only grow
   size_t exact_bytes = 0;
   bool exact_overflow = false;
-  bool texts_ascending = true;  // every text so far >= the one before it
-  Value last;                   // the value added last, and the count it went to
-  uint32_t* last_count = nullptr;
-  const uint8_t* raw = nullptr;  // its encoding, when known
+  bool texts_ascending = true;   // every text so far >= the one before it
+  const uint8_t* raw = nullptr;  // the encoding of the value added last (nullptr: unknown)
   uint32_t raw_size = 0;
+  uint32_t* last_count = nullptr;  // the count that value went to
+  // The distinct short encodings this chunk added (see Repeated), each with the count its value went to
+  // and, for a text, where the text starts in it (0 for another value): an open-addressing table of
+  // kSeenSlots (a slot is empty while its count is nullptr) holding at most kSeenEncodings, so that a
+  // lookup probes one or two slots.
+  struct SeenEncoding {
+    EncodingKey key;
+    uint32_t text_at = 0;
+    uint32_t* count = nullptr;
+  };
+  static constexpr uint32_t kSeenSlots = 2 * kSeenEncodings;
+  SeenEncoding seen[kSeenSlots];
+  uint8_t seen_slots[kSeenEncodings];  // the slots in use, to empty them
+  uint32_t seen_count = 0;
+  bool seen_off = false;  // more distinct encodings than the table holds: it is not looked at
+
+  static uint32_t SeenSlot(const EncodingKey& k) {
+    const uint64_t h = (k.w0 ^ (k.w1 * 0x9e3779b97f4a7c15ull) ^ k.size) * 0xff51afd7ed558ccdull;
+    return static_cast<uint32_t>(h >> (64 - std::countr_zero(kSeenSlots)));
+  }
+  SeenEncoding* FindSeen(const EncodingKey& k) {
+    for (uint32_t i = SeenSlot(k);; i = (i + 1) % kSeenSlots) {
+      SeenEncoding& e = seen[i];
+      if (e.count == nullptr) return nullptr;
+      if (e.key.w0 == k.w0 && e.key.w1 == k.w1 && e.key.size == k.size) return &e;
+    }
+  }
 
   // Until the exact list overflows it is the set (a text's hash is compared with at most kExactTexts
-  // others); from then on the hash set is, seeded with the list's hashes.
-  void AddText(std::string_view t) {
-    if (texts > 1 && TextLess(t, text_max)) texts_ascending = false;
+  // others); from then on the hash set is, seeded with the list's hashes. While the texts only grow
+  // (texts_ascending), a text is new exactly when it is above the greatest one, and is not hashed: such
+  // texts (ids, time-ordered keys) get no set once the list overflows (see Encode), so their hashes are
+  // taken only if the order breaks (Unascend). `stable`: t views the message (valid until Finish()), not
+  // a buffer of the caller's.
+  [[gnu::noinline]] void AddText(std::string_view t, bool stable) {
+    ++*(last_count = &texts);
+    if (texts_ascending) {
+      if (texts == 1) {
+        SetBound(&text_min, min_bytes, t, stable);
+        SetBound(&text_max, max_bytes, t, stable);
+        AddAscending(t, stable);
+        return;
+      }
+      const int c = CompareText(t, text_max);
+      if (c > 0) {
+        AddAscending(t, stable);
+        SetBound(&text_max, max_bytes, t, stable);
+        return;
+      }
+      if (c == 0) return;  // the greatest text again
+      Unascend();
+    }
     const uint64_t h = TextHash(t);
     if (!exact_overflow) {
       for (size_t i = 0; i < exact.size(); ++i) {
@@ -284,23 +422,51 @@ struct FieldStats {
     } else {
       hashes.Insert(h);  // a seen hash may still be another text: the bounds below decide
     }
-    if (texts == 1) {
-      text_min.assign(t);
-      text_max.assign(t);
-    } else if (TextLess(t, text_min)) {
-      text_min.assign(t);
+    if (TextLess(t, text_min)) {
+      SetBound(&text_min, min_bytes, t, stable);
     } else if (TextLess(text_max, t)) {
-      text_max.assign(t);
+      SetBound(&text_max, max_bytes, t, stable);
     }
   }
 
-  // Most fields repeat the value of the message before (constants, small enumerations): such a value
-  // changes only a count, found by a comparison instead of a hash and a set probe. The previous value's
-  // bytes view its message, which stays valid until Finish() (the ChunkSummarizer contract).
-  bool SameAsLast(const Value& v) const {
-    if (v.type != last.type || last_count == nullptr) return false;
-    if (v.data == nullptr && last.data == nullptr) return v.u64 == last.u64;
-    return v.size == last.size && selector::BytesEqual(v.data, last.data, v.size);
+  // A text above every text before it (so not one of them), while they only grow.
+  void AddAscending(std::string_view t, bool stable) {
+    if (!exact_overflow) {
+      if (exact.size() < kExactTexts && exact_bytes + t.size() <= kExactBytes) {
+        exact.emplace_back(t);
+        exact_bytes += t.size();
+        return;
+      }
+      exact_overflow = true;
+    }
+    if (stable) {
+      unhashed.push_back(t);
+    } else {
+      hashes.Insert(TextHash(t));
+    }
+  }
+
+  // The texts no longer only grow: from here on they are hashed, and so are the ones before, which
+  // are all distinct (the exact list's, and those past it).
+  [[gnu::noinline]] void Unascend() {
+    texts_ascending = false;
+    for (const std::string& e : exact) exact_hashes.push_back(TextHash(e));
+    if (exact_overflow) {
+      for (const uint64_t e : exact_hashes) hashes.Insert(e);
+      for (const std::string_view u : unhashed) hashes.Insert(TextHash(u));
+    }
+    unhashed.clear();
+  }
+
+  // A text bound views the message its text came from (valid until Finish()), or a copy of a char's
+  // text (at most 4 bytes) in `bytes`.
+  static void SetBound(std::string_view* bound, char* bytes, std::string_view t, bool stable) {
+    if (stable) {
+      *bound = t;
+    } else {
+      std::memcpy(bytes, t.data(), t.size());
+      *bound = std::string_view(bytes, t.size());
+    }
   }
 
   // A fresh field, keeping the memory of the field it was before (the stats of a chunk are reused for the
@@ -312,24 +478,29 @@ struct FieldStats {
     present = nulls = texts = numbers = booleans = others = 0;
     has_nan = has_range = seen_true = seen_false = false;
     min = max = Number();
-    text_min.clear();
-    text_max.clear();
+    text_min = text_max = std::string_view();
     hashes.Clear();
     exact.clear();
     exact_hashes.clear();
+    unhashed.clear();
     exact_bytes = 0;
     exact_overflow = false;
     texts_ascending = true;
-    last = Value();
-    last_count = nullptr;
     raw = nullptr;
     raw_size = 0;
+    last_count = nullptr;
+    for (uint32_t i = 0; i < seen_count; ++i) seen[seen_slots[i]].count = nullptr;
+    seen_count = 0;
+    seen_off = false;
   }
 
-  // True when `size` bytes at `p` are the encoding of the value added last (an encoding decodes to one
-  // value): the caller then Repeat()s it without decoding.
+  // Most fields repeat the value of the message before (constants, small enumerations): such a value
+  // changes only a count, found by comparing its encoding with the previous one instead of decoding it,
+  // hashing it and probing a set. True when `size` bytes at `p` are the encoding of the value added
+  // last (an encoding decodes to one value): the caller then Repeat()s it. The previous encoding views
+  // its message, which stays valid until Finish() (the ChunkSummarizer contract).
   bool SameEncodingAsLast(const uint8_t* p, size_t size) const {
-    return raw != nullptr && size == raw_size && selector::BytesEqual(p, raw, size);
+    return raw != nullptr && size == raw_size && SameBytes(p, raw, size);
   }
   void Repeat(uint32_t message) {
     last_message = message;
@@ -337,50 +508,158 @@ struct FieldStats {
     ++*last_count;
   }
 
-  // Adds `v`, whose encoding is [encoding, encoding + encoding_size) when known (for SameEncodingAsLast).
-  void Add(const Value& v, uint32_t message, const uint8_t* encoding = nullptr, uint32_t encoding_size = 0) {
-    raw = encoding;
-    raw_size = encoding_size;
-    if (SameAsLast(v)) {
+  // Counts the value encoded as [p, p + size) when this chunk added that encoding before, and says so
+  // (the caller then need not decode it). Besides the last one (a constant), a field remembers the
+  // short encodings it met until it has met more than kSeenEncodings: a small enumeration (a region, a
+  // status, a priority, a flag) then repeats without being decoded, hashed and looked up in its set,
+  // and a field of many values (ids, amounts, times) stops paying for the table.
+  [[gnu::always_inline]] bool Repeated(const uint8_t* p, uint32_t size, uint32_t message) {
+    if (SameEncodingAsLast(p, size)) {
       Repeat(message);
-      return;
+      return true;
     }
-    last_message = message;
-    ++present;
-    last = v;
+    if (seen_off || size > kMaxKeyedEncoding) return false;
+    const SeenEncoding* const e = FindSeen(KeyOf(p, size));
+    if (e == nullptr) return false;
+    // A text met before is at most the greatest one: below it, the texts no longer only grow.
+    if (e->text_at != 0 && texts_ascending &&
+        !SameText(std::string_view(reinterpret_cast<const char*>(p) + e->text_at, size - e->text_at), text_max)) {
+      Unascend();
+    }
+    raw = p;
+    raw_size = size;
+    last_count = e->count;
+    Repeat(message);
+    return true;
+  }
+  // Repeated() for a header field's default (AddList), whose encoding is the one empty one.
+  bool RepeatedDefault(uint32_t message) {
+    if (raw == nullptr || raw_size != 0) {
+      const SeenEncoding* const e = FindSeen(EncodingKey());
+      if (e == nullptr) return false;
+      last_count = e->count;
+    }
+    raw = kDefaultEncoding;
+    raw_size = 0;
+    Repeat(message);
+    return true;
+  }
+
+  // Adds `v`, whose encoding is [encoding, encoding + encoding_size) when known (for Repeated()).
+  // Adding a value again leaves the same stats as counting it again (bounds, sets and flags already hold
+  // it), so a value whose encoding differs from the last one is added without comparing the values.
+  void Add(const Value& v, uint32_t message, const uint8_t* encoding = nullptr, uint32_t encoding_size = 0) {
+    uint32_t text_at = 0;
+    bool remember = true;
     switch (selector::ClassOf(v.type)) {
-      case ValueClass::kAbsent: ++*(last_count = &nulls); break;
+      case ValueClass::kAbsent: AddNull(); break;
       case ValueClass::kText: {
-        ++*(last_count = &texts);
         char buffer[4];
-        AddText(v.type == selector::ValueType::kChar ? selector::TextOf(v, buffer) : v.bytes());
+        if (v.type == selector::ValueType::kChar) {
+          AddText(selector::TextOf(v, buffer), /*stable=*/false);
+        } else {
+          AddText(v.bytes(), /*stable=*/true);
+        }
+        // Remembered (Repeated) only when the text ends its encoding: a string or symbol, not a char,
+        // whose text is not its encoding's bytes.
+        const uint8_t* const text = reinterpret_cast<const uint8_t*>(v.data);
+        if (v.type == selector::ValueType::kChar || encoding == nullptr || text <= encoding ||
+            text + v.size != encoding + encoding_size) {
+          remember = false;
+        } else {
+          text_at = static_cast<uint32_t>(text - encoding);
+        }
         break;
       }
       case ValueClass::kNumber: {
         Number n;
-        if (!selector::ToNumber(v, &n)) {
+        if (selector::ToNumber(v, &n)) {
+          AddNumber(n);
+        } else {
           ++*(last_count = &others);  // an undecodable decimal: compares UNKNOWN, like a value of another class
-          break;
-        }
-        ++*(last_count = &numbers);
-        if (n.kind == Number::Kind::kDouble && std::isnan(n.d)) {
-          has_nan = true;
-        } else if (!has_range) {
-          min = max = n;
-          has_range = true;
-        } else if (NumberLess(n, min)) {
-          min = n;
-        } else if (NumberLess(max, n)) {
-          max = n;
         }
         break;
       }
-      case ValueClass::kBoolean:
-        ++*(last_count = &booleans);
-        (v.boolean ? seen_true : seen_false) = true;
-        break;
+      case ValueClass::kBoolean: AddBoolean(v.boolean); break;
       default: ++*(last_count = &others); break;
     }
+    Added(message, encoding, encoding_size, text_at, remember);
+  }
+
+  // Add() for the plain encoding [p, p + size) (its extent known to be in the message) of a number, a
+  // string or symbol, a boolean or null: what producers send, read without a Value in between. False,
+  // with nothing added, for any other encoding, which the caller decodes and Add()s.
+  [[gnu::always_inline]] bool AddPlain(const uint8_t* p, uint32_t size, uint32_t message) {
+    uint32_t text_at = 0;
+    Number number;
+    if (PlainNumber(p, &number)) {
+      AddNumber(number);
+    } else {
+      switch (p[0]) {
+        case amqp::code::kStr8:
+        case amqp::code::kSym8: text_at = 2; break;
+        case amqp::code::kStr32:
+        case amqp::code::kSym32: text_at = 5; break;
+        case amqp::code::kNull: AddNull(); break;
+        case amqp::code::kTrue: AddBoolean(true); break;
+        case amqp::code::kFalse: AddBoolean(false); break;
+        case amqp::code::kBoolean: AddBoolean(p[1] != 0); break;
+        default: return false;
+      }
+      if (text_at != 0) AddText(std::string_view(reinterpret_cast<const char*>(p) + text_at, size - text_at), true);
+    }
+    Added(message, p, size, text_at);
+    return true;
+  }
+
+  void AddNull() { ++*(last_count = &nulls); }
+  void AddBoolean(bool b) {
+    ++*(last_count = &booleans);
+    (b ? seen_true : seen_false) = true;
+  }
+  [[gnu::always_inline]] void AddNumber(const Number& n) {
+    ++*(last_count = &numbers);
+    if (n.kind == Number::Kind::kDouble && std::isnan(n.d)) {
+      has_nan = true;
+    } else if (!has_range) {
+      min = max = n;
+      has_range = true;
+    } else if (n.kind == min.kind && n.kind == max.kind) {  // a field's numbers are mostly of one kind
+      switch (n.kind) {
+        case Number::Kind::kSigned: Bound(n, n.i < min.i, max.i < n.i); break;
+        case Number::Kind::kUnsigned: Bound(n, n.u < min.u, max.u < n.u); break;
+        case Number::Kind::kDouble: Bound(n, n.d < min.d, max.d < n.d); break;
+      }
+    } else {
+      Bound(n, NumberLess(n, min), NumberLess(max, n));
+    }
+  }
+  void Bound(const Number& n, bool below, bool above) {
+    if (below) {
+      min = n;
+    } else if (above) {
+      max = n;
+    }
+  }
+
+  // After a value was added to its class: counts it, and keeps its encoding (nullptr: unknown) for
+  // Repeated(), with where its text starts in it (0: not a text).
+  void Added(uint32_t message, const uint8_t* encoding, uint32_t size, uint32_t text_at, bool remember = true) {
+    last_message = message;
+    ++present;
+    raw = encoding;
+    raw_size = size;
+    if (!remember || encoding == nullptr || seen_off || size > kMaxKeyedEncoding) return;
+    if (seen_count == kSeenEncodings) {
+      seen_off = true;
+      return;
+    }
+    // Not in the table (Repeated() looked): its slot is the first empty one from its hash's.
+    const EncodingKey k = KeyOf(encoding, size);
+    uint32_t i = SeenSlot(k);
+    while (seen[i].count != nullptr) i = (i + 1) % kSeenSlots;
+    seen[i] = {k, text_at, last_count};
+    seen_slots[seen_count++] = static_cast<uint8_t>(i);
   }
 
   void Encode(std::string* out) const {
@@ -450,6 +729,25 @@ struct FieldStats {
   }
 };
 
+// Which format codes each header and properties field may have (amqp::HeaderFieldCodeOk and
+// PropertiesFieldCodeOk, by slot), as bits: a lookup instead of a switch for every field of every message.
+struct FixedCodes {
+  uint64_t bits[amqp::kHeaderFieldCount + amqp::kPropertiesFieldCount][4] = {};
+  constexpr FixedCodes() {
+    for (int c = 0; c < 256; ++c) {
+      const auto code = static_cast<uint8_t>(c);
+      for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
+        if (amqp::HeaderFieldCodeOk(i, code)) bits[i][c >> 6] |= uint64_t{1} << (c & 63);
+      }
+      for (int i = 0; i < amqp::kPropertiesFieldCount; ++i) {
+        if (amqp::PropertiesFieldCodeOk(i, code)) bits[amqp::kHeaderFieldCount + i][c >> 6] |= uint64_t{1} << (c & 63);
+      }
+    }
+  }
+  bool Ok(uint32_t slot, uint8_t c) const { return (bits[slot][c >> 6] >> (c & 63)) & 1; }
+};
+constexpr FixedCodes kFixedCodes;
+
 std::vector<FieldRef> FixedFields() {
   std::vector<FieldRef> refs;
   for (int i = 0; i < amqp::kHeaderFieldCount; ++i) {
@@ -502,16 +800,56 @@ struct ChunkSummaryBuilder::State {
     return stats;
   }
 
-  // The header's or the properties' fields from one walk of the section's list, when it is a plain
-  // list of plain elements (what producers write): each field as MessageFieldSource reads it (null or
-  // absent is the header default or nothing, a value of the wrong type is missing). False, with nothing
-  // added, for anything else (no such section, a described or compound element, a malformed list), which
-  // the field source then reads.
-  bool AddListFast(bool header, uint32_t n) {
-    const uint8_t* at = view.SectionValue(header ? amqp::SectionKind::kHeader : amqp::SectionKind::kProperties);
-    const bool repeats = header && header_repeats;
-    if (header) header_repeats = false;  // set again below when this message's header is read here
-    if (at == nullptr) return false;
+  // Where the values of the header, properties and application-properties sections start (nullptr
+  // when absent), as MessageView::SectionValue finds them (the first of each kind), from one walk of the
+  // sections while they are encoded as producers write them (0x00 0x53 0x7N and a plain value). False
+  // for anything else: the view, which reads any encoding, then finds them (and any error).
+  static bool WalkSections(const uint8_t* p, const uint8_t* end, const uint8_t* found[3]) {
+    found[0] = found[1] = found[2] = nullptr;
+    while (p < end && (found[0] == nullptr || found[1] == nullptr || found[2] == nullptr)) {
+      amqp::SectionKind kind;
+      const uint8_t* const value = amqp::SmallSectionHeader(p, end, &kind);
+      if (value == nullptr) return false;
+      p = amqp::SkipPlainValue(value, end);
+      if (p == nullptr) return false;
+      const int i = kind == amqp::SectionKind::kHeader                  ? 0
+                    : kind == amqp::SectionKind::kProperties            ? 1
+                    : kind == amqp::SectionKind::kApplicationProperties ? 2
+                                                                        : -1;
+      if (i >= 0 && found[i] == nullptr) found[i] = value;
+    }
+    return true;
+  }
+
+  // A header field's default (AddList), when it has one.
+  void AddDefault(int i, uint32_t n) {
+    const Value v = amqp::HeaderFieldDefault(i);
+    FieldStats* const stats = v.present() ? FixedStats(static_cast<uint32_t>(i)) : nullptr;
+    if (stats == nullptr) return;
+    // A field's default is one value: an empty encoding of its own stands for it (a real one is never
+    // empty), so that a default repeats like any other value.
+    if (!stats->RepeatedDefault(n)) stats->Add(v, n, kDefaultEncoding, 0);
+  }
+
+  // The header's (kHeader) or the properties' fields from one walk of the section's list at `at`
+  // (nullptr: no such section), when it is a plain list of plain elements (what producers write): each
+  // field as MessageFieldSource reads it (null or absent is the header default or nothing, a value of
+  // the wrong type is missing). False, with nothing added, for anything else (a described element, a
+  // malformed list), which the field source then reads.
+  template <bool kHeader>
+  bool AddList(const uint8_t* at, uint32_t n) {
+    constexpr int kFields = kHeader ? amqp::kHeaderFieldCount : amqp::kPropertiesFieldCount;
+    constexpr uint32_t kFirstSlot = kHeader ? 0 : amqp::kHeaderFieldCount;
+    const bool repeats = kHeader && header_repeats;
+    if (kHeader) header_repeats = false;  // set again below when this message's header is read here
+    if (at == nullptr) {
+      // Absent (or unreadable, and then the message fails the summary): the header's defaults, and no
+      // properties.
+      if (kHeader) {
+        for (int i = 0; i < kFields; ++i) AddDefault(i, n);
+      }
+      return true;
+    }
     const std::span<const uint8_t> bytes = view.bytes();
     const uint8_t* p = nullptr;
     const uint8_t* end = nullptr;
@@ -527,38 +865,32 @@ struct ChunkSummaryBuilder::State {
       header_repeats = true;
       return true;
     }
-    const int fields = header ? amqp::kHeaderFieldCount : amqp::kPropertiesFieldCount;
-    const int listed = static_cast<int>(std::min<uint32_t>(count, static_cast<uint32_t>(fields)));
-    const uint8_t* element[amqp::kPropertiesFieldCount + 1];  // where each listed element starts, and the end
+    const int listed = static_cast<int>(std::min<uint32_t>(count, static_cast<uint32_t>(kFields)));
+    const uint8_t* element[kFields + 1];  // where each listed element starts, and the end
     for (int i = 0; i < listed; ++i) {
-      if (p >= end || *p == amqp::code::kDescribed) return false;
       element[i] = p;
-      p = amqp::SkipPlainValue(p, end);
+      p = amqp::SkipPlainValue(p, end);  // nullptr past the end, and for a described element
       if (p == nullptr) return false;
     }
     element[listed] = p;
-    const uint32_t first_slot = header ? 0 : amqp::kHeaderFieldCount;
-    for (int i = 0; i < (header ? fields : listed); ++i) {  // unlisted properties are absent: nothing to add
-      const uint32_t slot = first_slot + static_cast<uint32_t>(i);
-      if (i >= listed || *element[i] == amqp::code::kNull) {  // absent: the header's default, or nothing
-        const Value v = header ? amqp::HeaderFieldDefault(i) : Value::Missing();
-        if (FieldStats* const stats = v.present() ? FixedStats(slot) : nullptr; stats != nullptr) stats->Add(v, n);
+    for (int i = 0; i < listed; ++i) {
+      const uint8_t* const e = element[i];
+      const uint32_t slot = kFirstSlot + static_cast<uint32_t>(i);
+      if (*e == amqp::code::kNull) {  // absent: the header's default, or nothing
+        if (kHeader) AddDefault(i, n);
         continue;
       }
-      const uint8_t c = *element[i];
-      if (!(header ? amqp::HeaderFieldCodeOk(i, c) : amqp::PropertiesFieldCodeOk(i, c))) continue;  // missing
+      if (!kFixedCodes.Ok(slot, *e)) continue;  // of the wrong type: missing
       FieldStats* const stats = FixedStats(slot);
       if (stats == nullptr) continue;
-      const uint32_t size = static_cast<uint32_t>(element[i + 1] - element[i]);
-      if (stats->SameEncodingAsLast(element[i], size)) {
-        stats->Repeat(n);
-        continue;
-      }
+      const uint32_t size = static_cast<uint32_t>(element[i + 1] - e);
+      if (stats->Repeated(e, size, n) || stats->AddPlain(e, size, n)) continue;
       Value v = Value::Missing();
-      amqp::ReadSelectorValue(bytes.data(), element[i], end, &v, nullptr);
-      if (v.present()) stats->Add(v, n, element[i], size);
+      amqp::ReadSelectorValue(bytes.data(), e, end, &v, nullptr);
+      if (v.present()) stats->Add(v, n, e, size);
     }
-    if (header) {
+    if (kHeader) {
+      for (int i = listed; i < kFields; ++i) AddDefault(i, n);  // unlisted: the defaults
       last_header = encoding;
       header_repeats = true;
     }
@@ -576,13 +908,13 @@ struct ChunkSummaryBuilder::State {
     }
   }
 
-  void AddApplicationProperties(uint32_t n) {
+  // The application properties, whose section's value is at `at` (nullptr: none found).
+  void AddApplicationProperties(const uint8_t* at, uint32_t n) {
     const std::span<const uint8_t> bytes = view.bytes();
     const uint8_t* const base = bytes.data();
     const uint8_t* p = nullptr;
     const uint8_t* end = nullptr;
     uint32_t count = 0;
-    const uint8_t* at = view.SectionValue(amqp::SectionKind::kApplicationProperties);
     if (at == nullptr || !amqp::PlainCompound(at, base + bytes.size(), /*map=*/true, &p, &end, &count)) {
       // Absent, unreadable, or encoded in another way: the general reader decides.
       amqp::EncodedValue map;
@@ -601,17 +933,19 @@ struct ChunkSummaryBuilder::State {
     }
     amqp::DecodeError error;
     const uint32_t entries = count / 2;
+    const KeyEncoding* known = order.data();  // order's, kept in registers (order changes only below)
+    size_t known_count = order.size();
     for (uint32_t i = 0; i < entries; ++i) {
       FieldStats* stats;
-      const uint8_t* const key_at = p;
-      const uint8_t* const key_end = amqp::SkipPlainValue(p, end);
-      if (i < order.size() && key_end != nullptr &&
-          SameText(order[i].first, std::string_view(reinterpret_cast<const char*>(key_at), key_end - key_at))) {
-        // The same key, encoded the same way, as in the previous message at the same place. Its
-        // encoding was found to be a string or symbol then, so it need not be decoded again.
-        stats = order[i].second;
-        p = key_end;
+      if (i < known_count && static_cast<size_t>(end - p) >= known[i].size &&
+          SameBytes(p, known[i].at, known[i].size)) {
+        // The same key, encoded the same way, as in the previous message at the same place (the bytes
+        // of a whole encoding there are that value): it was found to be a string or symbol then, so
+        // it need not be decoded again.
+        stats = known[i].stats;
+        p += known[i].size;
       } else {
+        const uint8_t* const key_at = p;
         Value key;
         p = amqp::ReadSelectorValue(base, p, end, &key, &error);
         // Only plain string and symbol keys are summarized; a message with another key (which a field
@@ -621,16 +955,26 @@ struct ChunkSummaryBuilder::State {
           return;
         }
         stats = Stats(Section::kApplicationProperties, key.bytes());
-        const std::string_view encoding(reinterpret_cast<const char*>(key_at), p - key_at);
+        const KeyEncoding k{key_at, static_cast<uint32_t>(p - key_at), stats};
         if (i < order.size()) {
-          order[i].first.assign(encoding);
-          order[i].second = stats;
+          order[i] = k;
         } else {
-          order.emplace_back(std::string(encoding), stats);
+          order.push_back(k);
+        }
+        known = order.data();
+        known_count = order.size();
+      }
+      // A value whose encoding the field met before (Repeated) is not decoded: found the end of, and
+      // compared. The same bytes decoded then, so they would now.
+      const uint8_t* const value_at = p;
+      const uint8_t* const value_end = amqp::SkipPlainValue(p, end);
+      if (value_end != nullptr && stats != nullptr && stats->last_message != n) {
+        const uint32_t size = static_cast<uint32_t>(value_end - value_at);
+        if (stats->Repeated(value_at, size, n) || stats->AddPlain(value_at, size, n)) {
+          p = value_end;
+          continue;
         }
       }
-      // Decoded even when it repeats: a value is cheaper to decode than to find the end of twice.
-      const uint8_t* const value_at = p;
       Value value;
       p = amqp::ReadSelectorValue(base, p, end, &value, &error);
       if (p == nullptr) {
@@ -638,14 +982,17 @@ struct ChunkSummaryBuilder::State {
         return;
       }
       if (stats == nullptr || stats->last_message == n) continue;  // past the cap, or not the key's first entry
-      const uint32_t size = static_cast<uint32_t>(p - value_at);
-      if (stats->SameEncodingAsLast(value_at, size)) {
-        stats->Repeat(n);
-      } else {
-        stats->Add(value, n, value_at, size);
-      }
+      stats->Add(value, n, value_at, static_cast<uint32_t>(p - value_at));
     }
   }
+
+  // An application property's key as the previous message encoded it (its bytes stay valid until
+  // Finish()), and the key's stats.
+  struct KeyEncoding {
+    const uint8_t* at;
+    uint32_t size;
+    FieldStats* stats;
+  };
 
   std::vector<FieldRef> fixed_refs;
   MessageFieldSource fixed;
@@ -656,7 +1003,7 @@ struct ChunkSummaryBuilder::State {
   std::vector<std::unique_ptr<FieldStats>> fields;  // the first `used` are this chunk's, the rest kept for reuse
   size_t used = 0;
   std::unordered_map<std::string, FieldStats*> by_key;
-  std::vector<std::pair<std::string, FieldStats*>> order;  // the previous message's keys (encoded), in order
+  std::vector<KeyEncoding> order;  // the previous message's keys, in order
   uint32_t messages = 0;
   bool failed = false;
   bool complete = true;
@@ -671,13 +1018,18 @@ void ChunkSummaryBuilder::Add(std::string_view message) {
   State& s = *state_;
   const uint32_t n = s.messages++;
   if (s.failed) return;
-  s.view.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()));
+  const auto* const bytes = reinterpret_cast<const uint8_t*>(message.data());
+  s.view.Reset(std::span<const uint8_t>(bytes, message.size()));
   s.fixed.Reset(s.view);
-  for (const bool header : {true, false}) {
-    if (!s.AddListFast(header, n)) s.AddListSlow(header, n);
+  const uint8_t* sections[3];
+  const bool walked = State::WalkSections(bytes, bytes + message.size(), sections);
+  using amqp::SectionKind;
+  if (!s.AddList<true>(walked ? sections[0] : s.view.SectionValue(SectionKind::kHeader), n)) s.AddListSlow(true, n);
+  if (!s.AddList<false>(walked ? sections[1] : s.view.SectionValue(SectionKind::kProperties), n)) {
+    s.AddListSlow(false, n);
   }
   if (s.fixed.read_malformed()) s.failed = true;
-  s.AddApplicationProperties(n);
+  s.AddApplicationProperties(walked ? sections[2] : s.view.SectionValue(SectionKind::kApplicationProperties), n);
 }
 
 void ChunkSummaryBuilder::Finish(std::string* summary) {

@@ -5,7 +5,8 @@
 // of both sections (list0 / list8 / list32, nulls, every width of every type, values of the wrong type,
 // described and compound elements, extra elements, absent sections, runs of identical headers) and of
 // application properties (repeated keys, described values) must give the counts, bounds and sets the
-// field source's values give.
+// field source's values give. And the bytes of the summaries stay what they were (digests of the
+// summaries of the synthetic profiles, of random encodings and of texts in and out of order).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "engine/message_field_source.h"
 #include "selector/compare.h"
 #include "tests/support/split_mix.h"
+#include "tools/synthetic/synthetic_orders.h"
 
 namespace sift::engine {
 namespace {
@@ -301,6 +304,158 @@ TEST(ChunkSummaryBuilderTest, AscendingTextsAreSummarizedByTheirBoundsAlone) {
   ChunkSummaryFacts facts(fields);
   ASSERT_TRUE(facts.Reset(ascending));
   EXPECT_TRUE(facts.MayHoldText(0, "id-000500x"));  // no set: anything within the bounds may be there
+}
+
+// The summary's bytes are part of the store format: the same messages must give the same bytes from one
+// version of the builder to the next, whatever it does to be faster. Digests of the summaries of the
+// synthetic profiles and of random encodings and text orders, recorded from the builder as it was.
+// A change here that is meant (a new summary version) updates the digests with the format.
+
+// FNV-1a of every summary, each after its length.
+class Digest {
+ public:
+  void Add(std::string_view summary) {
+    const uint64_t size = summary.size();
+    for (int i = 0; i < 8; ++i) Byte(static_cast<uint8_t>(size >> (8 * i)));
+    for (const char c : summary) Byte(static_cast<uint8_t>(c));
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  void Byte(uint8_t b) { h_ = (h_ ^ b) * 0x100000001b3ull; }
+  uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+// The digest of the summaries of `messages` cut into chunks of 1 to `max_chunk` messages.
+uint64_t SummaryDigest(const std::vector<std::string>& messages, Random& r, size_t max_chunk) {
+  ChunkSummaryBuilder builder;
+  Digest digest;
+  std::string summary;
+  for (size_t begin = 0; begin < messages.size();) {
+    const size_t end = std::min(messages.size(), begin + 1 + r.Below(max_chunk));
+    builder.Reset();
+    for (size_t i = begin; i < end; ++i) builder.Add(messages[i]);
+    builder.Finish(&summary);
+    digest.Add(summary);
+    begin = end;
+  }
+  return digest.value();
+}
+
+std::vector<std::string> Synthetic(const char* profile, int count) {
+  synthetic::SyntheticOrdersOptions options;
+  options.profile = profile;
+  std::unique_ptr<synthetic::SyntheticOrders> gen;
+  EXPECT_TRUE(synthetic::SyntheticOrders::Create(options, &gen).ok());
+  std::vector<std::string> messages(count);
+  for (int i = 0; i < count; ++i) EXPECT_TRUE(gen->Encode(static_cast<uint64_t>(i), &messages[i]).ok());
+  return messages;
+}
+
+std::string EncodeText(Random& r, std::string_view text) {
+  std::string out;
+  if (text.size() < 256 && r.Below(4) != 0) {
+    out = std::string(r.Below(5) == 0 ? "\xa3" : "\xa1", 1) + static_cast<char>(text.size());
+  } else {
+    out = r.Below(5) == 0 ? "\xb3" : "\xb1";
+    PutBig(&out, text.size(), 4);
+  }
+  return out.append(text);
+}
+
+// Application properties "id" (texts in runs that grow, with breaks, repeats and long or 0xff texts;
+// sometimes a char, a number, null or absent) and "n" (numbers of every kind, NaN, booleans).
+std::vector<std::string> TextOrderMessages(Random& r, int count) {
+  std::vector<std::string> messages;
+  uint64_t counter = 0;
+  std::string prefix;
+  int mode = 0;
+  for (int i = 0; i < count; ++i) {
+    if (r.Below(500) == 0) {
+      mode = static_cast<int>(r.Below(4));
+      counter = r.Below(1000);
+      prefix = std::string(r.Below(3) == 0 ? 130 + r.Below(40) : r.Below(8), static_cast<char>('a' + r.Below(3)));
+    }
+    std::string map;
+    uint32_t entries = 0;
+    auto put = [&map](const char* code, uint64_t value, int bytes) {
+      map += code;
+      PutBig(&map, value, bytes);
+    };
+    if (r.Below(20) != 0) {
+      map += EncodeText(r, "id");
+      ++entries;
+      char digits[32];
+      std::string text;
+      switch (r.Below(400) == 0 ? 9 : mode) {
+        case 0:
+        case 1:
+          if (r.Below(1500) == 0) counter -= std::min<uint64_t>(counter, r.Below(50));  // a break in the order
+          if (r.Below(10) != 0) ++counter;                                              // else a repeat
+          std::snprintf(digits, sizeof digits, "%08llu", static_cast<unsigned long long>(counter));
+          text = (mode == 1 ? prefix : std::string("id-")) + digits;
+          map += EncodeText(r, text);
+          break;
+        case 2: {
+          static const char* const kTexts[] = {"", "a", "b", "\xff", "\xff\xff", "zz", "\xc3\xa9"};
+          text = r.Below(6) == 0 ? std::string(129 + r.Below(3), '\xff') : std::string(kTexts[r.Below(7)]);
+          map += EncodeText(r, text);
+          break;
+        }
+        case 3:
+          std::snprintf(digits, sizeof digits, "%llu", static_cast<unsigned long long>(r.Next() % 100000));
+          map += EncodeText(r, prefix + digits);
+          break;
+        default:
+          switch (r.Below(4)) {
+            case 0: put("\x73", 0x41 + r.Below(3), 4); break;                                   // char
+            case 1: map += "\x40"; break;                                                       // null
+            case 2: map += std::string("\x54", 1) + static_cast<char>(r.Below(5)); break;       // smallint
+            default: map += std::string("\xa0\x01", 2) + static_cast<char>(r.Below(3)); break;  // binary
+          }
+          break;
+      }
+    }
+    if (r.Below(3) != 0) {
+      map += EncodeText(r, "n");
+      ++entries;
+      switch (r.Below(9)) {
+        case 0: put("\x81", r.Next() % 1000 - 500, 8); break;  // long
+        case 1: put("\x80", r.Next(), 8); break;               // ulong
+        case 2: put("\x82", 0x7ff8000000000000ull, 8); break;  // NaN
+        case 3: {
+          const double d = static_cast<double>(r.Below(2000)) / 8 - 100;
+          uint64_t bits;
+          std::memcpy(&bits, &d, 8);
+          put("\x82", bits, 8);
+          break;
+        }
+        case 4: map += std::string("\x51", 1) + static_cast<char>(r.Below(256)); break;  // byte
+        case 5: put("\x72", 0x3f800000u + r.Below(1u << 20), 4); break;                  // float
+        case 6: map += r.Below(2) ? "\x41" : "\x42"; break;                              // boolean
+        case 7: map += std::string("\x55", 1) + static_cast<char>(r.Below(256)); break;  // smalllong
+        default: map += "\x44"; break;                                                   // ulong0
+      }
+    }
+    std::string props = "\xd1";
+    PutBig(&props, map.size() + 4, 4);
+    PutBig(&props, entries * 2, 4);
+    messages.push_back(EncodeSection(0x74, props + map) + EncodeSection(0x75, std::string("\xa0\x02hi", 4)));
+  }
+  return messages;
+}
+
+TEST(ChunkSummaryBuilderTest, SummaryBytesAreThoseOfTheFormat) {
+  Random r(20261203);
+  EXPECT_EQ(SummaryDigest(Synthetic("orders", 20000), r, 3000), 10621860529955048290u) << "orders";
+  EXPECT_EQ(SummaryDigest(Synthetic("wide", 6000), r, 1000), 15150529092724758093u) << "wide";
+  EXPECT_EQ(SummaryDigest(Synthetic("minimal", 3000), r, 1000), 9530965506941998101u) << "minimal";
+  std::vector<std::string> random(20000);
+  std::string header;
+  for (std::string& m : random) m = RandomMessage(r, header, &header);
+  EXPECT_EQ(SummaryDigest(random, r, 12), 3139357952677196893u) << "random encodings";
+  EXPECT_EQ(SummaryDigest(random, r, 400), 8087995687713454939u) << "random encodings, long chunks";
+  EXPECT_EQ(SummaryDigest(TextOrderMessages(r, 60000), r, 800), 2990725324032798280u) << "text orders";
 }
 
 }  // namespace
