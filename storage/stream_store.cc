@@ -219,6 +219,12 @@ Status StreamStore::Impl::OpenDb() {
   // all of them up front (a selective replay of a long stream touches few of them). With a bounded
   // table cache RocksDB loads at most a handful at open.
   if (options_.read_only) o.max_open_files = 4096;
+  // A read-only open reads table files through mappings: blocks are used where they lie in the page
+  // cache instead of being copied out by a read call each. A replay that skips most chunks spends
+  // most of its scan reading summaries, and the copies were 40% of that (8.5 ms against 5 ms for the
+  // scan of one customer over 5,000,000 messages). Table files are immutable and only ever unlinked,
+  // never truncated, so a mapping stays valid while RocksDB holds the file.
+  if (options_.read_only) o.allow_mmap_reads = true;
   rocksdb::BlockBasedTableOptions t;
   // A chunk fills a block of its own (up to max_chunk_bytes). RocksDB's default sharding (up to 64
   // shards) would leave a 256 MiB cache with 4 MiB shards that hold only four 1 MiB chunks each, and
