@@ -3,6 +3,7 @@
 #include "storage/stream_store.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/db.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/key_layout.h"
 #include "tests/storage/store_test_util.h"
 
 namespace sift::storage {
@@ -377,6 +379,38 @@ TEST(StreamStore, IngestBatchInterleavesWithAppendsAndReadsBackIdentical) {
   check(*store);
   ASSERT_TRUE(store->IngestBatch("s", std::span(views).subspan(0, 1), &first).ok());
   EXPECT_EQ(first, 1000u);
+}
+
+// A read of a chunk reads its block: the bulk path gives every chunk a block of its own, however small.
+TEST(StreamStore, IngestBatchWritesEveryChunkAsABlockOfItsOwn) {
+  TempDir dir;
+  StoreOptions o = FastOptions();
+  o.max_chunk_messages = 4;  // chunks of about 1 KiB: many would share a block of the store's block size
+  auto store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  std::vector<std::string> msgs;
+  for (int i = 0; i < 400; ++i) msgs.push_back(RandomBytes(200 + i % 300, i));
+  std::vector<std::string_view> views(msgs.begin(), msgs.end());
+  ASSERT_TRUE(store->IngestBatch("s", views).ok());
+  store.reset();
+
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::OpenForReadOnly(rocksdb::Options(), dir.path(), &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  rocksdb::TablePropertiesCollection properties;
+  ASSERT_TRUE(db->GetPropertiesOfAllTables(&properties).ok());
+  int chunk_tables = 0;
+  for (const rocksdb::LiveFileMetaData& f : files) {
+    if (f.smallestkey.empty() || f.smallestkey[0] != keys::kChunkPrefix) continue;
+    ++chunk_tables;
+    const auto it = properties.find(f.db_path + f.name);
+    ASSERT_NE(it, properties.end()) << f.db_path + f.name;
+    EXPECT_EQ(it->second->num_entries, 100u);
+    EXPECT_EQ(it->second->num_data_blocks, it->second->num_entries);
+  }
+  EXPECT_EQ(chunk_tables, 1);
 }
 
 TEST(StreamStore, IngestBatchChecksEveryMessageFirstAndStoresNothingOnRefusal) {
