@@ -75,7 +75,9 @@ void ChunkTableOptions(const rocksdb::Options& db_options, const StoreOptions& s
   *options = db_options;
   const auto* table = db_options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
   rocksdb::BlockBasedTableOptions t = table != nullptr ? *table : rocksdb::BlockBasedTableOptions();
-  t.block_size = size_t{store.max_chunk_bytes} + kChunkHeaderSize + 4096;  // the key and block trailer too
+  // The key and block trailer too; chunks over 64 MiB (--max-chunk-bytes allows 1 GiB) grow their
+  // block as before rather than have every block reserve that much.
+  t.block_size = std::min<size_t>(store.max_chunk_bytes, 64u << 20) + kChunkHeaderSize + 4096;
   t.flush_block_policy_factory = std::make_shared<BlockPerEntryPolicyFactory>();
   options->table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   *env_options = rocksdb::EnvOptions(*options);

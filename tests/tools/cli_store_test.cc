@@ -119,6 +119,16 @@ TEST_F(CliStoreTest, AppendStopsAtAMalformedRecordKeepingThoseBefore) {
   EXPECT_TRUE(r.err.rfind("sift: malformed record: bad.amqp: record 5 at byte ", 0) == 0) << r.err;
   r = Sift("stats --store store --stream s --json");
   EXPECT_EQ(nlohmann::json::parse(r.out)["messages"], 0) << r.out;
+  // A record cut short is refused the same way: nothing of its batch is stored.
+  const std::string five = ReadFile(Path("five.amqp"));
+  WriteFile(Path("cut.amqp"), five.substr(0, five.size() - 10));
+  r = Sift("append --store store --stream s cut.amqp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.rfind("sift: malformed record: cut.amqp: record 4 at byte ", 0) == 0) << r.err;
+  EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  r = Sift("stats --store store --stream s --json");
+  EXPECT_EQ(nlohmann::json::parse(r.out)["messages"], 0) << r.out;
 }
 
 TEST_F(CliStoreTest, AppendOfALargeFileStoresTheBatchesBeforeAMalformedRecord) {

@@ -47,7 +47,7 @@ constexpr size_t kBulkBatchMessages = 1u << 18;
 constexpr size_t kBulkBatchBytes = 64u << 20;
 constexpr int kBulkFirstBatchShift = 3;
 constexpr size_t kBulkMinBytes = 1u << 20;
-// The nice value of the threads that check and summarize the next batch (see StartCheck).
+// The nice value of the threads that check and summarize the next batch (see StartBatch).
 constexpr int kCheckNice = 10;
 
 struct AppendOptions {
@@ -64,10 +64,11 @@ struct AppendOptions {
 // Stores batches at the end of the stream and counts what was stored.
 class StreamAppender {
  public:
-  StreamAppender(engine::StreamEngine* engine, const std::string& stream, const MessageInput* input, RunReport* report)
-      : engine_(engine), stream_(stream), input_(input), report_(report) {}
+  StreamAppender(engine::StreamEngine* engine, const std::string& stream, RunReport* report)
+      : engine_(engine), stream_(stream), report_(report) {}
 
-  engine::Status Append(std::span<const std::string_view> batch, bool bulk,
+  // `progress`: the input's progress once the batch was read (MessageInput::progress()).
+  engine::Status Append(std::span<const std::string_view> batch, double progress, bool bulk,
                         const engine::IngestPreparation* prepared = nullptr) {
     if (batch.empty()) return engine::Status::OK();
     uint64_t offset = 0;
@@ -77,7 +78,7 @@ class StreamAppender {
     if (appended_ == 0) first_ = offset;
     appended_ += batch.size();
     for (const std::string_view m : batch) bytes_ += m.size();
-    report_->Progress(first_ + appended_, input_->progress(), appended_);
+    report_->Progress(first_ + appended_, progress, appended_);
     return engine::Status::OK();
   }
 
@@ -88,7 +89,6 @@ class StreamAppender {
  private:
   engine::StreamEngine* engine_;
   const std::string& stream_;
-  const MessageInput* input_;
   RunReport* report_;
   uint64_t first_ = 0;
   uint64_t appended_ = 0;
@@ -100,6 +100,7 @@ struct RecordBatch {
   std::vector<std::string_view> messages;
   std::vector<std::pair<uint64_t, uint64_t>> records;  // index and byte position of each
   size_t bytes = 0;
+  double progress = 0;                 // the input's, after the batch
   engine::IngestPreparation prepared;  // the bulk path's work done ahead (chunk summaries)
 };
 
@@ -115,6 +116,7 @@ void ReadBatch(MessageInput* input, RecordBatch* batch, int number) {
     batch->records.emplace_back(index, input->record_position());
     batch->bytes += message.size();
   }
+  batch->progress = input->progress();
 }
 
 // Validates every record of the batch and does the bulk path's work that needs no store (the chunk
@@ -134,53 +136,58 @@ engine::Status CheckBatch(const engine::StreamEngine& engine, const MessageInput
   return engine.PrepareIngest(batch.messages, &batch.prepared, check);
 }
 
-// CheckBatch on a thread of its own (inline when no thread can be started).
-std::future<engine::Status> StartCheck(const engine::StreamEngine& engine, const MessageInput& input,
-                                       RecordBatch& batch) {
+// Reads batch number `number` (its framing) and checks it (CheckBatch), on a thread of its own (inline
+// when no thread can be started). A batch whose framing fails is not checked: the framing error is
+// the run's (input->status()), and nothing of that batch is stored.
+std::future<engine::Status> StartBatch(const engine::StreamEngine& engine, MessageInput* input, RecordBatch& batch,
+                                       int number) {
+  auto read_and_check = [&engine, input, &batch, number] {
+    ReadBatch(input, &batch, number);
+    return input->status().ok() ? CheckBatch(engine, *input, batch) : engine::Status::OK();
+  };
   try {
-    return std::async(std::launch::async, [&engine, &input, &batch] {
-      // The check runs beside the write of the batch before, which is the critical path: on a machine
-      // with few cores, checking and summarizing at full priority took CPU from the writer and made
-      // loads with summaries 1.12-1.15x the time of loads without; at a lower priority (inherited by
-      // the threads the check starts) they use what the writer leaves, and the ratio is 1.02-1.05.
-      // Best effort: a failure leaves the priority as it was.
+    return std::async(std::launch::async, [read_and_check] {
+      // The batch is read and checked beside the write of the batch before, which is the critical
+      // path: on a machine with few cores, checking and summarizing at full priority took CPU from the
+      // writer and made loads with summaries 1.12-1.15x the time of loads without; at a lower priority
+      // (inherited by the threads the check starts) they use what the writer leaves, and the ratio is
+      // 1.02-1.05. Best effort: a failure leaves the priority as it was.
       (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kCheckNice);
-      return CheckBatch(engine, input, batch);
+      return read_and_check();
     });
   } catch (const std::system_error&) {
     std::promise<engine::Status> done;
-    done.set_value(CheckBatch(engine, input, batch));
+    done.set_value(read_and_check());
     return done.get_future();
   }
 }
 
-// A record file: batches of views into it (no copy), each validated in full while the batch before
-// it is stored through the bulk path. A malformed or truncated record stops the run; the batches
-// before the one holding it are stored, nothing of that one.
+// A record file: batches of views into it (no copy), each read and validated in full while the batch
+// before it is stored through the bulk path, so the writing thread only writes. A malformed or
+// truncated record stops the run; the batches before the one holding it are stored, nothing of that
+// one.
 engine::Status AppendRecords(const engine::StreamEngine& engine, MessageInput* input, StreamAppender* out) {
-  // Two batches that never move: the check thread works on one while the other is written.
+  // Two batches that never move: one is read and checked while the other is written.
   RecordBatch batches[2];
   int current = 0;
   int number = 0;
-  ReadBatch(input, &batches[current], number++);
-  std::future<engine::Status> checked = StartCheck(engine, *input, batches[current]);
+  std::future<engine::Status> ready = StartBatch(engine, input, batches[current], number++);
   for (;;) {
     RecordBatch& now = batches[current];
-    RecordBatch& next = batches[1 - current];
-    next = RecordBatch();                                         // its check (the previous round's) is over
-    if (input->status().ok()) ReadBatch(input, &next, number++);  // the framing, while `now` is checked
-    engine::Status s = checked.get();
+    engine::Status s = ready.get();  // `now` is read and checked; nothing else uses the input
     if (!s.ok()) return s;
-    std::future<engine::Status> next_checked;
-    const bool more = !next.messages.empty() && input->status().ok();
-    if (more) next_checked = StartCheck(engine, *input, next);
-    s = out->Append(now.messages, now.bytes >= kBulkMinBytes, &now.prepared);
-    if (!s.ok() || !more) {
-      if (next_checked.valid()) next_checked.wait();  // it works on `next`
-      return s.ok() ? input->status() : s;
+    if (!input->status().ok()) return input->status();
+    if (now.messages.empty()) return engine::Status::OK();
+    RecordBatch& next = batches[1 - current];
+    next = RecordBatch();  // the batch before `now`, stored
+    std::future<engine::Status> next_ready = StartBatch(engine, input, next, number++);
+    s = out->Append(now.messages, now.progress, now.bytes >= kBulkMinBytes, &now.prepared);
+    if (!s.ok()) {
+      next_ready.wait();  // it works on `next` and the input
+      return s;
     }
     current = 1 - current;
-    checked = std::move(next_checked);
+    ready = std::move(next_ready);
   }
 }
 
@@ -195,7 +202,7 @@ engine::Status AppendJsonLines(MessageInput* input, StreamAppender* out) {
   auto flush = [&] {
     batch.assign(copies.begin(), copies.begin() + static_cast<std::ptrdiff_t>(used));
     used = bytes = 0;
-    return out->Append(batch, /*bulk=*/false);
+    return out->Append(batch, input->progress(), /*bulk=*/false);
   };
   while (input->Next(&message, &index)) {
     if (used == copies.size()) copies.emplace_back();
@@ -224,7 +231,7 @@ int RunAppend(const AppendOptions& options) {
   if (!status.ok()) return ReportError(status);
 
   RunReport report(options.stats);
-  StreamAppender out(engine.get(), options.stream, input.get(), &report);
+  StreamAppender out(engine.get(), options.stream, &report);
   status = json ? AppendJsonLines(input.get(), &out) : AppendRecords(*engine, input.get(), &out);
   report.Finish(out.appended(), out.appended(), out.bytes());
   if (out.appended() > 0) {
