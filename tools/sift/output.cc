@@ -113,7 +113,7 @@ class MatchWriter::Converter {
   }
 
   void Add(uint64_t offset, std::string_view message) {
-    if (open_ == nullptr) open_ = std::make_unique<Batch>();
+    if (open_ == nullptr) open_ = Fresh();
     if (stable_views_) {
       open_->items.push_back({offset, message.size(), message.data()});
       open_->viewed += message.size();
@@ -136,6 +136,7 @@ class MatchWriter::Converter {
       if (batch == nullptr) return engine::Status::OK();
       sink->Write(batch->text.view());
       if (!batch->status.ok()) return batch->status;
+      spare_.push_back(std::move(batch));
     }
   }
 
@@ -155,8 +156,27 @@ class MatchWriter::Converter {
     engine::Status status;
   };
 
+  // An empty batch: a written one when there is one. Its buffers keep their capacity: a batch's text
+  // grown from nothing was copied over and over as it doubled (a tenth of `replay -f json`'s time).
+  std::unique_ptr<Batch> Fresh() {
+    if (spare_.empty()) {
+      auto batch = std::make_unique<Batch>();
+      batch->text.Room(2 * kBatchBytes);  // typed JSON takes about 1.75 bytes per byte of AMQP
+      return batch;
+    }
+    std::unique_ptr<Batch> batch = std::move(spare_.back());
+    spare_.pop_back();
+    batch->bytes.clear();
+    batch->viewed = 0;
+    batch->items.clear();
+    batch->text.clear();
+    batch->status = engine::Status::OK();
+    return batch;
+  }
+
   bool stable_views_ = false;
   std::unique_ptr<Batch> open_;  // filled by Add()
+  std::vector<std::unique_ptr<Batch>> spare_;  // written batches, for Fresh()
   OrderedBatches<Batch> batches_;
 };
 
