@@ -40,10 +40,10 @@ class ChunkReader final : public StreamReader {
     read_options_.verify_checksums = true;
     summary_options_.iterate_lower_bound = &summary_lower_slice_;
     summary_options_.iterate_upper_bound = &summary_upper_slice_;
-    // Every summary entry carries its own CRC32C, checked before the chunk filter sees it, and a
-    // damaged one only means its chunk is read: RocksDB's block checksum would check the same bytes
-    // a second time on the path whose cost decides how cheap skipping is.
-    summary_options_.verify_checksums = false;
+    // Every summary entry carries its own CRC32C as well, but RocksDB's block checksum must be checked
+    // on every block it parses: on some damaged keys its block parser asserts (the process aborts)
+    // rather than fails.
+    summary_options_.verify_checksums = true;
     // Summaries are read in key order, chunk after chunk, often many in a row (every chunk a query rules
     // out): read ahead in large steps rather than one block per system call.
     summary_options_.readahead_size = size_t{2} << 20;
