@@ -256,23 +256,23 @@ Status StreamStore::Impl::OpenDb() {
   // docs/store-format.md show no compression scanning fastest (no decompression copy per block).
   o.compression = rocksdb::kNoCompression;
   o.keep_log_file_num = 4;
-  // A read-only open serves one short command: open table files when a read reaches them rather than
-  // all of them up front (a selective replay of a long stream touches few of them). With a bounded
-  // table cache RocksDB loads at most a handful at open.
-  if (options_.read_only) o.max_open_files = 4096;
-  // A read-only open reads table files through mappings: blocks are used where they lie in the page
-  // cache instead of being copied out by a read call each. A replay that skips most chunks spends
-  // most of its scan reading summaries, and the copies were a quarter of that (9 ms against 6-7 ms for
-  // the scan of one customer over 5,000,000 messages). Table files are immutable and only ever unlinked,
-  // never truncated, so a mapping stays valid while RocksDB holds the file.
-  if (options_.read_only) o.allow_mmap_reads = true;
   if (options_.read_only) {
-    // At open RocksDB loads up to 16 table files on 16 threads of their own and reads the properties
-    // of up to 20 more for compaction statistics a read-only open never uses. The threads cost more
-    // than the loads they share: `sift streams` of a 50-file store took 30 ms with them, 22 ms on one
-    // thread without the statistics.
+    // A read-only open serves one short command: open table files when a read reaches them rather
+    // than all of them up front (a selective replay of a long stream touches few of them). With a
+    // bounded table cache RocksDB loads at most 16 at open.
+    o.max_open_files = 4096;
+    // At open RocksDB loads those on 16 threads of their own and reads the properties of up to 20
+    // more for compaction statistics a read-only open never uses. The threads cost more than the
+    // loads they share: `sift streams` of a 50-file store took 30 ms with them, 22 ms on one thread
+    // without the statistics.
     o.max_file_opening_threads = 1;
     o.skip_stats_update_on_db_open = true;
+    // Table files are read through mappings: blocks are used where they lie in the page cache instead
+    // of being copied out by a read call each. A replay that skips most chunks spends most of its scan
+    // reading summaries, and the copies were a quarter of that (9 ms against 6-7 ms for the scan of one
+    // customer over 5,000,000 messages). Table files are immutable and only ever unlinked, never
+    // truncated, so a mapping stays valid while RocksDB holds the file.
+    o.allow_mmap_reads = true;
   }
   rocksdb::BlockBasedTableOptions t;
   // A chunk fills a block of its own (up to max_chunk_bytes). RocksDB's default sharding (up to 64
