@@ -388,7 +388,6 @@ TEST(Integrity, TruncatedTableFileIsAnErrorNotACrash) {
   EXPECT_FALSE(s.ok());
 }
 
-
 // Every byte of the table file that holds the chunk summaries, damaged one at a time: a reader that
 // consults the summaries (and skips every chunk they allow) meets an error or reads on, and never
 // crashes. RocksDB's checksum must be verified on every block it parses: on some damaged keys its

@@ -175,7 +175,7 @@ class MatchWriter::Converter {
   }
 
   bool stable_views_ = false;
-  std::unique_ptr<Batch> open_;  // filled by Add()
+  std::unique_ptr<Batch> open_;                // filled by Add()
   std::vector<std::unique_ptr<Batch>> spare_;  // written batches, for Fresh()
   OrderedBatches<Batch> batches_;
 };
