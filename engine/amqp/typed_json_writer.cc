@@ -297,16 +297,36 @@ struct MapKey {
   const uint8_t* text = nullptr;
   uint64_t size_or_value = 0;
   bool is_ulong = false;
+  uint64_t fingerprint = 0;        // of a text key: its first and last 8 bytes (TextFingerprint)
   const uint8_t* value = nullptr;  // the entry's value (its first byte)
 
   bool Is(std::string_view s) const {
     return !is_ulong && size_or_value == s.size() && std::memcmp(text, s.data(), s.size()) == 0;
   }
   bool operator==(const MapKey& o) const {
-    if (is_ulong != o.is_ulong || size_or_value != o.size_or_value) return false;
+    if (is_ulong != o.is_ulong || size_or_value != o.size_or_value || fingerprint != o.fingerprint) return false;
     return is_ulong || std::memcmp(text, o.text, size_or_value) == 0;
   }
+  // A total order in which equal keys are neighbours.
+  bool operator<(const MapKey& o) const {
+    if (is_ulong != o.is_ulong) return is_ulong < o.is_ulong;
+    if (size_or_value != o.size_or_value) return size_or_value < o.size_or_value;
+    if (fingerprint != o.fingerprint) return fingerprint < o.fingerprint;
+    return !is_ulong && std::memcmp(text, o.text, size_or_value) < 0;
+  }
 };
+
+// Tells most unequal keys of the same length apart without a call to memcmp.
+uint64_t TextFingerprint(const uint8_t* text, size_t size) {
+  uint64_t head = 0, tail = 0;
+  if (size >= 8) {
+    std::memcpy(&head, text, 8);
+    std::memcpy(&tail, text + size - 8, 8);
+  } else if (size > 0) {
+    std::memcpy(&head, text, size);
+  }
+  return head ^ (tail * 0x9e3779b97f4a7c15u);
+}
 
 std::vector<MapKey>& KeyScratch() {
   thread_local std::vector<MapKey> keys;
@@ -368,6 +388,7 @@ class Writer {
   // nested maps, GetSectionMap for section maps).
   bool WriteMap(const EncodedValue& v, MapKind kind, int w, int g);
   bool ObjectForm(const EncodedValue& v, MapKind kind);
+  bool HasDuplicateKey(size_t base);
 
   // Counts one Proton node of the current section.
   bool Node(const uint8_t* at) {
@@ -720,6 +741,24 @@ bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
   return true;
 }
 
+// Whether two of the keys from `base` on are equal (a JSON object cannot hold both). A map of many
+// keys is sorted rather than compared pair by pair: a message of one map with 100,000 keys would
+// otherwise cost five billion comparisons. Which keys come first does not matter to the callers.
+bool Writer::HasDuplicateKey(size_t base) {
+  const auto first = keys_.begin() + static_cast<std::ptrdiff_t>(base);
+  const size_t n = keys_.size() - base;
+  if (n <= 16) {
+    for (size_t i = base + 1; i < keys_.size(); ++i) {
+      for (size_t k = base; k < i; ++k) {
+        if (keys_[k] == keys_[i]) return true;
+      }
+    }
+    return false;
+  }
+  std::sort(first, keys_.end());
+  return std::adjacent_find(first, keys_.end()) != keys_.end();
+}
+
 // Whether the map's entries can be written as a JSON object: the reference writer's GetJson (nested
 // maps) and GetSectionMap (section maps) decisions, made from the keys before anything is written.
 bool Writer::ObjectForm(const EncodedValue& v, MapKind kind) {
@@ -757,14 +796,13 @@ bool Writer::ObjectForm(const EncodedValue& v, MapKind kind) {
     } else {
       return false;
     }
+    if (!key.is_ulong) key.fingerprint = TextFingerprint(key.text, key.size_or_value);
     key.value = q;
-    for (size_t k = base; k < keys_.size(); ++k) {
-      if (keys_[k] == key) return false;
-    }
     keys_.push_back(key);
     p = skip(q);
     if (p == nullptr) return false;
   }
+  if (HasDuplicateKey(base)) return false;
   // The wrapper shape (json_to_amqp.cc's HasWrapperShape): a "type" whose value is a JSON string, a
   // "value", no other key but "encoding", "element", "descriptor". At the top of a section map only
   // {"type": "map", ...} counts.

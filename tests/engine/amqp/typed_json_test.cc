@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace sift::amqp {
@@ -268,6 +269,38 @@ TEST(TypedJson, MapsThatAnObjectCannotSayUseTheMapForm) {
   EXPECT_EQ(BodyValue(R"({"type":"order","id":5})"), R"({"type":"order","id":5})");
   // Duplicate keys cannot be an object.
   EXPECT_EQ(BodyValue(R"({"type":"map","value":[["a",1],["a",2]]})"), R"({"type":"map","value":[["a",1],["a",2]]})");
+  // Nor in a map of many keys (found by sorting them), with keys alike in length, head and tail, and
+  // in the order they come, whichever two are equal.
+  for (const auto& [first, second] : std::vector<std::pair<int, int>>{{0, 39}, {17, 18}, {3, 25}, {-1, -1}}) {
+    std::string entries;
+    for (int i = 0; i < 40; ++i) {
+      const int k = i == second ? first : i;
+      entries += fmt::format("{}[\"key-{:02d}-xxxxxxxxxxxxxxxx-{:02d}-end\",{}]", i > 0 ? "," : "", k % 7, k, i);
+    }
+    const std::string map = R"({"type":"map","value":[)" + entries + "]}";
+    const std::string value = BodyValue(map);
+    if (first < 0) {
+      EXPECT_EQ(value.substr(0, 3), "{\"k") << value;  // an object, keys in their order
+      EXPECT_LT(value.find("key-00-xxxxxxxxxxxxxxxx-00-end"), value.find("key-06-xxxxxxxxxxxxxxxx-39-end"));
+    } else {
+      EXPECT_EQ(value, map) << first << " " << second;
+    }
+  }
+}
+
+// Proton's pn_data_t, through which typed JSON is encoded, holds at most 65535 values and quietly
+// drops the rest: a section that fills it is refused, never stored short.
+TEST(TypedJson, ASectionTooLargeForProtonIsRefusedNotCut) {
+  auto properties = [](int n) {
+    std::string json = R"({"application_properties":{)";
+    for (int i = 0; i < n; ++i) json += fmt::format("{}\"k{}\":{}", i > 0 ? "," : "", i, i);
+    return json + "}}";
+  };
+  EXPECT_EQ(EncodeError(properties(40000)),
+            "line 1: application-properties: more values than Proton can hold in one section (65535 or more)");
+  EXPECT_EQ(EncodeError(properties(32766)),
+            "line 1: application-properties: more values than Proton can hold in one section (65535 or more)");
+  EXPECT_EQ(Decode(Encode(properties(32765))), properties(32765));  // every key kept
 }
 
 TEST(TypedJson, AnnotationKeysAreSymbolsOrUlongs) {
