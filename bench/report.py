@@ -49,7 +49,9 @@ def bench_json(path):
     """name -> median entry (aggregate 'median' when repeated, else the single run)."""
     data = json.loads(read(path))
     out = {}
-    for b in data["benchmarks"]:
+    # In the order the benchmarks are defined (--benchmark_enable_random_interleaving shuffles the runs).
+    order = lambda b: (b.get("family_index", 0), b.get("per_family_instance_index", 0))
+    for b in sorted(data["benchmarks"], key=order):
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
         name = b.get("run_name", b["name"])
