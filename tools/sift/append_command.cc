@@ -38,9 +38,10 @@ constexpr size_t kBatchMessages = 4096;
 constexpr size_t kBatchBytes = 4u << 20;
 // Bulk batches (record files): each adds two table files to the store, and every table file a store
 // holds costs every later opening of the store (about 0.15 ms each), so a loaded stream is not cut into
-// thousands of them. A batch is validated, and its chunk summaries built, while the one before it is
-// stored; 64 MiB (or 256K messages) keeps the two sides in step (256 MiB batches made loads with
-// summaries 1.4x the time of loads without, against 1.0x). Nothing is stored until the first batch is
+// thousands of them. A batch is read, validated and its chunk summaries built while the one before it
+// is stored; 64 MiB (or 256K messages) keeps the two sides in step (when the writer also read the
+// framing, 256 MiB batches made loads with summaries 1.4x the time of loads without, against 1.0x
+// with 64 MiB). Nothing is stored until the first batch is
 // checked, so the first is 8 MiB and each next one twice the one before up to the full size. A batch
 // under kBulkMinBytes (a small file, the tail of one) is appended the ordinary way.
 constexpr size_t kBulkBatchMessages = 1u << 18;
@@ -147,11 +148,13 @@ std::future<engine::Status> StartBatch(const engine::StreamEngine& engine, Messa
   };
   try {
     return std::async(std::launch::async, [read_and_check] {
-      // The batch is read and checked beside the write of the batch before, which is the critical
-      // path: on a machine with few cores, checking and summarizing at full priority took CPU from the
-      // writer and made loads with summaries 1.12-1.15x the time of loads without; at a lower priority
-      // (inherited by the threads the check starts) they use what the writer leaves, and the ratio is
-      // 1.02-1.05. Best effort: a failure leaves the priority as it was.
+      // The batch is read and checked beside the write of the batch before. When the writer was the
+      // critical path, checking and summarizing at full priority took CPU from it on a machine with few
+      // cores (loads with summaries 1.12-1.15x the time of loads without, against 1.02-1.05 at this
+      // priority, which the threads the check starts inherit). Since the writer stopped reading the
+      // framing, summaries make the check side the longer one on 2 cores: loads with them take about
+      // the time they took before, loads without them a third less. Best effort: a failure leaves the
+      // priority as it was.
       (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kCheckNice);
       return read_and_check();
     });
