@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -27,6 +28,7 @@ void RecordFileReader::Close() {
   size_ = 0;
   index_ = 0;
   position_ = 0;
+  prefetched_ = 0;
   error_.clear();
 }
 
@@ -112,6 +114,16 @@ bool RecordFileReader::Next(std::span<const uint8_t>* message) {
   *message = {q, length};
   position_ += 4 + uint64_t{length};
   ++index_;
+  // Each record's length says where the next one starts, so reading only the framing is a chain of
+  // dependent loads, one cache miss per record; asking for the bytes a few records ahead turns it into
+  // a stream the memory serves at its bandwidth (a prefetch of an address not mapped yet is dropped,
+  // never a fault).
+  constexpr uint64_t kPrefetchAhead = 4096;
+  constexpr uint64_t kLine = 64;
+  const uint64_t want = std::min<uint64_t>(position_ + kPrefetchAhead, size_);
+  for (prefetched_ = std::max(prefetched_, position_ & ~(kLine - 1)); prefetched_ < want; prefetched_ += kLine) {
+    __builtin_prefetch(data_ + prefetched_);
+  }
   return true;
 }
 

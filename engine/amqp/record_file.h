@@ -69,6 +69,7 @@ class RecordFileReader {
   std::vector<uint8_t> buffer_;  // contents of an input that could not be mapped
   uint64_t index_ = 0;
   uint64_t position_ = 0;
+  uint64_t prefetched_ = 0;  // the bytes before this offset were asked into the cache (see Next)
   std::string error_;
 };
 
