@@ -89,6 +89,25 @@ uint64_t TextHash(std::string_view text) {
 
 uint64_t BloomBit(uint64_t hash, uint32_t probe, uint64_t bits) { return (hash + probe * ((hash >> 32) | 1)) % bits; }
 
+// Calls f(BloomBit(hash, k, bits)) for k = 0 .. probes - 1, with three divisions instead of one per
+// probe (a division costs more than the rest of a probe). hash + k * step is a sum modulo 2^64: once
+// it wraps (it can only once, k * step < 2^36), the bit is 2^64 mod bits lower.
+template <typename F>
+void ForEachBloomBit(uint64_t hash, uint32_t probes, uint64_t bits, F&& f) {
+  const uint64_t step = (hash >> 32) | 1;
+  const uint64_t step_mod = step % bits;
+  const uint64_t wrap_mod = (uint64_t{0} - bits) % bits;  // 2^64 mod bits
+  uint64_t bit = hash % bits;
+  uint64_t sum = hash;
+  for (uint32_t k = 0; k < probes; ++k) {
+    const bool wrapped = sum < hash;
+    f(!wrapped ? bit : bit >= wrap_mod ? bit - wrap_mod : bit + bits - wrap_mod);
+    sum += step;
+    bit += step_mod;
+    if (bit >= bits) bit -= bits;
+  }
+}
+
 void PutVarint(std::string* out, uint64_t v) {
   while (v >= 0x80) {
     out->push_back(static_cast<char>(v | 0x80));
@@ -502,10 +521,12 @@ struct FieldStats {
   bool SameEncodingAsLast(const uint8_t* p, size_t size) const {
     return raw != nullptr && size == raw_size && SameBytes(p, raw, size);
   }
-  void Repeat(uint32_t message) {
+  void Repeat(uint32_t message) { Count(message, last_count); }
+  // Counts a value this chunk added before, which went to `count` (the bounds, sets and flags hold it).
+  void Count(uint32_t message, uint32_t* count) {
     last_message = message;
     ++present;
-    ++*last_count;
+    ++*count;
   }
 
   // Counts the value encoded as [p, p + size) when this chunk added that encoding before, and says so
@@ -714,10 +735,9 @@ struct FieldStats {
         const uint64_t bytes = (bits + 7) / 8;
         std::string filter(bytes, '\0');
         hashes.ForEach([&](uint64_t h) {
-          for (uint32_t k = 0; k < kBloomProbes; ++k) {
-            const uint64_t bit = BloomBit(h, k, bytes * 8);
+          ForEachBloomBit(h, kBloomProbes, bytes * 8, [&](uint64_t bit) {
             filter[bit / 8] = static_cast<char>(filter[bit / 8] | (1u << (bit % 8)));
-          }
+          });
         });
         body.push_back(static_cast<char>(kBloomProbes));
         PutBytes(&body, filter);
@@ -785,7 +805,7 @@ struct ChunkSummaryBuilder::State {
 
   void Clear() {
     used = 0;
-    header_repeats = false;
+    header_form_count = header_form_next = 0;
     by_key.clear();
     order.clear();
     std::fill(fixed_stats.begin(), fixed_stats.end(), nullptr);
@@ -840,13 +860,12 @@ struct ChunkSummaryBuilder::State {
   bool AddList(const uint8_t* at, uint32_t n) {
     constexpr int kFields = kHeader ? amqp::kHeaderFieldCount : amqp::kPropertiesFieldCount;
     constexpr uint32_t kFirstSlot = kHeader ? 0 : amqp::kHeaderFieldCount;
-    const bool repeats = kHeader && header_repeats;
-    if (kHeader) header_repeats = false;  // set again below when this message's header is read here
     if (at == nullptr) {
       // Absent (or unreadable, and then the message fails the summary): the header's defaults, and no
       // properties.
-      if (kHeader) {
+      if (kHeader && !HeaderMet(std::string_view(), n)) {
         for (int i = 0; i < kFields; ++i) AddDefault(i, n);
+        RememberHeader(std::string_view(), n);
       }
       return true;
     }
@@ -856,15 +875,7 @@ struct ChunkSummaryBuilder::State {
     uint32_t count = 0;
     if (!amqp::PlainCompound(at, bytes.data() + bytes.size(), /*map=*/false, &p, &end, &count)) return false;
     const std::string_view encoding(reinterpret_cast<const char*>(at), static_cast<size_t>(end - at));
-    if (repeats && SameText(encoding, last_header)) {
-      // A producer's header is mostly the same from message to message, and then so is every field of
-      // it: the fields the previous message had (all of them read here) repeat.
-      for (uint32_t slot = 0; slot < amqp::kHeaderFieldCount; ++slot) {
-        if (fixed_stats[slot] != nullptr && fixed_stats[slot]->last_message == n - 1) fixed_stats[slot]->Repeat(n);
-      }
-      header_repeats = true;
-      return true;
-    }
+    if (kHeader && HeaderMet(encoding, n)) return true;
     const int listed = static_cast<int>(std::min<uint32_t>(count, static_cast<uint32_t>(kFields)));
     const uint8_t* element[kFields + 1];  // where each listed element starts, and the end
     for (int i = 0; i < listed; ++i) {
@@ -891,10 +902,44 @@ struct ChunkSummaryBuilder::State {
     }
     if (kHeader) {
       for (int i = listed; i < kFields; ++i) AddDefault(i, n);  // unlisted: the defaults
-      last_header = encoding;
-      header_repeats = true;
+      RememberHeader(encoding, n);
     }
     return true;
+  }
+
+  // A producer's headers take few forms (durable or not, a ttl or none, a priority), and a header this
+  // chunk met before adds its fields' values again, which only counts them: the header lists met
+  // (the last kHeaderForms distinct ones; the empty encoding for an absent header, a list's is never
+  // empty), each with the fields it gave a value and the count each value went to.
+  static constexpr uint32_t kHeaderForms = 8;
+  struct HeaderForm {
+    std::string_view encoding;  // views its message, valid until Finish()
+    uint32_t fields = 0;
+    FieldStats* stats[amqp::kHeaderFieldCount];
+    uint32_t* counts[amqp::kHeaderFieldCount];
+  };
+  bool HeaderMet(std::string_view encoding, uint32_t n) {
+    for (uint32_t f = 0; f < header_form_count; ++f) {
+      const HeaderForm& form = header_forms[f];
+      if (encoding.size() != form.encoding.size() || !SameText(encoding, form.encoding)) continue;
+      for (uint32_t k = 0; k < form.fields; ++k) form.stats[k]->Count(n, form.counts[k]);
+      return true;
+    }
+    return false;
+  }
+  // After message n's header was added field by field.
+  void RememberHeader(std::string_view encoding, uint32_t n) {
+    HeaderForm& form = header_forms[header_form_next];
+    header_form_next = (header_form_next + 1) % kHeaderForms;
+    header_form_count = std::max(header_form_count, header_form_next == 0 ? kHeaderForms : header_form_next);
+    form.encoding = encoding;
+    form.fields = 0;
+    for (uint32_t slot = 0; slot < amqp::kHeaderFieldCount; ++slot) {
+      FieldStats* const stats = fixed_stats[slot];
+      if (stats == nullptr || stats->last_message != n) continue;
+      form.stats[form.fields] = stats;
+      form.counts[form.fields++] = stats->last_count;
+    }
   }
 
   // The slots of one section through the field source (which reads any encoding).
@@ -997,8 +1042,8 @@ struct ChunkSummaryBuilder::State {
   std::vector<FieldRef> fixed_refs;
   MessageFieldSource fixed;
   std::vector<FieldStats*> fixed_stats;
-  std::string_view last_header;  // the previous message's header list, when header_repeats
-  bool header_repeats = false;
+  HeaderForm header_forms[kHeaderForms];
+  uint32_t header_form_count = 0, header_form_next = 0;
   amqp::MessageView view;
   std::vector<std::unique_ptr<FieldStats>> fields;  // the first `used` are this chunk's, the rest kept for reuse
   size_t used = 0;

@@ -445,6 +445,40 @@ std::vector<std::string> TextOrderMessages(Random& r, int count) {
   return messages;
 }
 
+// A Bloom filter's probes are (hash + k * step) mod 2^64 mod bits; the builder steps from one to the
+// next without a division, and must land where a reader's division does when the sum wraps past 2^64.
+// The two texts below were searched for: their hashes are within 9 steps of 2^64, so their later
+// probes wrap. Every text of the chunk, wrapped or not, must be found in its set.
+TEST(ChunkSummaryBuilderTest, BloomProbesThatWrapPast64BitsAreFound) {
+  std::vector<std::string> texts = {"wrap-38294076", "wrap-210189486"};
+  for (int i = 0; i < 60; ++i) texts.push_back("text-" + std::to_string((i * 37) % 60));
+  std::vector<std::string> messages;  // a summarizer views them until Finish()
+  for (const std::string& t : texts) {
+    std::string map = std::string("\xa1\x01k", 3) + static_cast<char>('\xa1') + static_cast<char>(t.size()) + t;
+    std::string props = "\xc1";
+    PutBig(&props, map.size() + 1, 1);
+    PutBig(&props, 2, 1);
+    messages.push_back(EncodeSection(0x74, props + map) + EncodeSection(0x75, std::string("\xa0\x02hi", 4)));
+  }
+  ChunkSummaryBuilder builder;
+  builder.Reset();
+  for (const std::string& m : messages) builder.Add(m);
+  std::string summary;
+  builder.Finish(&summary);
+  const std::vector<FieldRef> fields = Fields();
+  const auto slot = static_cast<uint32_t>(amqp::kHeaderFieldCount + amqp::kPropertiesFieldCount);
+  ASSERT_EQ(fields[slot].name, "k");
+  ChunkSummaryFacts facts(fields);
+  ASSERT_TRUE(facts.Reset(summary));
+  FieldFacts f;
+  ASSERT_TRUE(facts.Field(slot, &f));
+  ASSERT_EQ(f.texts, texts.size());
+  for (const std::string& t : texts) EXPECT_TRUE(facts.MayHoldText(slot, t)) << t;
+  EXPECT_FALSE(facts.MayHoldText(slot, "wrap-1") && facts.MayHoldText(slot, "text-999") &&
+               facts.MayHoldText(slot, "absent"))
+      << "a set that holds everything tells nothing";
+}
+
 TEST(ChunkSummaryBuilderTest, SummaryBytesAreThoseOfTheFormat) {
   Random r(20261203);
   EXPECT_EQ(SummaryDigest(Synthetic("orders", 20000), r, 3000), 10621860529955048290u) << "orders";
