@@ -161,7 +161,8 @@ def main():
     w("")
     w(f"`{commands['filter']}`: 1,000,000 `orders` (p8) and 200,000 `wide` (p32) messages from "
       "`sift gen --seed 1`, the selector `customer = 'cust-99999'` planted in exactly the share shown, the "
-      "customer property first or last; M msgs/s on one thread (CPU time). \"Full decode\" is "
+      "customer property first or last; M msgs/s on one thread (CPU time), the median of 3 runs interleaved at "
+      "random with the other rows for scan, full decode, typed JSON and the baseline. \"Full decode\" is "
       "`Delivery::ToProton` of every match; \"typed JSON\" is its JSON line. All rows, the selector shapes, the "
       "store through consumers and thread scaling are in `bench/results/filter-summary.md`.")
     w("")
