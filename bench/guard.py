@@ -42,7 +42,8 @@ def main():
         if b.get("error_occurred"):
             failures.append("%s: %s" % (b["name"], b.get("error_message", "error")))
         # Single-thread, CPU-time runs only (the name has no /threads:N or /real_time suffix).
-        base = "/".join(p for p in b["name"].split("/") if not p.startswith("iterations:"))
+        # /iterations:N and /repeats:N say how a row was run, not which row it is.
+        base = "/".join(p for p in b["name"].split("/") if not p.startswith(("iterations:", "repeats:")))
         runs[base] = b
 
     sift, baseline = runs.get(SIFT), runs.get(BASELINE)
