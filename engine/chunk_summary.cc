@@ -370,6 +370,7 @@ struct FieldStats {
   size_t exact_bytes = 0;
   bool exact_overflow = false;
   bool texts_ascending = true;   // every text so far >= the one before it
+  uint8_t number_code = 0;       // the format code of the plain number AddPlain added last (0: none yet)
   const uint8_t* raw = nullptr;  // the encoding of the value added last (nullptr: unknown)
   uint32_t raw_size = 0;
   uint32_t* last_count = nullptr;  // the count that value went to
@@ -505,6 +506,7 @@ struct FieldStats {
     exact_bytes = 0;
     exact_overflow = false;
     texts_ascending = true;
+    number_code = 0;
     raw = nullptr;
     raw_size = 0;
     last_count = nullptr;
@@ -607,6 +609,34 @@ struct FieldStats {
     Added(message, encoding, encoding_size, text_at, remember);
   }
 
+  // A field's numbers mostly keep one encoding (amounts, times, counters): one with the format code of
+  // the plain number added last, of the kind of the bounds, is counted and bounded here, without
+  // classifying it, comparing it with the encodings met before, or remembering it (it then is the
+  // value added last, a number). False, with nothing added, for any other value.
+  [[gnu::always_inline]] bool AddSameCodeNumber(const uint8_t* p, uint32_t size, uint32_t message) {
+    Number v;
+    if (*p != number_code || !has_range || !PlainNumber(p, &v) || v.kind != min.kind || v.kind != max.kind) {
+      return false;
+    }
+    switch (v.kind) {
+      case Number::Kind::kSigned: Bound(v, v.i < min.i, max.i < v.i); break;
+      case Number::Kind::kUnsigned: Bound(v, v.u < min.u, max.u < v.u); break;
+      case Number::Kind::kDouble:
+        if (std::isnan(v.d)) {
+          has_nan = true;
+        } else {
+          Bound(v, v.d < min.d, max.d < v.d);
+        }
+        break;
+    }
+    ++*(last_count = &numbers);
+    last_message = message;
+    ++present;
+    raw = p;
+    raw_size = size;
+    return true;
+  }
+
   // Add() for the plain encoding [p, p + size) (its extent known to be in the message) of a number, a
   // string or symbol, a boolean or null: what producers send, read without a Value in between. False,
   // with nothing added, for any other encoding, which the caller decodes and Add()s.
@@ -615,6 +645,7 @@ struct FieldStats {
     Number number;
     if (PlainNumber(p, &number)) {
       AddNumber(number);
+      number_code = p[0];
     } else {
       switch (p[0]) {
         case amqp::code::kStr8:
@@ -895,7 +926,9 @@ struct ChunkSummaryBuilder::State {
       FieldStats* const stats = FixedStats(slot);
       if (stats == nullptr) continue;
       const uint32_t size = static_cast<uint32_t>(element[i + 1] - e);
-      if (stats->Repeated(e, size, n) || stats->AddPlain(e, size, n)) continue;
+      if (stats->AddSameCodeNumber(e, size, n) || stats->Repeated(e, size, n) || stats->AddPlain(e, size, n)) {
+        continue;
+      }
       Value v = Value::Missing();
       amqp::ReadSelectorValue(bytes.data(), e, end, &v, nullptr);
       if (v.present()) stats->Add(v, n, e, size);
@@ -1015,7 +1048,8 @@ struct ChunkSummaryBuilder::State {
       const uint8_t* const value_end = amqp::SkipPlainValue(p, end);
       if (value_end != nullptr && stats != nullptr && stats->last_message != n) {
         const uint32_t size = static_cast<uint32_t>(value_end - value_at);
-        if (stats->Repeated(value_at, size, n) || stats->AddPlain(value_at, size, n)) {
+        if (stats->AddSameCodeNumber(value_at, size, n) || stats->Repeated(value_at, size, n) ||
+            stats->AddPlain(value_at, size, n)) {
           p = value_end;
           continue;
         }

@@ -881,14 +881,17 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
   const bool summarize = static_cast<bool>(options_.chunk_summarizer);
   if ((!summarize && !check) || ranges.empty()) return Status::OK();
   const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, ranges.size());
-  // The first range whose check failed, and its status: a thread stops at it, and passes over no range
-  // before it, so the failure reported is the first in message order.
+  // Each thread takes the next range not yet taken, so that a thread slowed down (by a writer sharing
+  // its core) is not left with a fixed share while the others wait. The first range whose check failed,
+  // and its status: ranges are taken in order and none below a failed one is given up, so the failure
+  // reported is the first in message order.
+  std::atomic<size_t> next{0};
   std::atomic<size_t> first_failed{SIZE_MAX};
   std::vector<Status> failures(ranges.size());
-  auto work = [&](size_t part) {
+  auto work = [&] {
     const std::unique_ptr<ChunkSummarizer> summarizer = summarize ? options_.chunk_summarizer() : nullptr;
     std::string summary;
-    for (size_t k = part; k < ranges.size() && k < first_failed.load(); k += threads) {
+    for (size_t k = next.fetch_add(1); k < ranges.size() && k < first_failed.load(); k = next.fetch_add(1)) {
       if (check) {
         Status s = check(ranges[k].begin, ranges[k].end);
         if (!s.ok()) {
@@ -910,14 +913,14 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
     }
   };
   std::vector<std::thread> workers;
-  for (size_t part = 1; part < threads; ++part) {
+  for (size_t t = 1; t < threads; ++t) {
     try {
-      workers.emplace_back(work, part);
+      workers.emplace_back(work);
     } catch (const std::system_error&) {
-      work(part);  // no thread to be had: this one does that part too
+      break;  // no thread to be had: the ones there are take every range
     }
   }
-  work(0);
+  work();
   for (std::thread& t : workers) t.join();
   const size_t failed = first_failed.load();
   return failed == SIZE_MAX ? Status::OK() : failures[failed];
