@@ -943,19 +943,29 @@ struct ChunkSummaryBuilder::State {
   // A producer's headers take few forms (durable or not, a ttl or none, a priority), and a header this
   // chunk met before adds its fields' values again, which only counts them: the header lists met
   // (the last kHeaderForms distinct ones; the empty encoding for an absent header, a list's is never
-  // empty), each with the fields it gave a value and the count each value went to.
-  static constexpr uint32_t kHeaderForms = 8;
+  // empty), each with the fields it gave a value and the count each value went to. A short encoding
+  // (most headers) is compared as its EncodingKey, a few words, not byte by byte.
+  static constexpr uint32_t kHeaderForms = 32;
   struct HeaderForm {
     std::string_view encoding;  // views its message, valid until Finish()
+    EncodingKey key;            // of a short encoding (kMaxKeyedEncoding bytes at most)
     uint32_t fields = 0;
     FieldStats* stats[amqp::kHeaderFieldCount];
     uint32_t* counts[amqp::kHeaderFieldCount];
   };
+  static EncodingKey HeaderKey(std::string_view encoding) {
+    return encoding.size() <= kMaxKeyedEncoding
+               ? KeyOf(reinterpret_cast<const uint8_t*>(encoding.data()), static_cast<uint32_t>(encoding.size()))
+               : EncodingKey{0, 0, static_cast<uint32_t>(encoding.size())};
+  }
   bool HeaderMet(std::string_view encoding, uint32_t n) {
+    const EncodingKey k = HeaderKey(encoding);
+    const bool keyed = encoding.size() <= kMaxKeyedEncoding;
     for (uint32_t f = 0; f < header_form_count; ++f) {
       const HeaderForm& form = header_forms[f];
-      if (encoding.size() != form.encoding.size() || !SameText(encoding, form.encoding)) continue;
-      for (uint32_t k = 0; k < form.fields; ++k) form.stats[k]->Count(n, form.counts[k]);
+      if (form.key.w0 != k.w0 || form.key.w1 != k.w1 || form.key.size != k.size) continue;
+      if (!keyed && !SameBytes(encoding.data(), form.encoding.data(), encoding.size())) continue;
+      for (uint32_t j = 0; j < form.fields; ++j) form.stats[j]->Count(n, form.counts[j]);
       return true;
     }
     return false;
@@ -966,6 +976,7 @@ struct ChunkSummaryBuilder::State {
     header_form_next = (header_form_next + 1) % kHeaderForms;
     header_form_count = std::max(header_form_count, header_form_next == 0 ? kHeaderForms : header_form_next);
     form.encoding = encoding;
+    form.key = HeaderKey(encoding);
     form.fields = 0;
     for (uint32_t slot = 0; slot < amqp::kHeaderFieldCount; ++slot) {
       FieldStats* const stats = fixed_stats[slot];
