@@ -280,7 +280,7 @@ inline EncodingKey KeyOf(const uint8_t* p, uint32_t size) {
 
 // The number a plain fixed-width encoding at p holds, as amqp::internal::PlainValue decodes it and
 // selector::ToNumber makes it a number; false for any other encoding.
-inline bool PlainNumber(const uint8_t* p, Number* out) {
+[[gnu::always_inline]] inline bool PlainNumber(const uint8_t* p, Number* out) {
   const uint8_t* const d = p + 1;
   switch (p[0]) {
     case amqp::code::kUByte:
@@ -642,24 +642,23 @@ struct FieldStats {
   // with nothing added, for any other encoding, which the caller decodes and Add()s.
   [[gnu::always_inline]] bool AddPlain(const uint8_t* p, uint32_t size, uint32_t message) {
     uint32_t text_at = 0;
-    Number number;
-    if (PlainNumber(p, &number)) {
-      AddNumber(number);
-      number_code = p[0];
-    } else {
-      switch (p[0]) {
-        case amqp::code::kStr8:
-        case amqp::code::kSym8: text_at = 2; break;
-        case amqp::code::kStr32:
-        case amqp::code::kSym32: text_at = 5; break;
-        case amqp::code::kNull: AddNull(); break;
-        case amqp::code::kTrue: AddBoolean(true); break;
-        case amqp::code::kFalse: AddBoolean(false); break;
-        case amqp::code::kBoolean: AddBoolean(p[1] != 0); break;
-        default: return false;
+    switch (p[0]) {
+      case amqp::code::kStr8:
+      case amqp::code::kSym8: text_at = 2; break;
+      case amqp::code::kStr32:
+      case amqp::code::kSym32: text_at = 5; break;
+      case amqp::code::kNull: AddNull(); break;
+      case amqp::code::kTrue: AddBoolean(true); break;
+      case amqp::code::kFalse: AddBoolean(false); break;
+      case amqp::code::kBoolean: AddBoolean(p[1] != 0); break;
+      default: {
+        Number number;
+        if (!PlainNumber(p, &number)) return false;
+        AddNumber(number);
+        number_code = p[0];
       }
-      if (text_at != 0) AddText(std::string_view(reinterpret_cast<const char*>(p) + text_at, size - text_at), true);
     }
+    if (text_at != 0) AddText(std::string_view(reinterpret_cast<const char*>(p) + text_at, size - text_at), true);
     Added(message, p, size, text_at);
     return true;
   }
