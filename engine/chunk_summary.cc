@@ -98,6 +98,15 @@ void ForEachBloomBit(uint64_t hash, uint32_t probes, uint64_t bits, F&& f) {
   const uint64_t step_mod = step % bits;
   const uint64_t wrap_mod = (uint64_t{0} - bits) % bits;  // 2^64 mod bits
   uint64_t bit = hash % bits;
+  if (probes == 0) return;
+  if (hash <= UINT64_MAX - uint64_t{probes - 1} * step) {  // no sum wraps (nearly every hash)
+    for (uint32_t k = 0; k < probes; ++k) {
+      f(bit);
+      bit += step_mod;
+      if (bit >= bits) bit -= bits;
+    }
+    return;
+  }
   uint64_t sum = hash;
   for (uint32_t k = 0; k < probes; ++k) {
     const bool wrapped = sum < hash;
