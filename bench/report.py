@@ -225,12 +225,22 @@ def main():
         c = cells(name_of, against)
         w(f"| {label} | {c[0]} | {c[1]} |")
         if label.startswith("`DecodeToProton`"):
+            # The target reads the paired run (BM_FullDecodePaired: the two decoders in alternating turns of
+            # 500 messages, so that both meet the machine's conditions of the moment); the rows above, each
+            # decoder run on its own, are shown beside it.
+            paired = {p: codec.get(f"BM_FullDecodePaired/{p}") for p in ("orders", "wide")}
+            got = []
             for p in ("orders", "wide"):
-                b = codec.get(f"BM_DecodeToProtonSynthetic/{p}")
-                if b and base[p]:
-                    x = per_item_ns(b) / per_item_ns(base[p])
-                    check(targets, (f"full decode against `pn_message_decode`, {p}", "<= 1.0x the time"), f"{x:.2f}x",
-                          x <= 1.0)
+                b = paired[p]
+                if b and "ratio" in b:
+                    got.append(f"{b['sift_ns_per_msg'] / 1000:.2f} µs against {b['proton_ns_per_msg'] / 1000:.2f} µs "
+                               f"(**{b['ratio']:.2f}x**)")
+                    check(targets, (f"full decode against `pn_message_decode` (paired), {p}", "<= 1.0x the time"),
+                          f"{b['ratio']:.2f}x", b["ratio"] <= 1.0)
+                else:
+                    got.append("-")
+            w(f"| `DecodeToProton` against `pn_message_decode`, paired (alternating turns of 500 messages) | "
+              f"{got[0]} | {got[1]} |")
         if label.startswith("`Validate`"):
             for i, p in enumerate(("orders", "wide")):
                 b = codec.get(f"BM_Validate/profile:{i}/distinct:100000")
