@@ -40,9 +40,10 @@ namespace {
 
 constexpr uint64_t kScanMessages = 1'000'000;
 
+// operator new calls by this thread (a store's background threads allocate on their own).
 uint64_t Allocations() {
 #ifdef SIFT_COUNT_ALLOCATIONS
-  return sift::testing::AllocationCount();
+  return sift::testing::ThisThreadAllocationCount();
 #else
   return 0;
 #endif
