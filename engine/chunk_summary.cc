@@ -627,16 +627,10 @@ struct FieldStats {
     if (*p != number_code || !has_range || !PlainNumber(p, &v) || v.kind != min.kind || v.kind != max.kind) {
       return false;
     }
-    switch (v.kind) {
-      case Number::Kind::kSigned: Bound(v, v.i < min.i, max.i < v.i); break;
-      case Number::Kind::kUnsigned: Bound(v, v.u < min.u, max.u < v.u); break;
-      case Number::Kind::kDouble:
-        if (std::isnan(v.d)) {
-          has_nan = true;
-        } else {
-          Bound(v, v.d < min.d, max.d < v.d);
-        }
-        break;
+    if (v.kind == Number::Kind::kDouble && std::isnan(v.d)) {
+      has_nan = true;
+    } else {
+      BoundSameKind(v);
     }
     ++*(last_count = &numbers);
     last_message = message;
@@ -685,13 +679,17 @@ struct FieldStats {
       min = max = n;
       has_range = true;
     } else if (n.kind == min.kind && n.kind == max.kind) {  // a field's numbers are mostly of one kind
-      switch (n.kind) {
-        case Number::Kind::kSigned: Bound(n, n.i < min.i, max.i < n.i); break;
-        case Number::Kind::kUnsigned: Bound(n, n.u < min.u, max.u < n.u); break;
-        case Number::Kind::kDouble: Bound(n, n.d < min.d, max.d < n.d); break;
-      }
+      BoundSameKind(n);
     } else {
       Bound(n, NumberLess(n, min), NumberLess(max, n));
+    }
+  }
+  // Bound() for a number (not NaN) of the kind of both bounds, compared without converting.
+  void BoundSameKind(const Number& n) {
+    switch (n.kind) {
+      case Number::Kind::kSigned: Bound(n, n.i < min.i, max.i < n.i); break;
+      case Number::Kind::kUnsigned: Bound(n, n.u < min.u, max.u < n.u); break;
+      case Number::Kind::kDouble: Bound(n, n.d < min.d, max.d < n.d); break;
     }
   }
   void Bound(const Number& n, bool below, bool above) {
