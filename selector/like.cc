@@ -272,9 +272,18 @@ static size_t BackCodePoints(std::string_view text, size_t begin, size_t end, si
 // *at past it: bit j is set when pattern position j accepts it.
 [[gnu::always_inline]] inline const uint64_t* LikeMatcher::MaskOf(const Segment& seg, const uint8_t* bytes,
                                                                   size_t* at) {
-  if (bytes[*at] < 0x80) return &seg.ascii_masks[size_t{bytes[(*at)++]} * seg.words];
+  const uint8_t lead = bytes[*at];
+  if (lead < 0x80) {
+    ++*at;
+    return &seg.ascii_masks[size_t{lead} * seg.words];
+  }
   uint32_t cp = 0;
-  *at += base::DecodeValidUtf8(bytes + *at, &cp);
+  if (lead < 0xe0) {  // two bytes, the most common after ASCII
+    cp = (uint32_t{lead} & 0x1f) << 6 | (uint32_t{bytes[*at + 1]} & 0x3f);
+    *at += 2;
+  } else {
+    *at += base::DecodeValidUtf8(bytes + *at, &cp);
+  }
   const auto it = std::lower_bound(seg.others.begin(), seg.others.end(), cp);
   return it != seg.others.end() && *it == cp
              ? &seg.other_masks[static_cast<size_t>(it - seg.others.begin()) * seg.words]

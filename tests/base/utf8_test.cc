@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
 namespace sift::base {
 namespace {
@@ -163,6 +165,65 @@ TEST(Utf8Test, AgreesWithEncodingOnEveryShortSequence) {
         ASSERT_EQ(std::string(buf, len), s.substr(0, len));
       }
     }
+  }
+}
+
+// IsValidUtf8 reads runs of two-byte sequences a word at a time; sequence by sequence is the reference.
+bool ValidOneSequenceAtATime(std::string_view s) {
+  for (size_t at = 0; at < s.size();) {
+    const size_t len = Utf8SequenceLength(s, at);
+    if (len == 0) return false;
+    at += len;
+  }
+  return true;
+}
+
+TEST(Utf8Test, TwoByteRunsAgreeWithOneSequenceAtATime) {
+  // Pieces that make runs of two-byte sequences and break them: good sequences of every length,
+  // overlong leads (C0, C1), lone continuations, leads followed by ASCII, and cut sequences.
+  const std::vector<std::string> pieces = {"a",
+                                           "\xc3\xa9",
+                                           "\xc2\x80",
+                                           "\xdf\xbf",
+                                           "\xd0\x96",
+                                           "\xe2\x82\xac",
+                                           "\xf0\x9f\x98\x80",
+                                           "\xc0\xaf",
+                                           "\xc1\xbf",
+                                           "\x80",
+                                           "\xbf",
+                                           "\xc3",
+                                           "\xc3\x41",
+                                           "\xe2\x82",
+                                           "\xc3\xc3",
+                                           "\xed\xa0\x80",
+                                           "\xf4\x90\x80\x80",
+                                           "\xff",
+                                           "\xc3\xa9\xc3\xa9"};
+  std::mt19937_64 rng(20261203);
+  for (int round = 0; round < 200000; ++round) {
+    std::string text;
+    const size_t n = 1 + rng() % 24;
+    for (size_t i = 0; i < n; ++i) {
+      // Mostly good two-byte sequences, so that most texts hold word-long runs.
+      const size_t k = rng() % 3 == 0 ? rng() % pieces.size() : 1 + rng() % 4;
+      text += pieces[k];
+    }
+    ASSERT_EQ(IsValidUtf8(text), ValidOneSequenceAtATime(text)) << ::testing::PrintToString(text);
+  }
+  // A break at every place in a long run of two-byte sequences.
+  std::string run;
+  for (int i = 0; i < 20; ++i) run += "\xc3\xa9";
+  EXPECT_TRUE(IsValidUtf8(run));
+  for (size_t i = 0; i < run.size(); ++i) {
+    for (const char* bad : {"\xc0\xaf", "\xc1\xbf", "\x80", "\xc3", "A"}) {
+      std::string text = run;
+      text.insert(i, bad);
+      EXPECT_EQ(IsValidUtf8(text), ValidOneSequenceAtATime(text)) << i << " " << bad;
+    }
+    std::string lead_then_ascii = run;
+    lead_then_ascii[i] = 'A';
+    EXPECT_EQ(IsValidUtf8(lead_then_ascii), ValidOneSequenceAtATime(lead_then_ascii)) << i;
   }
 }
 
