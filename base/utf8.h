@@ -170,7 +170,8 @@ inline bool AppendUtf8(uint32_t cp, std::string* out) {
 }
 
 // True when the n bytes at p are well-formed UTF-8 throughout. ASCII is skipped a word at a time
-// (the common case: most text in messages is ASCII), anything else one sequence at a time.
+// (the common case: most text in messages is ASCII), runs of two-byte sequences four at a time, and
+// anything else one sequence at a time.
 inline bool IsValidUtf8(const uint8_t* p, size_t n) {
   constexpr uint64_t kHighBits = 0x8080808080808080ull;
   const uint8_t* const end = p + n;
