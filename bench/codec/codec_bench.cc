@@ -16,8 +16,6 @@
 #include <proton/codec.h>
 #include <proton/message.h>
 
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -31,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/paired_turns.h"
 #include "engine/amqp/message_view.h"
 #include "engine/amqp/proton_message.h"
 #include "engine/amqp/record_file.h"
@@ -375,47 +374,34 @@ BENCHMARK_CAPTURE(BM_DecodeToProtonSynthetic, wide, std::string("wide"))->Unit(b
 // pn_message_decode's, which the full-decode target of bench/run reads.
 constexpr size_t kPairedBatch = 500;
 
-double ThreadCpuNs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
-
 void BM_FullDecodePaired(benchmark::State& state, const std::string& profile) {
   const auto& messages = SyntheticMessages(profile);
   pn_message_t* ours = pn_message();
   pn_message_t* theirs = pn_message();
   double sift_ns = 0, proton_ns = 0;
-  bool sift_first = true;
+  sift::bench::PairedTurns turns;
   bool failed = false;
   auto sift_turn = [&](size_t begin, size_t end) {
-    const double t = ThreadCpuNs();
+    const double t = sift::bench::ThreadCpuNs();
     for (size_t i = begin; i < end && !failed; ++i) {
       failed = !sift::amqp::DecodeToProton(messages[i], ours).ok();
       benchmark::DoNotOptimize(pn_data_size(pn_message_properties(ours)));
     }
-    sift_ns += ThreadCpuNs() - t;
+    sift_ns += sift::bench::ThreadCpuNs() - t;
   };
   auto proton_turn = [&](size_t begin, size_t end) {
-    const double t = ThreadCpuNs();
+    const double t = sift::bench::ThreadCpuNs();
     for (size_t i = begin; i < end && !failed; ++i) {
       const auto& m = messages[i];
       failed = pn_message_decode(theirs, reinterpret_cast<const char*>(m.data()), m.size()) != 0;
       benchmark::DoNotOptimize(pn_data_size(pn_message_properties(theirs)));
     }
-    proton_ns += ThreadCpuNs() - t;
+    proton_ns += sift::bench::ThreadCpuNs() - t;
   };
   for (auto _ : state) {
     for (size_t begin = 0; begin < messages.size() && !failed; begin += kPairedBatch) {
       const size_t end = std::min(messages.size(), begin + kPairedBatch);
-      if (sift_first) {
-        sift_turn(begin, end);
-        proton_turn(begin, end);
-      } else {
-        proton_turn(begin, end);
-        sift_turn(begin, end);
-      }
-      sift_first = !sift_first;
+      turns.Run([&] { sift_turn(begin, end); }, [&] { proton_turn(begin, end); });
     }
   }
   pn_message_free(ours);
