@@ -22,12 +22,14 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "base/byte_order.h"
 #include "base/utf8.h"
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/field_types.h"
+#include "engine/amqp/message_layout.h"
 #include "engine/amqp/message_view.h"
 #include "engine/amqp/type_codes.h"
 
@@ -289,48 +291,103 @@ const uint8_t* SectionDescriptor(const uint8_t* p, const uint8_t* limit, Section
   }
 }
 
+// No layout is kept (the plain verdict).
+struct NoLayout {};
+
+// Lays out a section's compound value (MessageLayout) while the walk checks its elements: Element()
+// for each element as the walk reaches it, then Done() with the value's extent.
+template <class Compound>
+struct CompoundRecorder {
+  static constexpr uint32_t kMax = Compound::kMax;
+  Compound* out;
+  uint32_t seen = 0;
+  void Element(uint32_t i, const uint8_t* e) {
+    if (i <= kMax) out->elements[i] = e;
+    seen = i + 1;
+  }
+  void Done(const uint8_t* at, const uint8_t* end) {
+    out->at = at;
+    out->end = end;
+    out->complete = seen <= kMax;
+    out->count = std::min(seen, kMax);
+    if (seen <= kMax) out->elements[seen] = end;
+  }
+};
+
+// ListOrMap for a section's value that a MessageLayout keeps (`compound`: where).
+template <class Compound, class Check>
+const uint8_t* LaidOutListOrMap(uint8_t c, const uint8_t* p, const uint8_t* limit, Compound* compound, Check check) {
+  CompoundRecorder<Compound> recorder{compound};
+  const uint8_t* end = ListOrMap(c, p + 1, limit, 0, [&](uint32_t i, const uint8_t* e, const uint8_t* end) {
+    recorder.Element(i, e);
+    return check(i, e, end);
+  });
+  if (end != nullptr) recorder.Done(p, end);
+  return end;
+}
+
 // The value of a section of `kind` at p (after the section's descriptor): its type, its fields' or
-// keys' types, and the value itself.
-const uint8_t* SectionValue(SectionKind kind, const uint8_t* p, const uint8_t* limit) {
+// keys' types, and the value itself. With a MessageLayout, the header, properties and
+// application-properties values are laid out in it as they are checked.
+template <class Layout>
+const uint8_t* SectionValue(SectionKind kind, const uint8_t* p, const uint8_t* limit, Layout* layout) {
+  constexpr bool kLayOut = std::is_same_v<Layout, MessageLayout>;
   if (kind == SectionKind::kAmqpValue) return Value(p, limit, 0, 1);
   if (p >= limit) return nullptr;
   const uint8_t c = *p;
   if (!SectionValueCodeOk(kind, c)) return nullptr;  // a described value (0x00) included
   switch (kind) {
-    case SectionKind::kHeader:
-      if (c == code::kList0) break;
-      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t* end) {
+    case SectionKind::kHeader: {
+      if (c == code::kList0) {
+        if constexpr (kLayOut) CompoundRecorder<decltype(layout->header)>{&layout->header}.Done(p, p + 1);
+        break;
+      }
+      auto check = [](uint32_t i, const uint8_t* e, const uint8_t* end) {
         if (i >= kHeaderFieldCount) return true;
         // A described null is null (absent) too; any other described field has the wrong type.
         if (*e == code::kDescribed) return DescribedCode(e, end) == code::kNull;
         return ((kFields.header[*e] >> i) & 1u) != 0;
-      });
-    case SectionKind::kProperties:
-      if (c == code::kList0) break;
-      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t* end) {
+      };
+      if constexpr (kLayOut) return LaidOutListOrMap(c, p, limit, &layout->header, check);
+      return ListOrMap(c, p + 1, limit, 0, check);
+    }
+    case SectionKind::kProperties: {
+      if (c == code::kList0) {
+        if constexpr (kLayOut) CompoundRecorder<decltype(layout->properties)>{&layout->properties}.Done(p, p + 1);
+        break;
+      }
+      auto check = [](uint32_t i, const uint8_t* e, const uint8_t* end) {
         if (i >= kPropertiesFieldCount) return true;
         if (*e == code::kDescribed) return DescribedCode(e, end) == code::kNull;
         return ((kFields.properties[*e] >> i) & 1u) != 0;
-      });
+      };
+      if constexpr (kLayOut) return LaidOutListOrMap(c, p, limit, &layout->properties, check);
+      return ListOrMap(c, p + 1, limit, 0, check);
+    }
     case SectionKind::kDeliveryAnnotations:
     case SectionKind::kMessageAnnotations:
     case SectionKind::kFooter:
       return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t*) {
         return (i & 1) != 0 || IsAnnotationKeyCode(*e);
       });
-    case SectionKind::kApplicationProperties:
-      return ListOrMap(c, p + 1, limit, 0, [](uint32_t i, const uint8_t* e, const uint8_t*) {
-        return (i & 1) != 0 || IsPropertyKeyCode(*e);
-      });
+    case SectionKind::kApplicationProperties: {
+      auto check = [](uint32_t i, const uint8_t* e, const uint8_t*) { return (i & 1) != 0 || IsPropertyKeyCode(*e); };
+      if constexpr (kLayOut) return LaidOutListOrMap(c, p, limit, &layout->application_properties, check);
+      return ListOrMap(c, p + 1, limit, 0, check);
+    }
     default: break;
   }
   return Payload(c, p + 1, limit, 0, 1);
 }
 
-bool Message(std::span<const uint8_t> message) {
+template <class Layout>
+bool Message(std::span<const uint8_t> message, Layout* layout) {
   const uint8_t* p = message.data();
   const uint8_t* const limit = p + message.size();
   if (p == limit) return false;
+  if constexpr (std::is_same_v<Layout, MessageLayout>) {
+    layout->header.at = layout->properties.at = layout->application_properties.at = nullptr;
+  }
   // Messages are usually stored and read back to back (record files, chunks): start loading as
   // many bytes after this one (up to 2 KB) while it is checked, so that streaming through many
   // messages is not bound by memory latency. A prefetch never faults, wherever it points.
@@ -345,7 +402,7 @@ bool Message(std::span<const uint8_t> message) {
     SectionKind kind = SectionKind::kHeader;
     const uint8_t* q = SectionDescriptor(p + 1, limit, &kind);
     if (q == nullptr || (any && !MayFollow(previous, kind))) return false;
-    p = SectionValue(kind, q, limit);
+    p = SectionValue(kind, q, limit, layout);
     if (p == nullptr) return false;
     any = true;
     previous = kind;
@@ -646,12 +703,20 @@ DecodeError ValidateValue(std::span<const uint8_t> bytes) {
 }
 
 DecodeError Validate(std::span<const uint8_t> message) {
-  if (fast::Message(message)) return DecodeError();
+  fast::NoLayout none;
+  if (fast::Message(message, &none)) return DecodeError();
   return explain::ExplainMessage(message);
 }
 
+bool WellFormedMessage(std::span<const uint8_t> message, MessageLayout* layout) {
+  return fast::Message(message, layout);
+}
+
 namespace internal {
-bool WellFormedMessage(std::span<const uint8_t> message) { return fast::Message(message); }
+bool WellFormedMessage(std::span<const uint8_t> message) {
+  fast::NoLayout none;
+  return fast::Message(message, &none);
+}
 bool WellFormedValue(std::span<const uint8_t> bytes) { return fast::SingleValue(bytes); }
 }  // namespace internal
 

@@ -40,6 +40,13 @@ DecodeError Validate(std::span<const uint8_t> message);
 // checked as above). For values outside messages (e.g. a filter's described value).
 DecodeError ValidateValue(std::span<const uint8_t> bytes);
 
+struct MessageLayout;
+
+// Validate's verdict alone (true: well formed), and where the message's header, properties and
+// application-properties values and their elements are (*layout, meaningful only when true), found by
+// the same walk that checks them. Never allocates.
+bool WellFormedMessage(std::span<const uint8_t> message, MessageLayout* layout);
+
 namespace internal {
 // The verdicts of Validate / ValidateValue alone (true: ok), from the single-pass walk they take
 // first; the DecodeError of a rejected input comes from a second, explaining walk. Exposed so that

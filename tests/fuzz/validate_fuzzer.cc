@@ -1,7 +1,11 @@
 // libFuzzer target: arbitrary bytes through strict validation (as a message and as a single value)
 // and through the record file reader. Findings: crashes, out-of-buffer reads (ASan), errors that do
 // not name an offset inside the input, and any difference from the reference validator
-// (tests/engine/amqp/reference_validate.h) in the error or in the verdict of the fast walk.
+// (tests/engine/amqp/reference_validate.h) in the error or in the verdict of the fast walk, and a
+// layout (WellFormedMessage with a MessageLayout) that differs in verdict, or that the lazy reader
+// does not find: each laid-out section where MessageView finds it, each element where reading the
+// one before ends.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,6 +13,9 @@
 #include <span>
 #include <string>
 
+#include "engine/amqp/encoded_value.h"
+#include "engine/amqp/message_layout.h"
+#include "engine/amqp/message_view.h"
 #include "engine/amqp/record_file.h"
 #include "engine/amqp/validate.h"
 #include "tests/engine/amqp/reference_validate.h"
@@ -28,6 +35,41 @@ void CheckSame(const sift::amqp::DecodeError& x, const sift::amqp::DecodeError& 
   }
 }
 
+template <class Compound>
+void CheckLaidOut(const sift::amqp::MessageView& view, sift::amqp::SectionKind kind, const Compound& laid_out) {
+  const std::span<const uint8_t> bytes = view.bytes();
+  const uint8_t* const at = view.SectionValue(kind);
+  if (at != laid_out.at) std::abort();
+  if (at == nullptr) return;
+  const uint8_t* p = nullptr;
+  const uint8_t* end = nullptr;
+  uint32_t count = 0;
+  const bool map = kind == sift::amqp::SectionKind::kApplicationProperties;
+  if (!sift::amqp::PlainCompound(at, bytes.data() + bytes.size(), map, &p, &end, &count)) std::abort();
+  if (end != laid_out.end || laid_out.complete != (count <= Compound::kMax) ||
+      laid_out.count != std::min(count, Compound::kMax)) {
+    std::abort();
+  }
+  for (uint32_t i = 0; i < laid_out.count; ++i) {
+    if (laid_out.elements[i] != p) std::abort();
+    p = sift::amqp::SkipValue(bytes.data(), p, end, nullptr);
+    if (p == nullptr) std::abort();
+  }
+  if (laid_out.elements[laid_out.count] != p) std::abort();
+}
+
+void CheckLayout(std::span<const uint8_t> bytes) {
+  sift::amqp::MessageLayout layout;
+  const bool well_formed = sift::amqp::WellFormedMessage(bytes, &layout);
+  if (well_formed != sift::amqp::internal::WellFormedMessage(bytes)) std::abort();
+  if (!well_formed) return;
+  sift::amqp::MessageView view;
+  view.Reset(bytes);
+  CheckLaidOut(view, sift::amqp::SectionKind::kHeader, layout.header);
+  CheckLaidOut(view, sift::amqp::SectionKind::kProperties, layout.properties);
+  CheckLaidOut(view, sift::amqp::SectionKind::kApplicationProperties, layout.application_properties);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -36,6 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             sift::amqp::internal::WellFormedMessage(bytes));
   CheckSame(sift::amqp::ValidateValue(bytes), sift::amqp::testing::ReferenceValidateValue(bytes),
             sift::amqp::internal::WellFormedValue(bytes));
+  CheckLayout(bytes);
   for (const sift::amqp::DecodeError& e : {sift::amqp::Validate(bytes), sift::amqp::ValidateValue(bytes)}) {
     if (e.ok()) continue;
     if (e.offset > size) std::abort();
