@@ -9,9 +9,10 @@
 
 #include "base/byte_order.h"
 #include "engine/amqp/field_types.h"
+#include "engine/amqp/message_layout.h"
 #include "engine/amqp/message_view.h"
+#include "engine/amqp/validate.h"
 #include "engine/message_field_source.h"
-#include "selector/bytes_equal.h"
 #include "selector/compare.h"
 
 namespace sift::engine {
@@ -203,9 +204,16 @@ bool UpperBoundOfPrefix(std::string_view prefix, std::string* out) {
 [[gnu::always_inline]] inline bool SameBytes(const void* a, const void* b, size_t n) {
   const char* x = static_cast<const char*>(a);
   const char* y = static_cast<const char*>(b);
-  if (n <= 16) return selector::BytesEqual(x, y, n);
-  if (n > 32) return std::memcmp(x, y, n) == 0;
   auto word = [](const char* p, size_t at) { return base::LoadLE64(p + at); };
+  if (n <= 16) {
+    if (n >= 8) return ((word(x, 0) ^ word(y, 0)) | (word(x, n - 8) ^ word(y, n - 8))) == 0;
+    if (n >= 4) {
+      return ((base::LoadLE32(x) ^ base::LoadLE32(y)) | (base::LoadLE32(x + n - 4) ^ base::LoadLE32(y + n - 4))) == 0;
+    }
+    if (n == 0) return true;
+    return x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1];  // 1..3 bytes
+  }
+  if (n > 32) return std::memcmp(x, y, n) == 0;
   return ((word(x, 0) ^ word(y, 0)) | (word(x, 8) ^ word(y, 8)) | (word(x, n - 16) ^ word(y, n - 16)) |
           (word(x, n - 8) ^ word(y, n - 8))) == 0;
 }
@@ -529,7 +537,7 @@ struct FieldStats {
   // hashing it and probing a set. True when `size` bytes at `p` are the encoding of the value added
   // last (an encoding decodes to one value): the caller then Repeat()s it. The previous encoding views
   // its message, which stays valid until Finish() (the ChunkSummarizer contract).
-  bool SameEncodingAsLast(const uint8_t* p, size_t size) const {
+  [[gnu::always_inline]] bool SameEncodingAsLast(const uint8_t* p, size_t size) const {
     return raw != nullptr && size == raw_size && SameBytes(p, raw, size);
   }
   void Repeat(uint32_t message) { Count(message, last_count); }
@@ -685,7 +693,7 @@ struct FieldStats {
     }
   }
   // Bound() for a number (not NaN) of the kind of both bounds, compared without converting.
-  void BoundSameKind(const Number& n) {
+  [[gnu::always_inline]] void BoundSameKind(const Number& n) {
     switch (n.kind) {
       case Number::Kind::kSigned: Bound(n, n.i < min.i, max.i < n.i); break;
       case Number::Kind::kUnsigned: Bound(n, n.u < min.u, max.u < n.u); break;
@@ -896,23 +904,12 @@ struct ChunkSummaryBuilder::State {
   template <bool kHeader>
   bool AddList(const uint8_t* at, uint32_t n) {
     constexpr int kFields = kHeader ? amqp::kHeaderFieldCount : amqp::kPropertiesFieldCount;
-    constexpr uint32_t kFirstSlot = kHeader ? 0 : amqp::kHeaderFieldCount;
-    if (at == nullptr) {
-      // Absent (or unreadable, and then the message fails the summary): the header's defaults, and no
-      // properties.
-      if (kHeader && !HeaderMet(std::string_view(), n)) {
-        for (int i = 0; i < kFields; ++i) AddDefault(i, n);
-        RememberHeader(std::string_view(), n);
-      }
-      return true;
-    }
+    if (at == nullptr) return AddAbsentList<kHeader>(n);
     const std::span<const uint8_t> bytes = view.bytes();
     const uint8_t* p = nullptr;
     const uint8_t* end = nullptr;
     uint32_t count = 0;
     if (!amqp::PlainCompound(at, bytes.data() + bytes.size(), /*map=*/false, &p, &end, &count)) return false;
-    const std::string_view encoding(reinterpret_cast<const char*>(at), static_cast<size_t>(end - at));
-    if (kHeader && HeaderMet(encoding, n)) return true;
     const int listed = static_cast<int>(std::min<uint32_t>(count, static_cast<uint32_t>(kFields)));
     const uint8_t* element[kFields + 1];  // where each listed element starts, and the end
     for (int i = 0; i < listed; ++i) {
@@ -921,6 +918,40 @@ struct ChunkSummaryBuilder::State {
       if (p == nullptr) return false;
     }
     element[listed] = p;
+    AddListElements<kHeader>(at, end, element, listed, n);
+    return true;
+  }
+
+  // AddList() for a list validation laid out (MessageLayout).
+  template <bool kHeader, class Compound>
+  bool AddLaidOutList(const Compound& list, uint32_t n) {
+    if (list.at == nullptr) return AddAbsentList<kHeader>(n);
+    const int listed = static_cast<int>(list.count);
+    for (int i = 0; i < listed; ++i) {
+      if (*list.elements[i] == amqp::code::kDescribed) return false;  // a described null: the field source
+    }
+    AddListElements<kHeader>(list.at, list.end, list.elements, listed, n);
+    return true;
+  }
+
+  // An absent header's defaults, or no properties.
+  template <bool kHeader>
+  bool AddAbsentList(uint32_t n) {
+    if (kHeader && !HeaderMet(std::string_view(), n)) {
+      for (int i = 0; i < amqp::kHeaderFieldCount; ++i) AddDefault(i, n);
+      RememberHeader(std::string_view(), n);
+    }
+    return true;
+  }
+
+  // The fields of the plain list [at, end) whose first `listed` elements (none described) start at
+  // element[0..listed), element[listed] being where the last one ends.
+  template <bool kHeader>
+  void AddListElements(const uint8_t* at, const uint8_t* end, const uint8_t* const* element, int listed, uint32_t n) {
+    constexpr int kFields = kHeader ? amqp::kHeaderFieldCount : amqp::kPropertiesFieldCount;
+    constexpr uint32_t kFirstSlot = kHeader ? 0 : amqp::kHeaderFieldCount;
+    const std::string_view encoding(reinterpret_cast<const char*>(at), static_cast<size_t>(end - at));
+    if (kHeader && HeaderMet(encoding, n)) return;
     for (int i = 0; i < listed; ++i) {
       const uint8_t* const e = element[i];
       const uint32_t slot = kFirstSlot + static_cast<uint32_t>(i);
@@ -936,14 +967,13 @@ struct ChunkSummaryBuilder::State {
         continue;
       }
       Value v = Value::Missing();
-      amqp::ReadSelectorValue(bytes.data(), e, end, &v, nullptr);
+      amqp::ReadSelectorValue(view.bytes().data(), e, end, &v, nullptr);
       if (v.present()) stats->Add(v, n, e, size);
     }
     if (kHeader) {
       for (int i = listed; i < kFields; ++i) AddDefault(i, n);  // unlisted: the defaults
       RememberHeader(encoding, n);
     }
-    return true;
   }
 
   // A producer's headers take few forms (durable or not, a ttl or none, a priority), and a header this
@@ -1006,11 +1036,10 @@ struct ChunkSummaryBuilder::State {
   // The application properties, whose section's value is at `at` (nullptr: none found).
   void AddApplicationProperties(const uint8_t* at, uint32_t n) {
     const std::span<const uint8_t> bytes = view.bytes();
-    const uint8_t* const base = bytes.data();
     const uint8_t* p = nullptr;
     const uint8_t* end = nullptr;
     uint32_t count = 0;
-    if (at == nullptr || !amqp::PlainCompound(at, base + bytes.size(), /*map=*/true, &p, &end, &count)) {
+    if (at == nullptr || !amqp::PlainCompound(at, bytes.data() + bytes.size(), /*map=*/true, &p, &end, &count)) {
       // Absent, unreadable, or encoded in another way: the general reader decides.
       amqp::EncodedValue map;
       if (!view.FindSection(amqp::SectionKind::kApplicationProperties, &map)) {
@@ -1026,13 +1055,32 @@ struct ChunkSummaryBuilder::State {
       end = p + map.payload().size();
       count = map.count();
     }
+    AddEntries</*kLaidOut=*/false>(p, end, count / 2, nullptr, n);
+  }
+
+  // AddApplicationProperties() for a map validation laid out (MessageLayout).
+  void AddLaidOutApplicationProperties(const amqp::LaidOutCompound<2 * amqp::kLaidOutPropertyEntries>& map,
+                                       uint32_t n) {
+    if (map.at == nullptr) return;
+    if (!map.complete) return AddApplicationProperties(map.at, n);  // more entries than were laid out
+    AddEntries</*kLaidOut=*/true>(map.elements[0], map.end, map.count / 2, map.elements, n);
+  }
+
+  // The `entries` entries of a map from p (keys and values in turn) before end; with kLaidOut,
+  // element[i] is where element i starts (element[2 * entries] where the last ends), else they are
+  // found by reading them.
+  template <bool kLaidOut>
+  void AddEntries(const uint8_t* p, const uint8_t* end, uint32_t entries, const uint8_t* const* element, uint32_t n) {
+    const uint8_t* const base = view.bytes().data();
     amqp::DecodeError error;
-    const uint32_t entries = count / 2;
     const KeyEncoding* known = order.data();  // order's, kept in registers (order changes only below)
     size_t known_count = order.size();
     for (uint32_t i = 0; i < entries; ++i) {
+      if constexpr (kLaidOut) p = element[2 * i];
       FieldStats* stats;
-      if (i < known_count && static_cast<size_t>(end - p) >= known[i].size &&
+      if (i < known_count &&
+          (kLaidOut ? static_cast<size_t>(element[2 * i + 1] - p) == known[i].size
+                    : static_cast<size_t>(end - p) >= known[i].size) &&
           SameBytes(p, known[i].at, known[i].size)) {
         // The same key, encoded the same way, as in the previous message at the same place (the bytes
         // of a whole encoding there are that value): it was found to be a string or symbol then, so
@@ -1062,7 +1110,7 @@ struct ChunkSummaryBuilder::State {
       // A value whose encoding the field met before (Repeated) is not decoded: found the end of, and
       // compared. The same bytes decoded then, so they would now.
       const uint8_t* const value_at = p;
-      const uint8_t* const value_end = amqp::SkipPlainValue(p, end);
+      const uint8_t* const value_end = kLaidOut ? element[2 * i + 2] : amqp::SkipPlainValue(p, end);
       if (value_end != nullptr && stats != nullptr && stats->last_message != n) {
         const uint32_t size = static_cast<uint32_t>(value_end - value_at);
         if (stats->AddSameCodeNumber(value_at, size, n) || stats->Repeated(value_at, size, n) ||
@@ -1071,6 +1119,7 @@ struct ChunkSummaryBuilder::State {
           continue;
         }
       }
+      if (kLaidOut && (stats == nullptr || stats->last_message == n)) continue;  // see below; its end is known
       Value value;
       p = amqp::ReadSelectorValue(base, p, end, &value, &error);
       if (p == nullptr) {
@@ -1096,6 +1145,7 @@ struct ChunkSummaryBuilder::State {
   HeaderForm header_forms[kHeaderForms];
   uint32_t header_form_count = 0, header_form_next = 0;
   amqp::MessageView view;
+  amqp::MessageLayout layout;                       // AddChecked's message
   std::vector<std::unique_ptr<FieldStats>> fields;  // the first `used` are this chunk's, the rest kept for reuse
   size_t used = 0;
   std::unordered_map<std::string, FieldStats*> by_key;
@@ -1126,6 +1176,25 @@ void ChunkSummaryBuilder::Add(std::string_view message) {
   }
   if (s.fixed.read_malformed()) s.failed = true;
   s.AddApplicationProperties(walked ? sections[2] : s.view.SectionValue(SectionKind::kApplicationProperties), n);
+}
+
+bool ChunkSummaryBuilder::AddChecked(std::string_view message) {
+  State& s = *state_;
+  const auto* const bytes = reinterpret_cast<const uint8_t*>(message.data());
+  if (!amqp::WellFormedMessage(std::span<const uint8_t>(bytes, message.size()), &s.layout)) {
+    ++s.messages;
+    s.failed = true;  // the load stops at this message (its caller's check says why)
+    return false;
+  }
+  const uint32_t n = s.messages++;
+  if (s.failed) return true;
+  s.view.Reset(std::span<const uint8_t>(bytes, message.size()));
+  s.fixed.Reset(s.view);
+  if (!s.AddLaidOutList<true>(s.layout.header, n)) s.AddListSlow(true, n);
+  if (!s.AddLaidOutList<false>(s.layout.properties, n)) s.AddListSlow(false, n);
+  if (s.fixed.read_malformed()) s.failed = true;
+  s.AddLaidOutApplicationProperties(s.layout.application_properties, n);
+  return true;
 }
 
 void ChunkSummaryBuilder::Finish(std::string* summary) {

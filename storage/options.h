@@ -42,6 +42,13 @@ class ChunkSummarizer {
   virtual void Reset() = 0;
   // The next message of the chunk. Its bytes stay valid until Finish() returns.
   virtual void Add(std::string_view message) = 0;
+  // Add() for a message nobody has checked yet: a summarizer that can check messages (for being well
+  // formed) checks it while it reads it, sparing the caller a pass of its own, and returns true when it
+  // vouches for the message. The default cannot check: it adds the message and vouches for nothing.
+  virtual bool AddChecked(std::string_view message) {
+    Add(message);
+    return false;
+  }
   // Replaces *summary with the chunk's summary; leaves it empty when the chunk gets none (it is then
   // never skipped).
   virtual void Finish(std::string* summary) = 0;

@@ -892,7 +892,20 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
     const std::unique_ptr<ChunkSummarizer> summarizer = summarize ? options_.chunk_summarizer() : nullptr;
     std::string summary;
     for (size_t k = next.fetch_add(1); k < ranges.size() && k < first_failed.load(); k = next.fetch_add(1)) {
-      if (check) {
+      // With a check, the summarizer reads each message first and checks it if it can (AddChecked):
+      // the caller's check then runs only for a range holding a message it did not vouch for.
+      bool vouched = summarizer != nullptr;
+      if (summarizer != nullptr) {
+        summarizer->Reset();
+        if (check) {
+          for (size_t i = ranges[k].begin; i < ranges[k].end; ++i) {
+            vouched = summarizer->AddChecked(messages[i]) && vouched;
+          }
+        } else {
+          for (size_t i = ranges[k].begin; i < ranges[k].end; ++i) summarizer->Add(messages[i]);
+        }
+      }
+      if (check && !vouched) {
         Status s = check(ranges[k].begin, ranges[k].end);
         if (!s.ok()) {
           failures[k] = std::move(s);
@@ -903,8 +916,6 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
         }
       }
       if (summarizer == nullptr) continue;
-      summarizer->Reset();
-      for (size_t i = ranges[k].begin; i < ranges[k].end; ++i) summarizer->Add(messages[i]);
       summarizer->Finish(&summary);
       if (!summary.empty()) {
         (*entries)[k] =

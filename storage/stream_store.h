@@ -114,10 +114,11 @@ class StreamStore {
   // The work IngestBatch can be spared for `messages`: their chunks' summaries, on one thread per core.
   // Thread-safe; touches no stream.
   //
-  // `check`, when given, is called for each chunk's messages [begin, end) just before they are
-  // summarized (while they are in the core's cache: a loader validates them there), on the same
-  // threads. A check that fails stops the work: the result is its status, for the first failing range
-  // in message order (every range before it was checked and passed), and *prepared is not usable.
+  // `check`, when given, is called for each chunk's messages [begin, end) that the summarizer did not
+  // vouch for (ChunkSummarizer::AddChecked: a summarizer that checks messages as it reads them spares
+  // the caller a pass of its own; without a summarizer, every chunk's), on the same threads. A check
+  // that fails stops the work: the result is its status, for the first failing range in message order
+  // (every range before it was checked or vouched for), and *prepared is not usable.
   using RangeCheck = std::function<Status(size_t begin, size_t end)>;
   Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared,
                        const RangeCheck& check = {}) const;

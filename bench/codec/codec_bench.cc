@@ -421,8 +421,12 @@ BENCHMARK_CAPTURE(BM_FullDecodePaired, wide, std::string("wide"))->Unit(benchmar
 
 // The chunk summary of every message (ChunkSummaryBuilder, what `sift append` builds beside validation):
 // the messages of a profile cut into chunks of the engine's default 1 MiB, Reset / Add / Finish per chunk.
-// Compare its items/s with BM_Validate's: append does both for every message.
-void BM_ChunkSummary(benchmark::State& state, const std::string& profile) {
+// Compare its items/s with BM_Validate's: append does both for every message. BM_ValidateThenSummary
+// is that pair as a load did it before AddChecked, each chunk's messages validated (amqp::Validate)
+// and then summarized; BM_CheckedSummary is a load's way now, both in one walk (AddChecked).
+enum class SummaryWay { kSummaryOnly, kValidateThenSummary, kChecked };
+
+void SummaryBench(benchmark::State& state, const std::string& profile, SummaryWay way) {
   const auto& messages = SyntheticMessages(profile);
   sift::engine::ChunkSummaryBuilder builder;
   std::string summary;
@@ -431,19 +435,35 @@ void BM_ChunkSummary(benchmark::State& state, const std::string& profile) {
   for (auto _ : state) {
     summary_bytes = 0;
     size_t chunk_bytes = 0;
+    size_t chunk_begin = 0;
     builder.Reset();
-    for (const auto& m : messages) {
-      builder.Add(std::string_view(reinterpret_cast<const char*>(m.data()), m.size()));
-      chunk_bytes += m.size();
-      if (chunk_bytes >= (1u << 20)) {
-        builder.Finish(&summary);
-        summary_bytes += summary.size();
-        builder.Reset();
-        chunk_bytes = 0;
+    for (size_t i = 0; i < messages.size(); ++i) {
+      chunk_bytes += messages[i].size();
+      const bool last = i + 1 == messages.size();
+      if (chunk_bytes < (1u << 20) && !last) continue;
+      for (size_t k = chunk_begin; k <= i; ++k) {
+        const std::string_view m(reinterpret_cast<const char*>(messages[k].data()), messages[k].size());
+        switch (way) {
+          case SummaryWay::kSummaryOnly: builder.Add(m); break;
+          case SummaryWay::kValidateThenSummary:
+            if (!sift::amqp::Validate(messages[k]).ok()) state.SkipWithError("a message is malformed");
+            break;
+          case SummaryWay::kChecked:
+            if (!builder.AddChecked(m)) state.SkipWithError("a message is malformed");
+            break;
+        }
       }
+      if (way == SummaryWay::kValidateThenSummary) {
+        for (size_t k = chunk_begin; k <= i; ++k) {
+          builder.Add(std::string_view(reinterpret_cast<const char*>(messages[k].data()), messages[k].size()));
+        }
+      }
+      builder.Finish(&summary);
+      summary_bytes += summary.size();
+      builder.Reset();
+      chunk_bytes = 0;
+      chunk_begin = i + 1;
     }
-    builder.Finish(&summary);
-    summary_bytes += summary.size();
     benchmark::DoNotOptimize(summary_bytes);
   }
   const uint64_t allocations = g_allocations.load() - before;
@@ -451,8 +471,21 @@ void BM_ChunkSummary(benchmark::State& state, const std::string& profile) {
   ReportSynthetic(state, messages, allocations);
   state.counters["summary_share"] = static_cast<double>(summary_bytes) / static_cast<double>(Bytes(messages));
 }
+void BM_ChunkSummary(benchmark::State& state, const std::string& profile) {
+  SummaryBench(state, profile, SummaryWay::kSummaryOnly);
+}
+void BM_ValidateThenSummary(benchmark::State& state, const std::string& profile) {
+  SummaryBench(state, profile, SummaryWay::kValidateThenSummary);
+}
+void BM_CheckedSummary(benchmark::State& state, const std::string& profile) {
+  SummaryBench(state, profile, SummaryWay::kChecked);
+}
 BENCHMARK_CAPTURE(BM_ChunkSummary, orders, std::string("orders"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ChunkSummary, wide, std::string("wide"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ValidateThenSummary, orders, std::string("orders"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ValidateThenSummary, wide, std::string("wide"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSummary, orders, std::string("orders"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckedSummary, wide, std::string("wide"))->Unit(benchmark::kMillisecond);
 
 // Strict validation (amqp::Validate, what a message goes through before it is stored) of the
 // synthetic order profiles (tools/synthetic/synthetic_orders.h, as `sift gen --profile` writes them):

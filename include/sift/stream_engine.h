@@ -166,10 +166,12 @@ class StreamEngine {
                      uint64_t* first_offset = nullptr, const IngestPreparation* prepared = nullptr);
   // Thread-safe; reads no stream. Errors: none expected (IOError reserved), or what `check` returned.
   //
-  // `check`, when given, is called for each chunk's messages [begin, end) just before they are
-  // summarized, on the same threads (one per core), so a loader validates each message while it is in
-  // the core's cache. A failing check stops the work: the result is the status of the first failing
-  // range in message order (every range before it passed), and *out is not usable.
+  // `check`, when given, is a loader's validation of messages [begin, end) that reports where a
+  // malformed one is (every chunk's range is passed to it, on the same threads, one per core). With
+  // chunk summaries, the summary builder validates each message strictly while it reads it (the rules
+  // of EngineOptions::validate, in the same walk), and `check` runs only for a chunk holding a message
+  // that fails, to say why. A failing check stops the work: the result is the status of the first
+  // failing range in message order (every range before it passed), and *out is not usable.
   using RangeCheck = std::function<Status(size_t begin, size_t end)>;
   Status PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
                        const RangeCheck& check = {}) const;

@@ -19,7 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/amqp/field_types.h"
+#include "engine/amqp/message_layout.h"
 #include "engine/amqp/message_view.h"
+#include "engine/amqp/validate.h"
 #include "engine/chunk_summary.h"
 #include "engine/message_field_source.h"
 #include "selector/compare.h"
@@ -490,6 +493,108 @@ TEST(ChunkSummaryBuilderTest, SummaryBytesAreThoseOfTheFormat) {
   EXPECT_EQ(SummaryDigest(random, r, 12), 3139357952677196893u) << "random encodings";
   EXPECT_EQ(SummaryDigest(random, r, 400), 8087995687713454939u) << "random encodings, long chunks";
   EXPECT_EQ(SummaryDigest(TextOrderMessages(r, 60000), r, 800), 2990725324032798280u) << "text orders";
+}
+
+// A message validation accepts, of random encodings: each header and properties element of its
+// field's type or null (a described null sometimes, which the builder leaves to the field source),
+// extra properties elements of any kind, application properties with a repeated key and values of
+// every kind, and now and then more of them than validation lays out (MessageLayout).
+std::string RandomWellFormedMessage(Random& r, const std::string& previous_header, std::string* header_out) {
+  auto element = [&] {
+    for (;;) {
+      std::string e = RandomElement(r);
+      if (amqp::ValidateValue(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(e.data()), e.size())).ok()) {
+        return e;
+      }
+    }
+  };
+  auto field_element = [&](bool header, int i) {
+    if (r.Below(12) == 0) return std::string("\x00\x53\x99\x40", 4);  // a described null
+    for (;;) {
+      std::string e = element();
+      const uint8_t code = static_cast<uint8_t>(e[0]);
+      const bool ok = header ? amqp::HeaderFieldCodeOk(i, code) : amqp::PropertiesFieldCodeOk(i, code);
+      if (code == 0x40 || ok) return e;
+    }
+  };
+  std::string header;
+  if (!previous_header.empty() && r.Below(3) == 0) {
+    header = previous_header;
+  } else if (r.Below(6) != 0) {
+    std::vector<std::string> elements(r.Below(6));
+    for (size_t i = 0; i < elements.size(); ++i) elements[i] = field_element(true, static_cast<int>(i));
+    header = EncodeSection(0x70, EncodeList(r, elements));
+  }
+  *header_out = header;
+  std::string message = header;
+  if (r.Below(6) != 0) {
+    std::vector<std::string> elements(r.Below(16));
+    for (size_t i = 0; i < elements.size(); ++i) {
+      elements[i] = i < amqp::kPropertiesFieldCount ? field_element(false, static_cast<int>(i)) : element();
+    }
+    message += EncodeSection(0x73, EncodeList(r, elements));
+  }
+  std::string map;
+  const uint32_t entries = r.Below(20) == 0 ? amqp::kLaidOutPropertyEntries + r.Below(3) : r.Below(5);
+  for (uint32_t i = 0; i < entries; ++i) {
+    const std::string key = r.Below(2) ? "k" : (r.Below(2) ? "j" : "k" + std::to_string(i));
+    map += std::string("\xa1", 1) + static_cast<char>(key.size()) + key;
+    map += element();
+  }
+  std::string props = "\xd1";
+  PutBig(&props, map.size() + 4, 4);
+  PutBig(&props, entries * 2, 4);
+  if (r.Below(8) != 0) message += EncodeSection(0x74, props + map);
+  message += EncodeSection(0x75, std::string("\xa0\x02hi", 4));
+  return message;
+}
+
+// AddChecked() is strict validation and Add() in one: it accepts exactly what amqp::Validate accepts,
+// and a chunk of well-formed messages gets the bytes Add() gives it.
+TEST(ChunkSummaryBuilderTest, AddCheckedIsValidationThenAdd) {
+  Random r(20261204);
+  std::vector<std::vector<std::string>> corpora = {Synthetic("orders", 6000), Synthetic("wide", 2000),
+                                                   Synthetic("minimal", 2000)};
+  std::string header;
+  corpora.emplace_back(30000);
+  for (std::string& m : corpora.back()) m = RandomWellFormedMessage(r, header, &header);
+  corpora.emplace_back(20000);
+  for (std::string& m : corpora.back()) m = RandomMessage(r, header, &header);  // many malformed
+  ChunkSummaryBuilder plain, checked;
+  std::string expected, got;
+  size_t well_formed_chunks = 0, malformed_messages = 0;
+  for (size_t c = 0; c < corpora.size(); ++c) {
+    const std::vector<std::string>& messages = corpora[c];
+    for (size_t begin = 0; begin < messages.size();) {
+      const size_t end = std::min(messages.size(), begin + 1 + r.Below(c < 3 ? 3000 : 12));
+      plain.Reset();
+      checked.Reset();
+      bool all = true;
+      for (size_t i = begin; i < end; ++i) {
+        const std::string& m = messages[i];
+        const bool ok =
+            amqp::Validate(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.data()), m.size())).ok();
+        plain.Add(m);
+        ASSERT_EQ(checked.AddChecked(m), ok) << "corpus " << c << ", message " << i;
+        all = all && ok;
+        malformed_messages += ok ? 0 : 1;
+      }
+      plain.Finish(&expected);
+      checked.Finish(&got);
+      if (all) {
+        ++well_formed_chunks;
+        ASSERT_EQ(got, expected) << "corpus " << c << ", messages " << begin << ".." << end;
+      } else {
+        EXPECT_TRUE(got.empty()) << "corpus " << c << ", messages " << begin << ".." << end;
+      }
+      begin = end;
+    }
+    if (c < 4) {
+      EXPECT_EQ(malformed_messages, 0u) << "corpus " << c << " is well formed";
+    }
+  }
+  EXPECT_GT(well_formed_chunks, 3000u);
+  EXPECT_GT(malformed_messages, 1000u);
 }
 
 }  // namespace

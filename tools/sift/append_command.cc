@@ -121,8 +121,9 @@ void ReadBatch(MessageInput* input, RecordBatch* batch, int number) {
 }
 
 // Validates every record of the batch and does the bulk path's work that needs no store (the chunk
-// summaries), so the writing thread only writes: chunk by chunk on every core, each chunk's records
-// validated just before they are summarized, while they are in the core's cache.
+// summaries), so the writing thread only writes: chunk by chunk on every core, each record validated
+// by the walk that summarizes it (StreamEngine::PrepareIngest), and `check` (the located error)
+// run only for a chunk holding a malformed one, or for every chunk when summaries are off.
 engine::Status CheckBatch(const engine::StreamEngine& engine, const MessageInput& input, RecordBatch& batch) {
   auto check = [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
