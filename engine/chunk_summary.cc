@@ -928,13 +928,15 @@ struct ChunkSummaryBuilder::State {
     if (list.at == nullptr) return AddAbsentList<kHeader>(n);
     const int listed = static_cast<int>(list.count);
     for (int i = 0; i < listed; ++i) {
-      if (*list.elements[i] == amqp::code::kDescribed) return false;  // a described null: the field source
+      // A described null (validation lets no other described value be a field): the field source reads it.
+      if (*list.elements[i] == amqp::code::kDescribed) return false;
     }
     AddListElements<kHeader>(list.at, list.end, list.elements, listed, n);
     return true;
   }
 
-  // An absent header's defaults, or no properties.
+  // An absent list (or an unreadable one, and then the message fails the summary): the header's
+  // defaults, and no properties.
   template <bool kHeader>
   bool AddAbsentList(uint32_t n) {
     if (kHeader && !HeaderMet(std::string_view(), n)) {
@@ -1119,7 +1121,8 @@ struct ChunkSummaryBuilder::State {
           continue;
         }
       }
-      if (kLaidOut && (stats == nullptr || stats->last_message == n)) continue;  // see below; its end is known
+      // Past the cap, or not the key's first entry (as below): the value's end is laid out, nothing to read.
+      if (kLaidOut && (stats == nullptr || stats->last_message == n)) continue;
       Value value;
       p = amqp::ReadSelectorValue(base, p, end, &value, &error);
       if (p == nullptr) {

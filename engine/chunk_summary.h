@@ -12,6 +12,9 @@
 // rate of about 0.1%). At most kMaxSummaryFields fields per chunk are summarized; past the cap the
 // summary says it is incomplete, and a field it does not list is then unknown rather than absent.
 //
+// A bulk load validates every message anyway: AddChecked() validates it and reads its fields where the
+// validating walk found them (amqp::MessageLayout), so the message is walked once, not twice.
+//
 // Appending pays for the summary on every message, so the builder repeats a value whose encoding is
 // the previous message's (a header byte for byte, a constant property) without decoding it, and keeps
 // its per-field tables from one chunk to the next.
