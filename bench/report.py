@@ -232,6 +232,10 @@ def main():
         ("`DecodeToTypedJson`", lambda i, p: f"BM_TypedJson/{i}", True),
         ("`Validate` (strict, 100,000 distinct values)", lambda i, p: f"BM_Validate/profile:{i}/distinct:100000", True),
         ("`ChunkSummaryBuilder` (summaries of 1 MiB chunks)", lambda i, p: f"BM_ChunkSummary/{p}", True),
+        ("`Validate`, then `ChunkSummaryBuilder::Add`, chunk by chunk", lambda i, p: f"BM_ValidateThenSummary/{p}",
+         True),
+        ("`ChunkSummaryBuilder::AddChecked` (both in one walk, what `sift append` does)",
+         lambda i, p: f"BM_CheckedSummary/{p}", True),
     ]
     for label, name_of, against in lines:
         c = cells(name_of, against)
