@@ -10,6 +10,8 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,6 +22,20 @@
 
 namespace sift::storage {
 namespace {
+
+// A summary of a chunk's message count. With `vouch`, it checks messages as it adds them
+// (AddChecked) and vouches for those `vouch` accepts; without, it cannot check (the default).
+struct CountingSummarizer : ChunkSummarizer {
+  size_t n = 0;
+  std::function<bool(std::string_view)> vouch;
+  void Reset() override { n = 0; }
+  void Add(std::string_view) override { ++n; }
+  bool AddChecked(std::string_view m) override {
+    ++n;
+    return vouch && vouch(m);
+  }
+  void Finish(std::string* out) override { *out = std::to_string(n); }
+};
 
 TEST(StreamStore, OpenCreatesTheFolder) {
   TempDir dir;
@@ -449,15 +465,7 @@ TEST(StreamStore, PrepareIngestChecksEveryChunkAndReportsTheFirstFailure) {
     StoreOptions o = FastOptions();
     o.max_chunk_messages = 10;
     if (summaries) {
-      o.chunk_summarizer = [] {
-        struct Counter : ChunkSummarizer {
-          size_t n = 0;
-          void Reset() override { n = 0; }
-          void Add(std::string_view) override { ++n; }
-          void Finish(std::string* out) override { *out = std::to_string(n); }
-        };
-        return std::unique_ptr<ChunkSummarizer>(new Counter);
-      };
+      o.chunk_summarizer = [] { return std::make_unique<CountingSummarizer>(); };
     }
     std::unique_ptr<StreamStore> store = OpenStore(dir.path() + (summaries ? "/a" : "/b"), o);
     std::vector<std::string> owned;
@@ -508,17 +516,9 @@ TEST(StreamStore, PrepareIngestChecksOnlyTheRangesTheSummarizerDoesNotVouchFor) 
   StoreOptions o = FastOptions();
   o.max_chunk_messages = 10;
   o.chunk_summarizer = [] {
-    struct Vouching : ChunkSummarizer {
-      size_t n = 0;
-      void Reset() override { n = 0; }
-      void Add(std::string_view) override { ++n; }
-      bool AddChecked(std::string_view m) override {
-        ++n;
-        return m.find("bad") == std::string_view::npos;
-      }
-      void Finish(std::string* out) override { *out = std::to_string(n); }
-    };
-    return std::unique_ptr<ChunkSummarizer>(new Vouching);
+    auto summarizer = std::make_unique<CountingSummarizer>();
+    summarizer->vouch = [](std::string_view m) { return m.find("bad") == std::string_view::npos; };
+    return summarizer;
   };
   std::unique_ptr<StreamStore> store = OpenStore(dir.path(), o);
   std::vector<std::string> owned;
