@@ -4,6 +4,8 @@
 // bytes, driven by the per-format-code tables and extent helpers of encoded_value.h (internal::kSkip,
 // SizedExtent, ...), checking structure and content in the same pass, with word-at-a-time UTF-8 and
 // ASCII checks. It never builds an EncodedValue, so a valid message costs one pass of plain loads.
+// Given a MessageLayout, the same walk also records where the header, properties and
+// application-properties values and their elements start, for a caller that reads them next.
 //
 // The explaining walk (namespace explain) runs only when the fast walk says no: it locates values
 // with the same ValueReader as the lazy view, then walks every value to its leaves, and returns the
