@@ -259,7 +259,7 @@ def main():
                           "not measured", False)
             w(f"| `DecodeToProton` against `pn_message_decode`, paired (alternating turns of 500 messages) | "
               f"{got[0]} | {got[1]} |")
-        if label.startswith("`Validate`"):
+        if label.startswith("`Validate` (strict"):
             for i, p in enumerate(("orders", "wide")):
                 b = codec.get(f"BM_Validate/profile:{i}/distinct:100000")
                 if b and "bytes_per_second" in b:
