@@ -27,22 +27,43 @@ std::vector<std::string> CodePoints(const std::string& s) {
   return out;
 }
 
-// match[i][j]: the first i code points of the text match the first j pattern elements.
-bool Reference(const std::string& text, const std::vector<std::string>& pattern) {
-  const std::vector<std::string> t = CodePoints(text);
-  std::vector<std::vector<char>> m(t.size() + 1, std::vector<char>(pattern.size() + 1, 0));
-  m[0][0] = 1;
-  for (size_t i = 0; i <= t.size(); ++i) {
-    for (size_t j = 1; j <= pattern.size(); ++j) {
-      const std::string& p = pattern[j - 1];
-      if (p == "%") {
-        m[i][j] = m[i][j - 1] || (i > 0 && m[i - 1][j]);
-      } else if (i > 0) {
-        m[i][j] = m[i - 1][j - 1] && (p == "_" || p == t[i - 1]);
-      }
-    }
+// The pattern's elements as numbers: '%', '_', or the code point's number in `points` (which it adds).
+constexpr int kAnyRun = -1, kAnyOne = -2;
+int Number(const std::string& element, std::vector<std::string>* points) {
+  if (element == "%") return kAnyRun;
+  if (element == "_") return kAnyOne;
+  for (size_t k = 0; k < points->size(); ++k) {
+    if ((*points)[k] == element) return static_cast<int>(k);
   }
-  return m[t.size()][pattern.size()];
+  points->push_back(element);
+  return static_cast<int>(points->size() - 1);
+}
+
+// match[i][j]: the first i code points of the text match the first j pattern elements, kept one row i
+// at a time. Code points and elements are compared as numbers: the tests below fill some 10^9 cells,
+// which string comparisons made take minutes in the sanitizer build.
+bool Reference(const std::string& text, const std::vector<std::string>& pattern) {
+  std::vector<std::string> points;
+  std::vector<int> p;
+  for (const std::string& e : pattern) p.push_back(Number(e, &points));
+  std::vector<int> t;
+  for (const std::string& c : CodePoints(text)) {
+    size_t k = 0;
+    while (k < points.size() && points[k] != c) ++k;
+    t.push_back(k < points.size() ? static_cast<int>(k) : -3);  // -3: in no element of the pattern
+  }
+  std::vector<char> row(p.size() + 1, 0), next(p.size() + 1, 0);
+  row[0] = 1;
+  for (size_t j = 1; j <= p.size(); ++j) row[j] = row[j - 1] && p[j - 1] == kAnyRun;
+  for (size_t i = 1; i <= t.size(); ++i) {
+    next[0] = 0;
+    for (size_t j = 1; j <= p.size(); ++j) {
+      const int e = p[j - 1];
+      next[j] = e == kAnyRun ? (next[j - 1] || row[j]) : (row[j - 1] && (e == kAnyOne || e == t[i - 1]));
+    }
+    row.swap(next);
+  }
+  return row[p.size()];
 }
 
 TEST(LikeMatcherTest, LongSegmentsAgreeWithTheReference) {
