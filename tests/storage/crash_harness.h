@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <sstream>
@@ -35,7 +36,7 @@ struct CrashStats {
 
 // One appender run: returns the acknowledged (offset -> nonce) pairs it reported before the kill.
 inline std::map<uint64_t, uint64_t> RunAndKill(const std::string& store, uint64_t seed, int kill_after_ms) {
-  const std::string exe = std::string(SIFT_BINARY_DIR) + "/tests/storage/storage_crash_appender";
+  const std::string exe = (std::filesystem::path(SIFT_BINARY_DIR) / "tests/storage/storage_crash_appender").string();
   int fds[2];
   EXPECT_EQ(pipe(fds), 0);
   const pid_t pid = fork();

@@ -34,8 +34,13 @@ TEST(StreamRecordTest, RoundTrips) {
 // CRC32C of the 29 bytes before it, every integer little-endian.
 TEST(StreamRecordTest, KnownImage) {
   const std::string v = EncodeStreamRecord({0x01020304, {0x1112131415161718, -2}, 0x2122232425262728});
-  const std::string body = std::string("\x01", 1) + "\x04\x03\x02\x01" + "\x18\x17\x16\x15\x14\x13\x12\x11" +
-                           "\xfe\xff\xff\xff\xff\xff\xff\xff" + "\x28\x27\x26\x25\x24\x23\x22\x21";
+  const std::string body(
+      "\x01"
+      "\x04\x03\x02\x01"
+      "\x18\x17\x16\x15\x14\x13\x12\x11"
+      "\xfe\xff\xff\xff\xff\xff\xff\xff"
+      "\x28\x27\x26\x25\x24\x23\x22\x21",
+      29);
   ASSERT_EQ(body.size(), 29u);
   const uint32_t crc = crc32c::Value(body.data(), body.size());
   std::string want = body;

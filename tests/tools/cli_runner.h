@@ -33,7 +33,7 @@ struct CliResult {
   }
 };
 
-inline std::string SiftBinary() { return std::string(SIFT_BINARY_DIR) + "/tools/sift"; }
+inline std::string SiftBinary() { return (std::filesystem::path(SIFT_BINARY_DIR) / "tools/sift").string(); }
 
 inline std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

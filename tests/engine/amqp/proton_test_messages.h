@@ -33,7 +33,8 @@ inline std::string ReadWholeFile(const std::string& path) {
 // a hash of the generator's text, so a changed generator regenerates) and reads its records.
 inline GeneratedMessages Generate(uint64_t seed, uint64_t count) {
   GeneratedMessages result;
-  const std::string script = std::string(SIFT_SOURCE_DIR) + "/tests/engine/amqp/generate_messages.py";
+  const std::string script =
+      (std::filesystem::path(SIFT_SOURCE_DIR) / "tests/engine/amqp/generate_messages.py").string();
   size_t hash = std::hash<std::string>()(ReadWholeFile(script));
   std::filesystem::path dir = std::filesystem::path(SIFT_BINARY_DIR) / "tests" / "generated";
   std::filesystem::create_directories(dir);
