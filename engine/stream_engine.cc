@@ -14,6 +14,7 @@
 #include "engine/amqp/validate.h"
 #include "engine/chunk_summary.h"
 #include "engine/stream_engine_impl.h"
+#include "storage/chunk_format.h"
 
 namespace sift::engine {
 namespace {
@@ -253,7 +254,8 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, u
     if (!reader->status().ok()) return FromStorage(reader->status(), "cannot summarize chunks", stream);
     if (n != chunk.count) continue;  // retention deleted the chunk meanwhile
     builder.Finish(&summary);
-    if (summary.empty()) continue;  // a chunk summaries cannot describe: it is always read
+    // A chunk summaries cannot describe, or one smaller than its summary: it is always read.
+    if (summary.empty() || !storage::SummaryWorthStoring(summary.size(), chunk.bytes)) continue;
     s = impl_->store->PutChunkSummary(stream, chunk.first_offset, summary);
     if (s.IsNotFound()) continue;  // deleted meanwhile
     if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);

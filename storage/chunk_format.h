@@ -67,6 +67,11 @@ bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* heade
 std::string EncodeSummaryEntry(uint32_t count, uint32_t bytes, std::string_view summary);
 // False when the entry is too short or its checksum does not match (the summary is then ignored).
 bool DecodeSummaryEntry(std::string_view entry, uint32_t* count, uint32_t* bytes, std::string_view* summary);
+// Whether a chunk of `chunk_bytes` stored bytes keeps a summary of `summary_bytes`: not when the summary
+// is the larger, for a reader would then read more to skip the chunk than to read it. Chunks of a
+// message or two (a producer that waits for each message to be stored before it sends the next gets a
+// chunk per message) would otherwise store their messages' properties again, twice over.
+inline bool SummaryWorthStoring(size_t summary_bytes, uint32_t chunk_bytes) { return summary_bytes <= chunk_bytes; }
 
 // Bounded varint read (the LevelDB GetVarint shape): nullptr on truncation or an overlong encoding.
 inline const char* ReadVarint64(const char* p, const char* limit, uint64_t* out) {

@@ -147,7 +147,9 @@ class ChunkCutter {
     summary_entry_.clear();
     if (summarizer_ != nullptr) {
       summarizer_->Finish(&summary_);
-      if (!summary_.empty()) summary_entry_ = EncodeSummaryEntry(m.count, m.bytes, summary_);
+      if (!summary_.empty() && SummaryWorthStoring(summary_.size(), m.bytes)) {
+        summary_entry_ = EncodeSummaryEntry(m.count, m.bytes, summary_);
+      }
     }
     emit(m, value, std::string_view(summary_entry_));
     open_ = false;
@@ -917,7 +919,7 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
       }
       if (summarizer == nullptr) continue;
       summarizer->Finish(&summary);
-      if (!summary.empty()) {
+      if (!summary.empty() && SummaryWorthStoring(summary.size(), ranges[k].bytes)) {
         (*entries)[k] =
             EncodeSummaryEntry(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
       }

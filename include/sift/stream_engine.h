@@ -188,7 +188,8 @@ class StreamEngine {
   // with summarize_chunks off), reading each such chunk once. Each summary is stored durably on its
   // own, so an interrupted run (even kill -9) leaves every chunk readable and skippable or not, and a
   // second run finishes the work. *built / *present (when given) count the chunks summarized now and
-  // those that already had a summary. Errors: NotFound, Corruption (a damaged chunk), IOError.
+  // those that already had a summary (a chunk smaller than its summary gets none, so it counts in
+  // neither). Errors: NotFound, Corruption (a damaged chunk), IOError.
   Status SummarizeChunks(std::string_view stream, uint64_t* built = nullptr, uint64_t* present = nullptr);
 
   // Creates a consumer. Errors: InvalidArgument (the filter is not ok, zero credit), NotFound (no such

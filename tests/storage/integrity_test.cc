@@ -410,7 +410,7 @@ TEST(Integrity, EveryDamagedByteOfTheSummaryTableIsAnErrorNotACrash) {
     auto store = OpenStore(dir.path(), o);
     ASSERT_TRUE(store->CreateStream("s").ok());
     std::vector<std::string> msgs;
-    for (int i = 0; i < 240; ++i) msgs.push_back(RandomBytes(30 + i % 40, i));
+    for (int i = 0; i < 240; ++i) msgs.push_back(RandomBytes(100 + i % 40, i));  // chunks larger than summaries
     std::vector<std::string_view> views(msgs.begin(), msgs.end());
     ASSERT_TRUE(store->IngestBatch("s", views).ok());  // index entries and summaries: a table file of their own
   }

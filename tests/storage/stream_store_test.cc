@@ -562,6 +562,47 @@ TEST(StreamStore, PrepareIngestChecksOnlyTheRangesTheSummarizerDoesNotVouchFor) 
   for (const std::string& p : prepared) EXPECT_FALSE(p.empty());
 }
 
+// A chunk whose summary would be larger than the chunk gets none (reading the summary would cost more
+// than reading the chunk), on both write paths; a chunk as large as its summary, or larger, keeps it.
+TEST(StreamStore, ASummaryLargerThanItsChunkIsNotStored) {
+  TempDir dir;
+  constexpr size_t kSummaryBytes = 200;
+  StoreOptions o = FastOptions();
+  o.max_chunk_messages = 1;
+  o.chunk_summarizer = [] {
+    struct Fixed : ChunkSummarizer {
+      void Reset() override {}
+      void Add(std::string_view) override {}
+      void Finish(std::string* out) override { *out = std::string(kSummaryBytes, 's'); }
+    };
+    return std::unique_ptr<ChunkSummarizer>(new Fixed);
+  };
+  std::unique_ptr<StreamStore> store = OpenStore(dir.path(), o);
+  ASSERT_TRUE(store->CreateStream("s").ok());
+  // Chunk sizes around the summary's: record and header bytes come on top of each message.
+  std::vector<std::string> owned;
+  for (size_t size : {10, 150, 180, 200, 400}) owned.push_back(std::string(size, 'm'));
+  const std::vector<std::string_view> messages(owned.begin(), owned.end());
+  ASSERT_TRUE(store->AppendBatch("s", messages).ok());
+  ASSERT_TRUE(store->IngestBatch("s", messages).ok());
+  std::vector<ChunkInfo> chunks;
+  ASSERT_TRUE(store->ListChunks("s", &chunks).ok());
+  ASSERT_EQ(chunks.size(), 2 * messages.size());
+  size_t kept = 0;
+  for (const ChunkInfo& c : chunks) {
+    std::string summary;
+    const Status s = store->GetChunkSummary("s", c.first_offset, &summary);
+    if (c.bytes >= kSummaryBytes) {
+      EXPECT_TRUE(s.ok()) << "chunk of " << c.bytes << " bytes: " << s.ToString();
+      kept += s.ok();
+    } else {
+      EXPECT_TRUE(s.IsNotFound()) << "chunk of " << c.bytes << " bytes: " << s.ToString();
+    }
+  }
+  EXPECT_GT(kept, 0u);
+  EXPECT_LT(kept, chunks.size());
+}
+
 TEST(StreamStore, LeftoverBulkFilesAreRemovedWhenTheStoreOpens) {
   TempDir dir;
   {
