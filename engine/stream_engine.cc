@@ -222,8 +222,9 @@ StoreHealth StreamEngine::Health() const {
   return StoreHealth{h.writable, h.error, h.failures, h.recoveries, h.needs_reopen};
 }
 
-Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, uint64_t* present) {
-  uint64_t built_count = 0, present_count = 0;
+Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, uint64_t* present,
+                                     uint64_t* left_without) {
+  uint64_t built_count = 0, present_count = 0, left_count = 0;
   std::vector<storage::ChunkInfo> chunks;
   storage::Status s = impl_->store->ListChunks(stream, &chunks);
   if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
@@ -255,7 +256,10 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, u
     if (n != chunk.count) continue;  // retention deleted the chunk meanwhile
     builder.Finish(&summary);
     // A chunk summaries cannot describe, or one smaller than its summary: it is always read.
-    if (summary.empty() || !storage::SummaryWorthStoring(summary.size(), chunk.bytes)) continue;
+    if (summary.empty() || !storage::SummaryWorthStoring(summary.size(), chunk.bytes)) {
+      ++left_count;
+      continue;
+    }
     s = impl_->store->PutChunkSummary(stream, chunk.first_offset, summary);
     if (s.IsNotFound()) continue;  // deleted meanwhile
     if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
@@ -263,6 +267,7 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, u
   }
   if (built != nullptr) *built = built_count;
   if (present != nullptr) *present = present_count;
+  if (left_without != nullptr) *left_without = left_count;
   return Status::OK();
 }
 

@@ -187,10 +187,12 @@ class StreamEngine {
   // Builds the summary of every chunk of `stream` that has none (chunks written before summaries, or
   // with summarize_chunks off), reading each such chunk once. Each summary is stored durably on its
   // own, so an interrupted run (even kill -9) leaves every chunk readable and skippable or not, and a
-  // second run finishes the work. *built / *present (when given) count the chunks summarized now and
-  // those that already had a summary (a chunk smaller than its summary gets none, so it counts in
-  // neither). Errors: NotFound, Corruption (a damaged chunk), IOError.
-  Status SummarizeChunks(std::string_view stream, uint64_t* built = nullptr, uint64_t* present = nullptr);
+  // second run finishes the work. *built / *present / *left_without (when given) count the chunks
+  // summarized now, those that already had a summary, and those that get none: a chunk smaller than
+  // its summary, or one holding what a summary cannot describe (an application property whose key is
+  // not a string), is always read. Errors: NotFound, Corruption (a damaged chunk), IOError.
+  Status SummarizeChunks(std::string_view stream, uint64_t* built = nullptr, uint64_t* present = nullptr,
+                         uint64_t* left_without = nullptr);
 
   // Creates a consumer. Errors: InvalidArgument (the filter is not ok, zero credit), NotFound (no such
   // stream), IOError. A consumer reads up to the stream's durable end (see "Durability" above).

@@ -394,17 +394,19 @@ TEST_F(ChunkSkipStoreTest, ChunksWrittenWithoutSummariesAreReadThenSummarizedAft
     worth += storage::SummaryWorthStoring(corpus.summaries[k].size(), static_cast<uint32_t>(bytes));
   }
   EXPECT_GT(worth, corpus.chunks.size() / 2);
-  uint64_t built = 0, present = 0;
-  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
+  uint64_t built = 0, present = 0, left_without = 0;
+  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present, &left_without).ok());
   EXPECT_EQ(built, worth);
   EXPECT_EQ(present, 0u);
+  EXPECT_EQ(left_without, corpus.chunks.size() - worth);
   ConsumerStats stats;
   EXPECT_EQ(Replay(engine.get(), selector, true, 0, 1000, &stats), expected);
   EXPECT_GT(stats.chunks_pruned, 0u);
-  // A second run finds every summary present.
-  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
+  // A second run finds every summary worth keeping present, and leaves the same chunks without.
+  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present, &left_without).ok());
   EXPECT_EQ(built, 0u);
   EXPECT_EQ(present, worth);
+  EXPECT_EQ(left_without, corpus.chunks.size() - worth);
   EXPECT_FALSE(engine->SummarizeChunks("nope").ok());
 }
 

@@ -354,6 +354,27 @@ TEST_F(CliStoreTest, CorruptChunkIsSkippedWithSkip) {
 // Chunk summaries: a stream appended without them reads every chunk; `sift reindex`, even killed
 // part way, then a second run, summarizes every chunk; skipping then changes no result, and --stats
 // says how many chunks it skipped.
+// A chunk of one `sift gen` message is smaller than its summary: neither append nor reindex gives it one,
+// and reindex says how many chunks it left without; chunks of 100 messages keep theirs.
+TEST_F(CliStoreTest, ChunksSmallerThanTheirSummaryGetNone) {
+  ASSERT_EQ(Sift("gen --count 200 --seed 3 -o few.amqp").exit_code, 0);
+  for (const char* summary : {"", "--no-summary "}) {
+    const std::string store = std::string("store") + (*summary ? "-without" : "-with");
+    CliResult r =
+        Sift("append --store " + store + " --stream s --no-sync " + summary + "--max-chunk-messages 1 few.amqp");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = Sift("reindex --store " + store + " --stream s");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("stream 's': 0 chunk summaries built, 0 already present, 200 chunks left without one"),
+              std::string::npos)
+        << store << ": " << r.out;
+  }
+  ASSERT_EQ(Sift("append --store store-big --stream s --no-sync --max-chunk-messages 100 few.amqp").exit_code, 0);
+  CliResult r = Sift("reindex --store store-big --stream s");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "stream 's': 0 chunk summaries built, 2 already present\n");
+}
+
 TEST_F(CliStoreTest, ReindexSurvivesKillAndSkippingKeepsEveryResult) {
   ASSERT_EQ(Sift("gen --count 60000 --customers 1000000 --seed 5 -o many.amqp").exit_code, 0);
   CliResult r = Sift("append --store store --stream s --no-sync --no-summary many.amqp");
