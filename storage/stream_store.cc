@@ -84,6 +84,13 @@ void ChunkTableOptions(const rocksdb::Options& db_options, const StoreOptions& s
   env_options->writable_file_max_buffer_size = 64u << 10;
 }
 
+// The summary entry of a chunk of `count` messages and `bytes` stored bytes, or none (empty) when the
+// summarizer gave none or the chunk keeps none (SummaryWorthStoring).
+std::string SummaryEntryFor(uint32_t count, uint32_t bytes, std::string_view summary) {
+  if (summary.empty() || !SummaryWorthStoring(summary.size(), bytes)) return std::string();
+  return EncodeSummaryEntry(count, bytes, summary);
+}
+
 // Cuts one stream's consecutive messages into chunks (at most max_chunk_messages records and
 // max_chunk_bytes of payload each) and hands each finished chunk to emit(meta, value, summary entry),
 // the entry empty when the chunk has no summary. Shared by the group commit (chunks into a
@@ -147,9 +154,7 @@ class ChunkCutter {
     summary_entry_.clear();
     if (summarizer_ != nullptr) {
       summarizer_->Finish(&summary_);
-      if (!summary_.empty() && SummaryWorthStoring(summary_.size(), m.bytes)) {
-        summary_entry_ = EncodeSummaryEntry(m.count, m.bytes, summary_);
-      }
+      summary_entry_ = SummaryEntryFor(m.count, m.bytes, summary_);
     }
     emit(m, value, std::string_view(summary_entry_));
     open_ = false;
@@ -919,10 +924,7 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
       }
       if (summarizer == nullptr) continue;
       summarizer->Finish(&summary);
-      if (!summary.empty() && SummaryWorthStoring(summary.size(), ranges[k].bytes)) {
-        (*entries)[k] =
-            EncodeSummaryEntry(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
-      }
+      (*entries)[k] = SummaryEntryFor(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
     }
   };
   std::vector<std::thread> workers;
