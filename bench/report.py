@@ -336,10 +336,29 @@ def main():
     w(f"`{commands['serve']}`: producers publish `sift gen` orders to one `sift-serve` stream over loopback, "
       "each message acknowledged once durable (fsync), then consumers attach at the first offset with an SQL "
       "filter and each receives every match (the counts, the filter's matches and the stream's length are in "
-      "the header); without and with TLS and SASL PLAIN (a `--users` file); runs sorted, median in bold:")
+      "the header); without and with TLS and SASL PLAIN (a `--users` file), and without chunk summaries "
+      "(`--no-summary`); the settings take turns run after run; runs sorted, median in bold:")
     w("")
-    out.extend(read(os.path.join(r, "serve.md")).strip().splitlines())
+    serve = read(os.path.join(r, "serve.md")).strip()
+    out.extend(serve.splitlines())
     w("")
+    published = {}
+    for row in md_tables(serve)[0][1]:
+        m = re.search(r"\*\*([0-9]+)\*\*", row[1])
+        if m:
+            published[row[0]] = int(m.group(1))
+    plain = published.get("plain")
+    bare = next((v for k, v in published.items() if k.startswith("plain, no chunk summaries")), None)
+    if plain and bare:
+        x = bare / plain
+        w(f"Publishing with chunk summaries took {x:.2f}x the time it took without them ({plain:,} against "
+          f"{bare:,} msgs/s, medians).")
+        w("")
+        check(targets, ("publish with summaries against without, `sift serve` (4 producers, durable)", "<= 1.10x"),
+              f"{x:.2f}x", x <= 1.10)
+    else:
+        check(targets, ("publish with summaries against without, `sift serve` (4 producers, durable)", "<= 1.10x"),
+              "?", False)
 
     # Targets.
     w("## Targets")

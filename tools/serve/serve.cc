@@ -184,6 +184,7 @@ int RunServe(const ServeOptions& options) {
   // ...and consumers see a round's messages once that fsync returned (none with --no-sync).
   eo.store.deferred_sync = options.sync;
   eo.store.max_message_bytes = options.max_message_bytes;
+  eo.summarize_chunks = options.summarize;
   if (options.max_chunk_bytes > 0) eo.store.max_chunk_bytes = options.max_chunk_bytes;
   if (options.max_chunk_messages > 0) eo.store.max_chunk_messages = options.max_chunk_messages;
   // eo.validate stays on: the engine validates each transfer and refuses a malformed one alone

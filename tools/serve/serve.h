@@ -50,6 +50,9 @@ struct ServeOptions {
   // fsync before `accepted` (true), or acknowledge once the append reached the OS (survives a process
   // crash, not a power loss).
   bool sync = true;
+  // Write a summary of every chunk appended (EngineOptions::summarize_chunks), so that filtered
+  // consumers skip chunks that cannot match; off saves its CPU on every append.
+  bool summarize = true;
   // Largest AMQP frame accepted and sent, in bytes.
   uint32_t max_frame_size = 256u << 10;
   // Sessions per connection (the channel-max of the open frame, plus one).

@@ -39,6 +39,8 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
   app->add_flag("--tls-verify-peer", o->tls_verify_peer, "require a client certificate signed by a CA of --tls-ca");
   app->add_flag("--no-sync{false}", o->sync,
                 "acknowledge appends before fsync (survive a crash of the process, not of the machine)");
+  app->add_flag("--no-summary{false}", o->summarize,
+                "write no chunk summaries (appends cost less CPU; filtered consumers then read every chunk)");
   app->add_option("--max-frame-size", o->max_frame_size, "largest AMQP frame, bytes")
       ->capture_default_str()
       ->check(CLI::Range(512u, 1u << 30));

@@ -56,6 +56,17 @@ TEST(ServeFlags, ChunkAndRetentionFlagsReadSizesAndDurations) {
   EXPECT_EQ(plain.retention_interval_ms, 0);
 }
 
+TEST(ServeFlags, SummariesAreOnUnlessNoSummary) {
+  ServeOptions defaults;
+  ASSERT_EQ(Parse({}, &defaults), "");
+  EXPECT_TRUE(defaults.summarize);
+  ServeOptions off;
+  ASSERT_EQ(Parse({"--no-summary"}, &off), "");
+  EXPECT_FALSE(off.summarize);
+  ServeOptions bad;
+  EXPECT_NE(Parse({"--no-summary=maybe"}, &bad), "");
+}
+
 TEST(ServeFlags, ResourceLimitFlags) {
   ServeOptions defaults;
   ASSERT_EQ(Parse({}, &defaults), "");

@@ -6,8 +6,8 @@ little traffic: producers on two streams (one whose name needs escaping in a lab
 over --max-message-size (rejected), and a filtered consumer that stays attached. The scrape must pass
 `promtool check metrics` (Debian's prometheus package; the test is skipped, saying so, only when
 promtool is not installed) and show the counts the traffic implies. Also: other paths answer 404, a
-silent client does not hold a scrape up, a closed consumer leaves the page, and a bad or busy
---metrics address is an error naming the flag.
+silent client does not hold a scrape up, a closed consumer leaves the page, a bad or busy
+--metrics address is an error naming the flag, and under --no-summary a filtered consumer skips no chunk.
 
 Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
 """
@@ -218,6 +218,59 @@ class MetricsFlagTest(unittest.TestCase):
             r = self.run_serve("--metrics", "127.0.0.1:%d" % busy.getsockname()[1])
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertRegex(r.stderr, r"^sift: cannot listen: --metrics 127\.0\.0\.1:\d+: Address already in use")
+
+
+class SummaryFlagTest(unittest.TestCase):
+    """--no-summary: the chunks serve writes get no summary, so a filtered consumer reads every one. The
+    same traffic into a server with summaries skips some, which shows the consumer could have."""
+
+    def setUp(self):
+        if not SERVE or not os.access(SERVE, os.X_OK):
+            self.skipTest("SIFT_SERVE is not set to the sift-serve binary")
+        self.tmp = tempfile.mkdtemp(prefix="sift-serve-summary-flag-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def pruned_and_scanned(self, name, *flags):
+        """Publishes 40 messages (chunks of at most 10, each larger than its summary) and reads those with
+        n >= 30 through a filtered consumer: (chunks pruned, records scanned) once it reached the end."""
+        proc, url, port = start_server(os.path.join(self.tmp, name), "--max-chunk-messages", "10", *flags)
+        try:
+            messages = [Message(body="x" * 1000, properties={"n": i}) for i in range(40)]
+            self.assertEqual(len(publish(url, "orders", messages).accepted), 40)
+            conn = BlockingConnection(url, timeout=30)
+            try:
+                rcv = conn.create_receiver("orders", name="c", credit=100, options=filter_option(sql("n >= 30")))
+                for _ in range(10):
+                    rcv.receive(timeout=30)
+                    rcv.accept()
+                link = r'\{stream="orders",link="(\d+)"\}'
+                deadline = time.monotonic() + 10
+                while True:
+                    page = scrape(port)
+                    if re.search(r"^sift_consumer_matched_records_total%s 10$" % link, page, re.M) and \
+                            re.search(r"^sift_consumer_lag_messages%s 0$" % link, page, re.M):
+                        break
+                    self.assertLess(time.monotonic(), deadline, page)
+                    time.sleep(0.1)
+                labels = '{stream="orders",link="%s"}' % re.search(
+                    r"^sift_consumer_matched_records_total%s" % link, page, re.M).group(1)
+                return (sample(page, "sift_consumer_pruned_chunks_total", labels),
+                        sample(page, "sift_consumer_scanned_records_total", labels))
+            finally:
+                conn.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+            proc.stdout.close()
+            proc.stderr.close()
+
+    def test_no_summary_leaves_every_chunk_to_be_read(self):
+        self.assertEqual(self.pruned_and_scanned("off", "--no-summary"), (0, 40))
+        pruned, scanned = self.pruned_and_scanned("on")
+        self.assertGreaterEqual(pruned, 1)  # at least one chunk holds only messages with n < 30
+        self.assertLess(scanned, 40)
 
 
 if __name__ == "__main__":
