@@ -32,6 +32,15 @@ void RecordFileReader::Close() {
   error_.clear();
 }
 
+void RecordFileReader::Release(uint64_t begin, uint64_t end) const {
+  if (map_ == nullptr) return;  // a buffer, or bytes of the caller's: dropping pages would lose them
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t first = (begin + page - 1) / page * page;  // the mapping starts on a page
+  const uint64_t last = std::min<uint64_t>(end, map_size_) / page * page;
+  // A private mapping of a file never written to: dropped pages read as the file's again.
+  if (last > first) (void)madvise(static_cast<uint8_t*>(map_) + first, last - first, MADV_DONTNEED);
+}
+
 bool RecordFileReader::Open(const std::string& path, const RecordFileOptions& options) {
   if (path == "-") return OpenFd(0, "stdin", options);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

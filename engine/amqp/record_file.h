@@ -56,6 +56,12 @@ class RecordFileReader {
   uint64_t position() const { return position_; }
   // Every byte of the input (the map, or the buffer read), for callers that cut it into parts.
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  // Says that bytes [begin, end) of the input will not be read again soon. When the input is a file the
+  // reader mapped, the pages wholly inside are unmapped from the process now (a view into them stays
+  // valid: reading it maps the file's page again), instead of all of them when the reader closes: for
+  // a 2 GiB file that took 0.1 s, a third of a `sift filter` run, done by one thread after the scan.
+  // Safe from any thread, also while Next() runs; nothing for other inputs.
+  void Release(uint64_t begin, uint64_t end) const;
 
  private:
   void Close();

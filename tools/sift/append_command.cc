@@ -146,11 +146,14 @@ engine::Status CheckBatch(const engine::StreamEngine& engine, const MessageInput
 }
 
 // Reads batch number `number` (its framing) and checks it (CheckBatch), on a thread of its own (inline
-// when no thread can be started). A batch whose framing fails is not checked: the framing error is
-// the run's (input->status()), and nothing of that batch is stored.
+// when no thread can be started), after releasing the record bytes [stored.first, stored.second) of a
+// batch stored before (MessageInput::ReleaseRecordBytes: there, not on the writing thread). A batch
+// whose framing fails is not checked: the framing error is the run's (input->status()), and nothing of
+// that batch is stored.
 std::future<engine::Status> StartBatch(const engine::StreamEngine& engine, MessageInput* input, RecordBatch& batch,
-                                       int number) {
-  auto read_and_check = [&engine, input, &batch, number] {
+                                       int number, std::pair<uint64_t, uint64_t> stored = {0, 0}) {
+  auto read_and_check = [&engine, input, &batch, number, stored] {
+    input->ReleaseRecordBytes(stored.first, stored.second);
     ReadBatch(input, &batch, number);
     return input->status().ok() ? CheckBatch(engine, *input, batch) : engine::Status::OK();
   };
@@ -190,8 +193,12 @@ engine::Status AppendRecords(const engine::StreamEngine& engine, MessageInput* i
     if (!input->status().ok()) return input->status();
     if (now.messages.empty()) return engine::Status::OK();
     RecordBatch& next = batches[1 - current];
-    next = RecordBatch();  // the batch before `now`, stored
-    std::future<engine::Status> next_ready = StartBatch(engine, input, next, number++);
+    // The batch before `now`, stored: its bytes end where `now` starts.
+    const std::pair<uint64_t, uint64_t> stored =
+        next.records.empty() ? std::pair<uint64_t, uint64_t>{0, 0}
+                             : std::pair<uint64_t, uint64_t>{next.records.front().second, now.records.front().second};
+    next = RecordBatch();
+    std::future<engine::Status> next_ready = StartBatch(engine, input, next, number++, stored);
     s = out->Append(now.messages, now.progress, now.bytes >= kBulkMinBytes, &now.prepared);
     if (!s.ok()) {
       next_ready.wait();  // it works on `next` and the input

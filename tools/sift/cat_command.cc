@@ -33,9 +33,11 @@ int RunCat(const CatOptions& options) {
                      /*stable_views=*/input->views_stable());
   std::span<const uint8_t> message;
   uint64_t index = 0;
+  uint64_t released = 0;
   while (input->Next(&message, &index)) {
     status = writer.Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
     if (!status.ok()) break;
+    input->ReleasePassed(input->next_position(), &released);
   }
   if (status.ok()) status = input->status();
   engine::Status flushed = writer.Finish();

@@ -85,6 +85,7 @@ engine::Status FilterSequentially(MessageInput* input, engine::MessageFilter* fi
   std::span<const uint8_t> message;
   uint64_t index = 0;
   uint64_t read = 0;
+  uint64_t released = input->next_position();
   if (more != nullptr) *more = false;
   for (;;) {
     if ((max_records != 0 && read == max_records) || input->next_position() >= stop_position) {
@@ -101,6 +102,7 @@ engine::Status FilterSequentially(MessageInput* input, engine::MessageFilter* fi
     if (!s.ok()) return s;
     if (run->limit_reached) return engine::Status::OK();
     if ((run->scanned & 0xffff) == 0) run->report->Progress(index, input->progress(), run->scanned);
+    input->ReleasePassed(input->next_position(), &released);
   }
   return input->status();
 }
@@ -146,8 +148,10 @@ engine::Status FilterSplit(MessageInput* input, const selector::Selector& select
     amqp::RecordFileReader reader;
     reader.OpenBytes(all.subspan(cut), input->name());
     std::span<const uint8_t> message;
+    uint64_t released = cut;
     for (uint64_t local = 0; reader.Next(&message); ++local) {
       if ((local & 1023) == 0 && stop.load(std::memory_order_relaxed)) return;
+      input->ReleasePassed(cut + reader.position(), &released);
       const bool matched = second.Matches(message);
       if ((strict || matched || second.read_malformed()) && !amqp::Validate(message).ok()) return;
       ++part.scanned;
@@ -216,6 +220,7 @@ engine::Status FilterInParallel(MessageInput* input, const selector::Selector& s
   if (!*started) return engine::Status::OK();
   // Delivers a filtered range; false when the run stops there (an error, or -c reached).
   engine::Status status;
+  uint64_t released = input->next_position();
   auto deliver = [&](const RecordRange& range) {
     run->scanned += range.messages.size();
     run->bytes += range.bytes;
@@ -228,6 +233,7 @@ engine::Status FilterInParallel(MessageInput* input, const selector::Selector& s
       return false;
     }
     run->report->Progress(range.records.back().first, input->progress(), run->scanned);
+    input->ReleasePassed(range.records.back().second, &released);
     return true;
   };
   std::span<const uint8_t> message;

@@ -116,6 +116,14 @@ engine::Status MessageInput::CheckAt(std::span<const uint8_t> message, uint64_t 
       error.Reason() + " (byte " + std::to_string(error.offset) + " of the message)");
 }
 
+void MessageInput::ReleasePassed(uint64_t position, uint64_t* released) const {
+  constexpr uint64_t kStep = 64u << 20;
+  if (position < *released + 2 * kStep) return;
+  const uint64_t upto = position - kStep;
+  records_.Release(*released, upto);
+  *released = upto;
+}
+
 double MessageInput::progress() const {
   if (file_size_ == 0) return -1;
   const uint64_t done = format_ == InputFormat::kAmqp ? records_.position() : bytes_read_;

@@ -53,6 +53,12 @@ class MessageInput {
   std::span<const uint8_t> record_bytes() const {
     return format_ == InputFormat::kAmqp ? records_.bytes() : std::span<const uint8_t>();
   }
+  // Says that record bytes [begin, end) will not be read again soon (amqp::RecordFileReader::Release:
+  // a mapped file's pages are unmapped now rather than all at the end). Thread-safe.
+  void ReleaseRecordBytes(uint64_t begin, uint64_t end) const { records_.Release(begin, end); }
+  // For a loop that reads on from *released: releases the record bytes it passed, a step at a time
+  // and a step behind `position` (views of the records read last, still in use, stay mapped).
+  void ReleasePassed(uint64_t position, uint64_t* released) const;
   // Whether the views Next() returns stay valid as long as the input (records), rather than only until
   // the next call (JSON lines).
   bool views_stable() const { return format_ == InputFormat::kAmqp; }

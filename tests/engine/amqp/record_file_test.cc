@@ -56,6 +56,41 @@ TEST(RecordFileTest, WriterThenMappedReaderRoundTrip) {
   std::filesystem::remove(path);
 }
 
+// Release() unmaps the pages of a mapped file; a view into them reads the file's bytes again. For a
+// buffer (a pipe's input, or bytes of the caller's) it must do nothing: those bytes exist nowhere else.
+TEST(RecordFileTest, ReleasedRecordsOfAMappedFileReadTheSameBytes) {
+  const std::string path = TempPath("release.amqp");
+  std::vector<uint8_t> bytes;
+  for (int i = 0; i < 600; ++i) AppendRecord(testing::RichMessage(i), &bytes);  // many pages
+  WriteFile(path, bytes);
+  RecordFileReader r;
+  ASSERT_TRUE(r.Open(path)) << r.error();
+  std::vector<std::span<const uint8_t>> views;
+  std::span<const uint8_t> m;
+  while (r.Next(&m)) {
+    views.push_back(m);
+    if (views.size() == 300) r.Release(1, r.position() + 5);  // unaligned bounds: the pages inside
+  }
+  ASSERT_TRUE(r.ok()) << r.error();
+  r.Release(0, bytes.size() + 4096);  // past the end: up to it
+  ASSERT_EQ(views.size(), 600u);
+  for (size_t i = 0; i < views.size(); ++i) {
+    ASSERT_EQ(ByteVector(views[i].begin(), views[i].end()), testing::RichMessage(static_cast<int>(i))) << i;
+  }
+  std::filesystem::remove(path);
+
+  RecordFileReader own;
+  own.OpenBytes(bytes, "bytes");
+  own.Release(0, bytes.size());
+  std::vector<uint8_t> again;
+  for (int i = 0; i < 600; ++i) AppendRecord(testing::RichMessage(i), &again);
+  EXPECT_EQ(bytes, again);
+  while (own.Next(&m)) {
+  }
+  EXPECT_TRUE(own.ok()) << own.error();
+  EXPECT_EQ(own.index(), 600u);
+}
+
 TEST(RecordFileTest, EmptyFileHasNoRecords) {
   const std::string path = TempPath("empty.amqp");
   WriteFile(path, {});
