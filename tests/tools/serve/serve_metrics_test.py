@@ -192,14 +192,19 @@ class MetricsTest(unittest.TestCase):
             self.assertLess(time.monotonic() - start, 2)  # served within 2 s, not after the silent one
 
 
-class MetricsFlagTest(unittest.TestCase):
+class ServerPerTestCase(unittest.TestCase):
+    """A test that starts servers of its own, in a folder of its own."""
+
     def setUp(self):
         if not SERVE or not os.access(SERVE, os.X_OK):
             self.skipTest("SIFT_SERVE is not set to the sift-serve binary")
-        self.tmp = tempfile.mkdtemp(prefix="sift-serve-metrics-flag-")
+        self.tmp = tempfile.mkdtemp(prefix="sift-serve-%s-" % type(self).__name__)
 
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class MetricsFlagTest(ServerPerTestCase):
 
     def run_serve(self, *flags):
         return subprocess.run([SERVE, "--listen", "127.0.0.1:0", "--store", os.path.join(self.tmp, "s")] + list(flags),
@@ -220,17 +225,9 @@ class MetricsFlagTest(unittest.TestCase):
         self.assertRegex(r.stderr, r"^sift: cannot listen: --metrics 127\.0\.0\.1:\d+: Address already in use")
 
 
-class SummaryFlagTest(unittest.TestCase):
+class SummaryFlagTest(ServerPerTestCase):
     """--no-summary: the chunks serve writes get no summary, so a filtered consumer reads every one. The
     same traffic into a server with summaries skips some, which shows the consumer could have."""
-
-    def setUp(self):
-        if not SERVE or not os.access(SERVE, os.X_OK):
-            self.skipTest("SIFT_SERVE is not set to the sift-serve binary")
-        self.tmp = tempfile.mkdtemp(prefix="sift-serve-summary-flag-")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def pruned_and_scanned(self, name, *flags):
         """Publishes 40 messages (chunks of at most 10, each larger than its summary) and reads those with
