@@ -116,10 +116,7 @@ engine::Status MessageInput::CheckAt(std::span<const uint8_t> message, uint64_t 
       error.Reason() + " (byte " + std::to_string(error.offset) + " of the message)");
 }
 
-void MessageInput::ReleasePassed(uint64_t position, uint64_t* released) const {
-  constexpr uint64_t kStep = 64u << 20;
-  if (position < *released + 2 * kStep) return;
-  const uint64_t upto = position - kStep;
+void MessageInput::ReleaseUpTo(uint64_t upto, uint64_t* released) const {
   records_.Release(*released, upto);
   *released = upto;
 }

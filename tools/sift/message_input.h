@@ -57,8 +57,11 @@ class MessageInput {
   // a mapped file's pages are unmapped now rather than all at the end). Thread-safe.
   void ReleaseRecordBytes(uint64_t begin, uint64_t end) const { records_.Release(begin, end); }
   // For a loop that reads on from *released: releases the record bytes it passed, a step at a time
-  // and a step behind `position` (views of the records read last, still in use, stay mapped).
-  void ReleasePassed(uint64_t position, uint64_t* released) const;
+  // and a step behind `position` (views of the records read last, still in use, stay mapped). Called
+  // for every record of a scan, so the test that nothing is due is inline.
+  void ReleasePassed(uint64_t position, uint64_t* released) const {
+    if (position >= *released + 2 * kReleaseStep) ReleaseUpTo(position - kReleaseStep, released);
+  }
   // Whether the views Next() returns stay valid as long as the input (records), rather than only until
   // the next call (JSON lines).
   bool views_stable() const { return format_ == InputFormat::kAmqp; }
@@ -68,6 +71,9 @@ class MessageInput {
   const std::string& name() const { return name_; }
 
  private:
+  static constexpr uint64_t kReleaseStep = 64u << 20;
+  void ReleaseUpTo(uint64_t upto, uint64_t* released) const;
+
   MessageInput() = default;
   InputFormat format_ = InputFormat::kAmqp;
   bool validate_ = true;

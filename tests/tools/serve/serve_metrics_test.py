@@ -81,6 +81,18 @@ def sample(text, name, labels=""):
     return float(line.group(1)) if line else None
 
 
+def wait_for(test, port, predicate, what, seconds=10):
+    """Scrapes until predicate(page) holds (bounded: `seconds`, then `test` fails); returns that page."""
+    deadline = time.monotonic() + seconds
+    while True:
+        page = scrape(port)
+        if predicate(page):
+            return page
+        if time.monotonic() > deadline:
+            test.fail("%s not seen within %d s:\n%s" % (what, seconds, page))
+        time.sleep(0.1)
+
+
 class MetricsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -101,15 +113,7 @@ class MetricsTest(unittest.TestCase):
             raise AssertionError("sift-serve exited with %d after SIGTERM: %s" % (code, stderr))
 
     def wait_for(self, predicate, what, seconds=10):
-        """Scrapes until predicate(page) holds (bounded: `seconds`); returns that page."""
-        deadline = time.monotonic() + seconds
-        while True:
-            page = scrape(self.port)
-            if predicate(page):
-                return page
-            if time.monotonic() > deadline:
-                self.fail("%s not seen within %d s:\n%s" % (what, seconds, page))
-            time.sleep(0.1)
+        return wait_for(self, self.port, predicate, what, seconds)
 
     def test_traffic_shows_in_metrics_and_promtool_accepts_them(self):
         messages = [Message(body="order %d" % i, properties={"n": i}) for i in range(40)]
@@ -243,14 +247,10 @@ class SummaryFlagTest(ServerPerTestCase):
                     rcv.receive(timeout=30)
                     rcv.accept()
                 link = r'\{stream="orders",link="(\d+)"\}'
-                deadline = time.monotonic() + 10
-                while True:
-                    page = scrape(port)
-                    if re.search(r"^sift_consumer_matched_records_total%s 10$" % link, page, re.M) and \
-                            re.search(r"^sift_consumer_lag_messages%s 0$" % link, page, re.M):
-                        break
-                    self.assertLess(time.monotonic(), deadline, page)
-                    time.sleep(0.1)
+                page = wait_for(self, port,
+                                lambda t: re.search(r"^sift_consumer_matched_records_total%s 10$" % link, t, re.M)
+                                and re.search(r"^sift_consumer_lag_messages%s 0$" % link, t, re.M),
+                                "the consumer at the end of its stream")
                 labels = '{stream="orders",link="%s"}' % re.search(
                     r"^sift_consumer_matched_records_total%s" % link, page, re.M).group(1)
                 return (sample(page, "sift_consumer_pruned_chunks_total", labels),
