@@ -116,11 +116,6 @@ engine::Status MessageInput::CheckAt(std::span<const uint8_t> message, uint64_t 
       error.Reason() + " (byte " + std::to_string(error.offset) + " of the message)");
 }
 
-void MessageInput::ReleaseUpTo(uint64_t upto, uint64_t* released) const {
-  records_.Release(*released, upto);
-  *released = upto;
-}
-
 double MessageInput::progress() const {
   if (file_size_ == 0) return -1;
   const uint64_t done = format_ == InputFormat::kAmqp ? records_.position() : bytes_read_;

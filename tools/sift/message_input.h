@@ -60,7 +60,10 @@ class MessageInput {
   // and a step behind `position` (views of the records read last, still in use, stay mapped). Called
   // for every record of a scan, so the test that nothing is due is inline.
   void ReleasePassed(uint64_t position, uint64_t* released) const {
-    if (position >= *released + 2 * kReleaseStep) ReleaseUpTo(position - kReleaseStep, released);
+    if (position < *released + 2 * kReleaseStep) return;
+    const uint64_t upto = position - kReleaseStep;
+    records_.Release(*released, upto);
+    *released = upto;
   }
   // Whether the views Next() returns stay valid as long as the input (records), rather than only until
   // the next call (JSON lines).
@@ -72,7 +75,6 @@ class MessageInput {
 
  private:
   static constexpr uint64_t kReleaseStep = 64u << 20;
-  void ReleaseUpTo(uint64_t upto, uint64_t* released) const;
 
   MessageInput() = default;
   InputFormat format_ = InputFormat::kAmqp;
