@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/shared_work.h"
 #include "engine/amqp/validate.h"
 #include "engine/chunk_summary.h"
 #include "engine/stream_engine_impl.h"
@@ -192,24 +193,41 @@ Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::s
   }
   return AppendStatus(
       path_, stream,
-      impl_->store->IngestBatch(stream, messages, first_offset, prepared != nullptr ? &prepared->summaries : nullptr));
+      impl_->store->IngestBatch(stream, messages, first_offset, prepared != nullptr ? &prepared->summaries_ : nullptr));
 }
+
+struct IngestPreparation::Sharing {
+  base::SharedWork work;
+};
+
+IngestPreparation::IngestPreparation() : sharing_(std::make_unique<Sharing>()) {}
+IngestPreparation::~IngestPreparation() = default;
+IngestPreparation::IngestPreparation(IngestPreparation&&) noexcept = default;
+IngestPreparation& IngestPreparation::operator=(IngestPreparation&&) noexcept = default;
+void IngestPreparation::Help() { sharing_->work.Help(); }
+void IngestPreparation::Close() { sharing_->work.Close(); }
 
 Status StreamEngine::PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
                                    const RangeCheck& check) const {
-  if (!check)
-    return FromStorage(impl_->store->PrepareIngest(messages, &out->summaries), "cannot prepare a bulk append", path_);
+  base::SharedWork* share = &out->sharing_->work;
+  if (!check) {
+    return FromStorage(impl_->store->PrepareIngest(messages, &out->summaries_, {}, share),
+                       "cannot prepare a bulk append", path_);
+  }
   // The caller's statuses pass through storage as opaque failures; the one reported is the caller's own
   // for the first failing range (storage checks every range before it).
   std::mutex mu;
   std::map<size_t, Status> failed;  // by the range's first message
-  const storage::Status s = impl_->store->PrepareIngest(messages, &out->summaries, [&](size_t begin, size_t end) {
-    Status c = check(begin, end);
-    if (c.ok()) return storage::Status::OK();
-    std::lock_guard<std::mutex> lock(mu);
-    failed.emplace(begin, std::move(c));
-    return storage::Status::InvalidArgument("check failed");
-  });
+  const storage::Status s = impl_->store->PrepareIngest(
+      messages, &out->summaries_,
+      [&](size_t begin, size_t end) {
+        Status c = check(begin, end);
+        if (c.ok()) return storage::Status::OK();
+        std::lock_guard<std::mutex> lock(mu);
+        failed.emplace(begin, std::move(c));
+        return storage::Status::InvalidArgument("check failed");
+      },
+      share);
   if (s.ok()) return Status::OK();
   if (!failed.empty()) return failed.begin()->second;
   return FromStorage(s, "cannot prepare a bulk append", path_);

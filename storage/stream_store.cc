@@ -883,7 +883,7 @@ void StreamStore::Impl::RetainAfterAppend(const std::shared_ptr<StreamState>& st
 
 Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> messages,
                                           std::span<const ChunkRange> ranges, std::vector<std::string>* entries,
-                                          const StreamStore::RangeCheck& check) const {
+                                          const StreamStore::RangeCheck& check, base::SharedWork* share) const {
   entries->assign(ranges.size(), std::string());
   const bool summarize = static_cast<bool>(options_.chunk_summarizer);
   if ((!summarize && !check) || ranges.empty()) return Status::OK();
@@ -895,7 +895,7 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
   std::atomic<size_t> next{0};
   std::atomic<size_t> first_failed{SIZE_MAX};
   std::vector<Status> failures(ranges.size());
-  auto work = [&] {
+  const std::function<void()> work = [&] {
     const std::unique_ptr<ChunkSummarizer> summarizer = summarize ? options_.chunk_summarizer() : nullptr;
     std::string summary;
     for (size_t k = next.fetch_add(1); k < ranges.size() && k < first_failed.load(); k = next.fetch_add(1)) {
@@ -935,17 +935,23 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
       break;  // no thread to be had: the ones there are take every range
     }
   }
-  work();
+  if (share != nullptr) {
+    share->Run(work);
+  } else {
+    work();
+  }
   for (std::thread& t : workers) t.join();
   const size_t failed = first_failed.load();
   return failed == SIZE_MAX ? Status::OK() : failures[failed];
 }
 
 Status StreamStore::Impl::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries,
-                                        const StreamStore::RangeCheck& check) const {
+                                        const StreamStore::RangeCheck& check, base::SharedWork* share) const {
   const std::vector<ChunkCutter::Range> ranges =
       options_.chunk_summarizer || check ? ChunkCutter::Ranges(options_, messages) : std::vector<ChunkCutter::Range>();
-  return SummarizeRanges(messages, ranges, summaries, check);
+  Status s = SummarizeRanges(messages, ranges, summaries, check, share);
+  if (share != nullptr) share->Close();  // when there was nothing to run
+  return s;
 }
 
 Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
@@ -1147,8 +1153,8 @@ Status StreamStore::IngestBatch(std::string_view stream, std::span<const std::st
   return impl_->IngestBatch(stream, messages, first_offset, prepared);
 }
 Status StreamStore::PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared,
-                                  const RangeCheck& check) const {
-  return impl_->PrepareIngest(messages, prepared, check);
+                                  const RangeCheck& check, base::SharedWork* share) const {
+  return impl_->PrepareIngest(messages, prepared, check, share);
 }
 Status StreamStore::Flush() {
   if (Status s = impl_->Writable(); !s.ok()) return s;

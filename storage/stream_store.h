@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/shared_work.h"
 #include "storage/options.h"
 #include "storage/status.h"
 #include "storage/stream_reader.h"
@@ -119,9 +120,12 @@ class StreamStore {
   // the caller a pass of its own; without a summarizer, every chunk's), on the same threads. A check
   // that fails stops the work: the result is its status, for the first failing range in message order
   // (every range before it was checked or vouched for), and *prepared is not usable.
+  //
+  // `share`, when given, lets threads waiting for this call join its work (base::SharedWork::Help) while
+  // it runs; it is over once this returns.
   using RangeCheck = std::function<Status(size_t begin, size_t end)>;
   Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* prepared,
-                       const RangeCheck& check = {}) const;
+                       const RangeCheck& check = {}, base::SharedWork* share = nullptr) const;
 
   // Chunk summaries (StoreOptions::chunk_summarizer). ListChunks: the stream's stored chunks, oldest
   // first, from the in-memory index (no chunk is read). GetChunkSummary: the summary of the chunk that

@@ -77,7 +77,7 @@ class StreamStore::Impl {
   Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset,
                      const std::vector<std::string>* prepared);
   Status PrepareIngest(std::span<const std::string_view> messages, std::vector<std::string>* summaries,
-                       const StreamStore::RangeCheck& check) const;
+                       const StreamStore::RangeCheck& check, base::SharedWork* share) const;
   Status Flush();
   Status EnforceRetention();
   Status ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const;
@@ -124,9 +124,11 @@ class StreamStore::Impl {
 
   int64_t Now() const;
   // The summary entries of `ranges` of `messages` (empty strings where a chunk gets none), built on
-  // one thread per core, each range after `check` passed it when there is a check (PrepareIngest).
+  // one thread per core (and the threads `share` lets join), each range after `check` passed it when
+  // there is a check (PrepareIngest).
   Status SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
-                         std::vector<std::string>* entries, const StreamStore::RangeCheck& check = {}) const;
+                         std::vector<std::string>* entries, const StreamStore::RangeCheck& check = {},
+                         base::SharedWork* share = nullptr) const;
   // Every message's size and the validator, before anything is written; *total_bytes their sum.
   Status CheckBatch(std::string_view stream, std::span<const std::string_view> messages, size_t* total_bytes) const;
   // The stream's retention after an append; write_mu_ held, mu_ not held.

@@ -48,9 +48,28 @@
 namespace sift::engine {
 
 // Work done ahead of a bulk append (StreamEngine::PrepareIngest), for StreamEngine::IngestBatch with
-// the same messages: the summaries of the chunks it will write. Opaque to the caller.
-struct IngestPreparation {
-  std::vector<std::string> summaries;
+// the same messages: the summaries of the chunks it will write. Opaque to the caller, but for Help():
+// a loader prepares the next batch on other threads while it writes one, and when it is done writing
+// first, it lends its thread to the preparation instead of waiting idle. Not moved while in use.
+class IngestPreparation {
+ public:
+  IngestPreparation();
+  ~IngestPreparation();
+  IngestPreparation(IngestPreparation&&) noexcept;
+  IngestPreparation& operator=(IngestPreparation&&) noexcept;
+
+  // Waits until PrepareIngest(..., this, ...) runs on another thread, then takes part in its work until
+  // no piece of it is left, which may be before PrepareIngest returns (its status is the result).
+  // Returns at once once that PrepareIngest has returned, or after Close().
+  void Help();
+  // Says that no PrepareIngest will run for this preparation, so that Help() stops waiting for one.
+  void Close();
+
+ private:
+  friend class StreamEngine;
+  struct Sharing;
+  std::vector<std::string> summaries_;
+  std::unique_ptr<Sharing> sharing_;
 };
 
 // A snapshot of one stream.

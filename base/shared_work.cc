@@ -1,0 +1,44 @@
+// SharedWork (see shared_work.h).
+#include "base/shared_work.h"
+
+namespace sift::base {
+
+void SharedWork::Run(const std::function<void()>& take) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!over_) take_ = &take;
+  }
+  changed_.notify_all();
+  take();
+  std::unique_lock<std::mutex> lock(mu_);
+  take_ = nullptr;
+  over_ = true;
+  // `take` may hold references into the caller's frame: no helper may still be in it on return.
+  changed_.wait(lock, [this] { return helpers_ == 0; });
+  lock.unlock();
+  changed_.notify_all();
+}
+
+void SharedWork::Help() {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait(lock, [this] { return take_ != nullptr || over_; });
+  if (take_ == nullptr) return;
+  const std::function<void()>* take = take_;
+  ++helpers_;
+  lock.unlock();
+  (*take)();
+  lock.lock();
+  --helpers_;
+  lock.unlock();
+  changed_.notify_all();
+}
+
+void SharedWork::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    over_ = true;
+  }
+  changed_.notify_all();
+}
+
+}  // namespace sift::base

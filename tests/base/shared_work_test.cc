@@ -1,0 +1,95 @@
+// SharedWork: a helper waits for the work to start, takes pieces beside the owner, and the owner
+// returns only once every helper has left; Close() and a finished Run() release a waiting helper.
+#include "base/shared_work.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace sift::base {
+namespace {
+
+using std::chrono::seconds;
+
+TEST(SharedWork, RunAloneTakesEveryPieceOnceAndLaterHelpersFindNothing) {
+  SharedWork work;
+  std::atomic<int> next{0};
+  std::vector<int> taken(100, 0);
+  const std::function<void()> take = [&] {
+    for (int k = next.fetch_add(1); k < 100; k = next.fetch_add(1)) ++taken[k];
+  };
+  work.Run(take);
+  for (int k = 0; k < 100; ++k) EXPECT_EQ(taken[k], 1) << k;
+  work.Help();  // over: returns at once, takes nothing
+  EXPECT_EQ(next.load(), 101);
+}
+
+TEST(SharedWork, AHelperWaitingBeforeRunTakesPiecesAndRunWaitsForItToLeave) {
+  SharedWork work;
+  constexpr int kPieces = 1000;
+  std::atomic<int> next{0};
+  std::vector<std::atomic<int>> taken(kPieces);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool helper_took = false;
+  std::atomic<bool> helper_left{false};
+  const std::thread::id owner = std::this_thread::get_id();
+  const std::function<void()> take = [&] {
+    const bool on_owner = std::this_thread::get_id() == owner;
+    for (int k = next.fetch_add(1); k < kPieces; k = next.fetch_add(1)) {
+      taken[k].fetch_add(1);
+      if (on_owner && k == 0) {
+        // Hold the owner until the helper has a piece, so the helper surely takes part.
+        std::unique_lock<std::mutex> lock(mu);
+        ASSERT_TRUE(cv.wait_for(lock, seconds(30), [&] { return helper_took; }));
+      } else if (!on_owner) {
+        std::lock_guard<std::mutex> lock(mu);
+        helper_took = true;
+        cv.notify_all();
+      }
+    }
+    if (!on_owner) {
+      // Still inside the work after the last piece is gone: Run() must wait for this.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      helper_left = true;
+    }
+  };
+  std::thread helper([&] { work.Help(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the helper is waiting (or about to)
+  work.Run(take);
+  EXPECT_TRUE(helper_left.load());
+  helper.join();
+  EXPECT_TRUE(helper_took);
+  for (int k = 0; k < kPieces; ++k) EXPECT_EQ(taken[k].load(), 1) << k;
+}
+
+TEST(SharedWork, CloseReleasesAWaitingHelperAndRunThenWorksAlone) {
+  SharedWork work;
+  std::atomic<bool> returned{false};
+  std::thread helper([&] {
+    work.Help();
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(returned.load());  // nothing to help with yet: it waits
+  work.Close();
+  helper.join();
+  EXPECT_TRUE(returned.load());
+
+  int runs = 0;
+  const std::function<void()> take = [&] { ++runs; };
+  work.Run(take);  // a Run after Close works alone
+  EXPECT_EQ(runs, 1);
+  work.Help();
+  work.Close();  // harmless after Run
+  EXPECT_EQ(runs, 1);
+}
+
+}  // namespace
+}  // namespace sift::base
