@@ -60,7 +60,7 @@ class IngestPreparation {
 
   // Waits until PrepareIngest(..., this, ...) runs on another thread, then takes part in its work until
   // no piece of it is left, which may be before PrepareIngest returns (its status is the result).
-  // Returns at once once that PrepareIngest has returned, or after Close().
+  // Returns at once when that PrepareIngest has already returned, or after Close().
   void Help();
   // Says that no PrepareIngest will run for this preparation, so that Help() stops waiting for one.
   void Close();
