@@ -9,11 +9,19 @@ void SharedWork::Run(const std::function<void()>& take) {
     if (!over_) take_ = &take;
   }
   changed_.notify_all();
+  // However `take` ends, even by an exception, no helper may be left in it once this returns: it may
+  // hold references into the caller's frame.
+  struct EndOnExit {
+    SharedWork* work;
+    ~EndOnExit() { work->EndRun(); }
+  } end{this};
   take();
+}
+
+void SharedWork::EndRun() {
   std::unique_lock<std::mutex> lock(mu_);
   take_ = nullptr;
   over_ = true;
-  // `take` may hold references into the caller's frame: no helper may still be in it on return.
   changed_.wait(lock, [this] { return helpers_ == 0; });
   lock.unlock();
   changed_.notify_all();
@@ -26,11 +34,17 @@ void SharedWork::Help() {
   const std::function<void()>* take = take_;
   ++helpers_;
   lock.unlock();
+  struct LeaveOnExit {
+    SharedWork* work;
+    ~LeaveOnExit() {
+      {
+        std::lock_guard<std::mutex> lock(work->mu_);
+        --work->helpers_;
+      }
+      work->changed_.notify_all();
+    }
+  } leave{this};
   (*take)();
-  lock.lock();
-  --helpers_;
-  lock.unlock();
-  changed_.notify_all();
 }
 
 void SharedWork::Close() {

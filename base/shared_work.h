@@ -34,6 +34,8 @@ class SharedWork {
   void Close();
 
  private:
+  void EndRun();  // Run()'s end: no helper joins from now, and every one in `take_` has left
+
   std::mutex mu_;
   std::condition_variable changed_;
   const std::function<void()>* take_ = nullptr;  // while Run() is under way

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -89,6 +90,35 @@ TEST(SharedWork, CloseReleasesAWaitingHelperAndRunThenWorksAlone) {
   work.Help();
   work.Close();  // harmless after Run
   EXPECT_EQ(runs, 1);
+}
+
+TEST(SharedWork, AnOwnerWhoseWorkThrowsStillWaitsForItsHelperAndEndsTheWork) {
+  SharedWork work;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool helper_in = false;
+  std::atomic<bool> helper_left{false};
+  const std::thread::id owner = std::this_thread::get_id();
+  const std::function<void()> take = [&] {
+    if (std::this_thread::get_id() != owner) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        helper_in = true;
+      }
+      cv.notify_all();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      helper_left = true;
+      return;
+    }
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, seconds(30), [&] { return helper_in; });
+    throw std::runtime_error("failed piece");
+  };
+  std::thread helper([&] { work.Help(); });
+  EXPECT_THROW(work.Run(take), std::runtime_error);
+  EXPECT_TRUE(helper_left.load());  // Run() waited for it, exception or not
+  helper.join();
+  work.Help();  // over: returns at once
 }
 
 }  // namespace
