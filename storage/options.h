@@ -53,7 +53,8 @@ class ChunkSummarizer {
   // never skipped).
   virtual void Finish(std::string* summary) = 0;
 };
-// Makes a summarizer for one append or bulk load; called from the appending thread.
+// Makes a summarizer, which one thread at a time uses: a store keeps one for its group commits (their
+// leaders take turns under its write lock), and a bulk load makes one per thread.
 using ChunkSummarizerFactory = std::function<std::unique_ptr<ChunkSummarizer>()>;
 
 // Per-stream retention: the embedding API's (engine::RetentionPolicy, sift/options.h).

@@ -803,11 +803,12 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
   const int64_t now = Now();
   rocksdb::WriteBatch batch;
   ChunkBuilder builder;
-  const std::unique_ptr<ChunkSummarizer> summarizer = options_.chunk_summarizer ? options_.chunk_summarizer() : nullptr;
+  if (options_.chunk_summarizer && group_summarizer_ == nullptr) group_summarizer_ = options_.chunk_summarizer();
+  ChunkSummarizer* const summarizer = group_summarizer_.get();
   for (StreamGroup& sg : streams) {
     StreamState& st = *sg.stream;
     sg.timestamp = std::max(now, st.last_timestamp_ms);
-    ChunkCutter cutter(options_, &builder, summarizer.get(), st.next_offset.load(), sg.timestamp);
+    ChunkCutter cutter(options_, &builder, summarizer, st.next_offset.load(), sg.timestamp);
     auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view summary) {
       batch.Put(keys::ChunkKey(st.id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
       batch.Put(keys::IndexKey(st.id, m.first_offset), EncodeIndexEntry(m));
