@@ -18,6 +18,28 @@ namespace {
 
 using std::chrono::seconds;
 
+// One thread tells another that something happened.
+class Signal {
+ public:
+  void Set() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      set_ = true;
+    }
+    cv_.notify_all();
+  }
+  // True once Set(), false after 30 s without.
+  bool Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, seconds(30), [this] { return set_; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool set_ = false;
+};
+
 TEST(SharedWork, RunAloneTakesEveryPieceOnceAndLaterHelpersFindNothing) {
   SharedWork work;
   std::atomic<int> next{0};
@@ -36,9 +58,7 @@ TEST(SharedWork, AHelperWaitingBeforeRunTakesPiecesAndRunWaitsForItToLeave) {
   constexpr int kPieces = 1000;
   std::atomic<int> next{0};
   std::vector<std::atomic<int>> taken(kPieces);
-  std::mutex mu;
-  std::condition_variable cv;
-  bool helper_took = false;
+  Signal helper_took;
   std::atomic<bool> helper_left{false};
   const std::thread::id owner = std::this_thread::get_id();
   const std::function<void()> take = [&] {
@@ -46,13 +66,9 @@ TEST(SharedWork, AHelperWaitingBeforeRunTakesPiecesAndRunWaitsForItToLeave) {
     for (int k = next.fetch_add(1); k < kPieces; k = next.fetch_add(1)) {
       taken[k].fetch_add(1);
       if (on_owner && k == 0) {
-        // Hold the owner until the helper has a piece, so the helper surely takes part.
-        std::unique_lock<std::mutex> lock(mu);
-        ASSERT_TRUE(cv.wait_for(lock, seconds(30), [&] { return helper_took; }));
+        ASSERT_TRUE(helper_took.Wait());  // hold the owner until the helper has a piece: it surely takes part
       } else if (!on_owner) {
-        std::lock_guard<std::mutex> lock(mu);
-        helper_took = true;
-        cv.notify_all();
+        helper_took.Set();
       }
     }
     if (!on_owner) {
@@ -66,7 +82,7 @@ TEST(SharedWork, AHelperWaitingBeforeRunTakesPiecesAndRunWaitsForItToLeave) {
   work.Run(take);
   EXPECT_TRUE(helper_left.load());
   helper.join();
-  EXPECT_TRUE(helper_took);
+  EXPECT_TRUE(helper_took.Wait());  // set by then: at once
   for (int k = 0; k < kPieces; ++k) EXPECT_EQ(taken[k].load(), 1) << k;
 }
 
@@ -94,24 +110,17 @@ TEST(SharedWork, CloseReleasesAWaitingHelperAndRunThenWorksAlone) {
 
 TEST(SharedWork, AnOwnerWhoseWorkThrowsStillWaitsForItsHelperAndEndsTheWork) {
   SharedWork work;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool helper_in = false;
+  Signal helper_in;
   std::atomic<bool> helper_left{false};
   const std::thread::id owner = std::this_thread::get_id();
   const std::function<void()> take = [&] {
     if (std::this_thread::get_id() != owner) {
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        helper_in = true;
-      }
-      cv.notify_all();
+      helper_in.Set();
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       helper_left = true;
       return;
     }
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait_for(lock, seconds(30), [&] { return helper_in; });
+    EXPECT_TRUE(helper_in.Wait());
     throw std::runtime_error("failed piece");
   };
   std::thread helper([&] { work.Help(); });
