@@ -157,7 +157,8 @@ class StreamStore::Impl {
 
   std::mutex write_mu_;
   // The group commits' summarizer (under write_mu_), kept from one group to the next: making one costs
-  // about 10 us (its tables), as much as summarizing 16 messages, and a server's groups are small.
+  // about 10 us (its tables), as much as summarizing 16 messages, and a server whose producers send
+  // one message at a time commits groups of a few.
   std::unique_ptr<ChunkSummarizer> group_summarizer_;
   mutable std::mutex mu_;
   mutable std::condition_variable appended_cv_;  // notified after every commit and stream deletion
