@@ -118,12 +118,17 @@ void ForEachBloomBit(uint64_t hash, uint32_t probes, uint64_t bits, F&& f) {
   }
 }
 
-void PutVarint(std::string* out, uint64_t v) {
+// Whole runs of bytes are appended at once: a summary of a small chunk is mostly these, and a
+// push_back per byte cost more than the rest of its encoding.
+inline void PutVarint(std::string* out, uint64_t v) {
+  char bytes[10];
+  size_t n = 0;
   while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
+    bytes[n++] = static_cast<char>(v | 0x80);
     v >>= 7;
   }
-  out->push_back(static_cast<char>(v));
+  bytes[n++] = static_cast<char>(v);
+  out->append(bytes, n);
 }
 
 void PutBytes(std::string* out, std::string_view bytes) {
@@ -132,12 +137,14 @@ void PutBytes(std::string* out, std::string_view bytes) {
 }
 
 void PutNumber(std::string* out, const Number& n) {
-  out->push_back(static_cast<char>(n.kind));
+  char bytes[9];
+  bytes[0] = static_cast<char>(n.kind);
   uint64_t bits = n.u;
-  for (int i = 0; i < 8; ++i) {
-    out->push_back(static_cast<char>(bits & 0xff));
+  for (int i = 1; i < 9; ++i) {
+    bytes[i] = static_cast<char>(bits & 0xff);
     bits >>= 8;
   }
+  out->append(bytes, sizeof bytes);
 }
 
 // A bounded reader over summary bytes; any overrun makes ok() false and every later read a no-op.
@@ -371,11 +378,23 @@ class HashSet {
   bool has_zero_ = false;
 };
 
+// Scratch space of Finish(), kept from one chunk to the next so that encoding allocates nothing once
+// it has met fields of a chunk's sizes.
+struct EncodeScratch {
+  std::string body;
+  std::string bound;
+  std::string filter;
+  std::vector<std::string_view> texts;
+};
+
 struct FieldStats {
+  uint64_t chunk = 0;  // the chunk (ChunkSummaryBuilder::State::chunk) these stats are of
   uint8_t section = 0;
   std::string name;
   uint32_t last_message = UINT32_MAX;
-  uint32_t present = 0, nulls = 0, texts = 0, numbers = 0, booleans = 0, others = 0;
+  // Messages per value class (a message with the field counts in one): their sum is the messages
+  // that have the field.
+  uint32_t nulls = 0, texts = 0, numbers = 0, booleans = 0, others = 0;
   bool has_nan = false, has_range = false, seen_true = false, seen_false = false;
   Number min, max;
   std::string_view text_min, text_max;  // see SetBound
@@ -506,13 +525,12 @@ struct FieldStats {
     }
   }
 
-  // A fresh field, keeping the memory of the field it was before (the stats of a chunk are reused for the
-  // next one).
+  // A fresh field, keeping the memory the field had in the chunks before.
   void Reset(Section s, std::string_view n) {
     section = static_cast<uint8_t>(s);
     name.assign(n);
     last_message = UINT32_MAX;
-    present = nulls = texts = numbers = booleans = others = 0;
+    nulls = texts = numbers = booleans = others = 0;
     has_nan = has_range = seen_true = seen_false = false;
     min = max = Number();
     text_min = text_max = std::string_view();
@@ -544,7 +562,6 @@ struct FieldStats {
   // Counts a value this chunk added before, which went to `count` (the bounds, sets and flags hold it).
   void Count(uint32_t message, uint32_t* count) {
     last_message = message;
-    ++present;
     ++*count;
   }
 
@@ -642,7 +659,6 @@ struct FieldStats {
     }
     ++*(last_count = &numbers);
     last_message = message;
-    ++present;
     raw = p;
     raw_size = size;
     return true;
@@ -712,7 +728,6 @@ struct FieldStats {
   // Repeated(), with where its text starts in it (0: not a text).
   void Added(uint32_t message, const uint8_t* encoding, uint32_t size, uint32_t text_at, bool remember = true) {
     last_message = message;
-    ++present;
     raw = encoding;
     raw_size = size;
     if (!remember || encoding == nullptr || seen_off || size > kMaxKeyedEncoding) return;
@@ -728,16 +743,17 @@ struct FieldStats {
     seen_slots[seen_count++] = static_cast<uint8_t>(i);
   }
 
-  void Encode(std::string* out) const {
-    std::string body;
-    PutVarint(&body, present);
+  void Encode(std::string* out, EncodeScratch* scratch) const {
+    std::string& body = scratch->body;
+    body.clear();
+    PutVarint(&body, nulls + texts + numbers + booleans + others);  // present
     PutVarint(&body, nulls);
     PutVarint(&body, texts);
     PutVarint(&body, numbers);
     PutVarint(&body, booleans);
     PutVarint(&body, others);
     std::string_view lo = text_min, hi = text_max;
-    std::string hi_bound;
+    std::string& hi_bound = scratch->bound;
     uint8_t flags = (has_nan ? kHasNan : 0) | (has_range ? kHasNumberRange : 0) | (seen_true ? kSeenTrue : 0) |
                     (seen_false ? kSeenFalse : 0);
     if (texts > 0) {
@@ -769,16 +785,18 @@ struct FieldStats {
         body.push_back(static_cast<char>(kSetNone));
       } else if (!exact_overflow) {
         body.push_back(static_cast<char>(kSetExact));
-        std::vector<std::string> sorted = exact;
+        std::vector<std::string_view>& sorted = scratch->texts;
+        sorted.assign(exact.begin(), exact.end());
         std::sort(sorted.begin(), sorted.end());
         PutVarint(&body, sorted.size());
-        for (const std::string& t : sorted) PutBytes(&body, t);
+        for (const std::string_view t : sorted) PutBytes(&body, t);
       } else {
         body.push_back(static_cast<char>(kSetBloom));
         const uint64_t bits =
             std::max<uint64_t>(64, static_cast<uint64_t>(std::ceil(hashes.size() * kBloomBitsPerText)));
         const uint64_t bytes = (bits + 7) / 8;
-        std::string filter(bytes, '\0');
+        std::string& filter = scratch->filter;
+        filter.assign(bytes, '\0');
         hashes.ForEach([&](uint64_t h) {
           ForEachBloomBit(h, kBloomProbes, bytes * 8, [&](uint64_t bit) {
             filter[bit / 8] = static_cast<char>(filter[bit / 8] | (1u << (bit % 8)));
@@ -829,31 +847,54 @@ std::vector<FieldRef> FixedFields() {
 }  // namespace
 
 struct ChunkSummaryBuilder::State {
-  State() : fixed_refs(FixedFields()), fixed(fixed_refs), fixed_stats(fixed_refs.size(), nullptr) {}
+  State()
+      : fixed_refs(FixedFields()),
+        fixed(fixed_refs),
+        fixed_stats(fixed_refs.size(), nullptr),
+        fixed_known(fixed_refs.size(), nullptr) {}
 
-  // The stats of a field, created on first sight; nullptr past the cap (the summary is then incomplete).
+  // The stats of a field in this chunk, fresh on its first sight in the chunk; nullptr past the cap (the
+  // summary is then incomplete). A field keeps its stats object from one chunk to the next (found by key),
+  // so that a chunk of a few messages, which a group commit of single appends makes, does not pay for
+  // making them again.
   FieldStats* Stats(Section section, std::string_view name) {
-    std::string key(1, static_cast<char>(section));
+    key.assign(1, static_cast<char>(section));
     key.append(name);
     auto it = by_key.find(key);
-    if (it != by_key.end()) return it->second;
-    if (used >= kMaxSummaryFields) {
-      complete = false;
-      return nullptr;
-    }
-    if (used == fields.size()) fields.push_back(std::make_unique<FieldStats>());
-    FieldStats* p = fields[used++].get();
-    p->Reset(section, name);
-    by_key.emplace(std::move(key), p);
+    if (it != by_key.end()) return Claim(it->second, section, name);
+    FieldStats* const p = Claim(nullptr, section, name);
+    if (p != nullptr) by_key.emplace(key, p);
     return p;
   }
 
+  // `known` (nullptr: a new field) as this chunk's stats of the field, unless this chunk has it already.
+  FieldStats* Claim(FieldStats* known, Section section, std::string_view name) {
+    if (known != nullptr && known->chunk == chunk) return known;
+    if (chunk_fields.size() >= kMaxSummaryFields) {
+      complete = false;
+      return nullptr;
+    }
+    if (known == nullptr) {
+      fields.push_back(std::make_unique<FieldStats>());
+      known = fields.back().get();
+    }
+    known->Reset(section, name);
+    known->chunk = chunk;
+    chunk_fields.push_back(known);
+    return known;
+  }
+
   void Clear() {
-    used = 0;
+    ++chunk;
+    chunk_fields.clear();
     header_form_count = header_form_next = 0;
-    by_key.clear();
     order.clear();
     std::fill(fixed_stats.begin(), fixed_stats.end(), nullptr);
+    if (fields.size() > kKeptFields) {  // a stream of ever new keys: forget them rather than grow
+      by_key.clear();
+      fields.clear();
+      std::fill(fixed_known.begin(), fixed_known.end(), nullptr);
+    }
     messages = 0;
     failed = false;
     complete = true;
@@ -861,7 +902,11 @@ struct ChunkSummaryBuilder::State {
 
   FieldStats* FixedStats(uint32_t slot) {
     FieldStats*& stats = fixed_stats[slot];
-    if (stats == nullptr) stats = Stats(fixed_refs[slot].section, fixed_refs[slot].name);
+    if (stats == nullptr) {
+      FieldStats*& known = fixed_known[slot];
+      stats = Claim(known, fixed_refs[slot].section, fixed_refs[slot].name);
+      if (stats != nullptr) known = stats;
+    }
     return stats;
   }
 
@@ -1144,14 +1189,22 @@ struct ChunkSummaryBuilder::State {
 
   std::vector<FieldRef> fixed_refs;
   MessageFieldSource fixed;
-  std::vector<FieldStats*> fixed_stats;
+  std::vector<FieldStats*> fixed_stats;  // this chunk's stats of each header and properties field (nullptr: none yet)
+  std::vector<FieldStats*> fixed_known;  // the stats each had in an earlier chunk, for Claim()
   HeaderForm header_forms[kHeaderForms];
   uint32_t header_form_count = 0, header_form_next = 0;
   amqp::MessageView view;
-  amqp::MessageLayout layout;                       // AddChecked's message
-  std::vector<std::unique_ptr<FieldStats>> fields;  // the first `used` are this chunk's, the rest kept for reuse
-  size_t used = 0;
+  amqp::MessageLayout layout;  // AddChecked's message
+  // Every field met (up to kKeptFields), by key (section byte and name) for application properties, and
+  // the ones this chunk has, in the order it met them.
+  static constexpr size_t kKeptFields = 4 * kMaxSummaryFields;
+  std::vector<std::unique_ptr<FieldStats>> fields;
   std::unordered_map<std::string, FieldStats*> by_key;
+  std::string key;  // Stats()'s lookup key
+  uint64_t chunk = 1;
+  std::vector<FieldStats*> chunk_fields;
+  std::vector<const FieldStats*> sorted;  // Finish()'s
+  EncodeScratch scratch;
   std::vector<KeyEncoding> order;  // the previous message's keys, in order
   uint32_t messages = 0;
   bool failed = false;
@@ -1204,8 +1257,8 @@ void ChunkSummaryBuilder::Finish(std::string* summary) {
   State& s = *state_;
   summary->clear();
   if (s.failed || s.messages == 0) return;
-  std::vector<const FieldStats*> sorted;
-  for (size_t i = 0; i < s.used; ++i) sorted.push_back(s.fields[i].get());
+  std::vector<const FieldStats*>& sorted = s.sorted;
+  sorted.assign(s.chunk_fields.begin(), s.chunk_fields.end());
   std::sort(sorted.begin(), sorted.end(), [](const FieldStats* a, const FieldStats* b) {
     return a->section != b->section ? a->section < b->section : a->name < b->name;
   });
@@ -1213,7 +1266,7 @@ void ChunkSummaryBuilder::Finish(std::string* summary) {
   PutVarint(summary, s.messages);
   summary->push_back(static_cast<char>(s.complete ? kComplete : 0));
   PutVarint(summary, sorted.size());
-  for (const FieldStats* f : sorted) f->Encode(summary);
+  for (const FieldStats* f : sorted) f->Encode(summary, &s.scratch);
 }
 
 storage::ChunkSummarizerFactory ChunkSummaryBuilder::Factory() {

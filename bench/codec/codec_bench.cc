@@ -487,6 +487,42 @@ BENCHMARK_CAPTURE(BM_ValidateThenSummary, wide, std::string("wide"))->Unit(bench
 BENCHMARK_CAPTURE(BM_CheckedSummary, orders, std::string("orders"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CheckedSummary, wide, std::string("wide"))->Unit(benchmark::kMillisecond);
 
+// The summary of a small chunk: what the group commit builds when producers send a message or a few
+// at a time (each round of appends is cut into chunks of its own), so each chunk pays the builder's
+// fixed cost (Reset, the first sight of every field, Finish). state.range(0) messages per chunk, the
+// orders profile; the counters are per chunk.
+void BM_SmallChunkSummary(benchmark::State& state) {
+  const auto& messages = SyntheticMessages("orders");
+  const size_t per_chunk = static_cast<size_t>(state.range(0));
+  sift::engine::ChunkSummaryBuilder builder;
+  std::string summary;
+  uint64_t chunks = 0;
+  uint64_t summary_bytes = 0;
+  const uint64_t before = g_allocations.load();
+  for (auto _ : state) {
+    for (size_t begin = 0; begin + per_chunk <= messages.size(); begin += per_chunk) {
+      builder.Reset();
+      for (size_t k = begin; k < begin + per_chunk; ++k) {
+        if (!builder.AddChecked(
+                std::string_view(reinterpret_cast<const char*>(messages[k].data()), messages[k].size()))) {
+          state.SkipWithError("a message is malformed");
+        }
+      }
+      builder.Finish(&summary);
+      summary_bytes += summary.size();
+      ++chunks;
+    }
+  }
+  const uint64_t allocations = g_allocations.load() - before;
+  if (summary_bytes == 0) state.SkipWithError("no summary was built");
+  state.SetItemsProcessed(static_cast<int64_t>(chunks));
+  state.counters["ns_per_chunk"] =
+      benchmark::Counter(static_cast<double>(chunks), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["allocs_per_chunk"] = static_cast<double>(allocations) / static_cast<double>(chunks);
+  state.counters["summary_bytes"] = static_cast<double>(summary_bytes) / static_cast<double>(chunks);
+}
+BENCHMARK(BM_SmallChunkSummary)->Arg(1)->Arg(16)->Unit(benchmark::kMillisecond);
+
 // Strict validation (amqp::Validate, what a message goes through before it is stored) of the
 // synthetic order profiles (tools/synthetic/synthetic_orders.h, as `sift gen --profile` writes them):
 // state.range(0) = 0 for "orders" (~450 bytes), 1 for "wide" (~1.5 KB); state.range(1) distinct

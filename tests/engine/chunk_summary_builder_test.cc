@@ -597,5 +597,64 @@ TEST(ChunkSummaryBuilderTest, AddCheckedIsValidationThenAdd) {
   EXPECT_GT(malformed_messages, 1000u);
 }
 
+// A well-formed message whose application properties take `keys` keys out of `pool` ("key-0" ..), each
+// with a random value, behind the header and properties of RandomWellFormedMessage.
+std::string KeyedMessage(Random& r, uint32_t pool, uint32_t keys) {
+  std::string header;
+  std::string message = RandomWellFormedMessage(r, std::string(), &header);
+  const size_t ap = message.find(std::string("\x00\x53\x74", 3));
+  message.resize(ap == std::string::npos ? message.find(std::string("\x00\x53\x75", 3)) : ap);
+  std::string map;
+  for (uint32_t i = 0; i < keys; ++i) {
+    const std::string key = "key-" + std::to_string(r.Below(pool));
+    map += std::string("\xa1", 1) + static_cast<char>(key.size()) + key;
+    for (;;) {
+      const std::string e = RandomElement(r);
+      if (amqp::ValidateValue(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(e.data()), e.size())).ok()) {
+        map += e;
+        break;
+      }
+    }
+  }
+  std::string props = "\xd1";
+  PutBig(&props, map.size() + 4, 4);
+  PutBig(&props, keys * 2, 4);
+  message += EncodeSection(0x74, props + map);
+  message += EncodeSection(0x75, std::string("\xa0\x02hi", 4));
+  return message;
+}
+
+// A builder keeps its fields from one chunk to the next: a chunk must still get the bytes a fresh
+// builder gives it, whatever fields the chunks before had (fields that come and go, more than the cap
+// of fields in a chunk, more fields over the chunks than the builder keeps).
+TEST(ChunkSummaryBuilderTest, AReusedBuilderSummarizesEachChunkAsAFreshOneDoes) {
+  Random r(20261205);
+  ChunkSummaryBuilder reused, reused_checked;
+  std::string got, got_checked, expected;
+  size_t capped = 0;
+  for (int chunk = 0; chunk < 1500; ++chunk) {
+    const uint32_t pool = 1 + r.Below(chunk % 3 == 0 ? 1000 : 12);
+    const size_t count = 1 + r.Below(chunk % 5 == 0 ? 40 : 6);
+    std::vector<std::string> messages(count);
+    for (std::string& m : messages) m = KeyedMessage(r, pool, r.Below(12));
+    ChunkSummaryBuilder fresh;
+    reused.Reset();
+    reused_checked.Reset();
+    for (const std::string& m : messages) {
+      fresh.Add(m);
+      reused.Add(m);
+      ASSERT_TRUE(reused_checked.AddChecked(m)) << "chunk " << chunk;
+    }
+    fresh.Finish(&expected);
+    reused.Finish(&got);
+    reused_checked.Finish(&got_checked);
+    ASSERT_FALSE(expected.empty()) << "chunk " << chunk;
+    ASSERT_EQ(got, expected) << "chunk " << chunk;
+    ASSERT_EQ(got_checked, expected) << "chunk " << chunk;
+    capped += (expected[2] & 1) == 0;  // the flags after the version and the count (< 128: one byte)
+  }
+  EXPECT_GT(capped, 20u) << "chunks past the cap of fields";
+}
+
 }  // namespace
 }  // namespace sift::engine
