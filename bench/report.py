@@ -337,7 +337,8 @@ def main():
       "each message acknowledged once durable (fsync), then consumers attach at the first offset with an SQL "
       "filter and each receives every match (the counts, the filter's matches and the stream's length are in "
       "the header); without and with TLS and SASL PLAIN (a `--users` file), and without chunk summaries "
-      "(`--no-summary`); the settings take turns run after run; runs sorted, median in bold:")
+      "(`--no-summary`); the settings take turns run after run (plain with and without summaries for "
+      "`--summary-runs` runs, the others for `--runs`); runs sorted, median in bold:")
     w("")
     serve = read(os.path.join(r, "serve.md")).strip()
     out.extend(serve.splitlines())
