@@ -269,6 +269,14 @@ def main():
                     gbs = b["bytes_per_second"] / 1e9
                     check(targets, (f"strict validation, {p}", ">= 1.5 GB/s"), f"{gbs:.2f} GB/s", gbs >= 1.5)
     w("")
+    small = [(n, codec.get(f"BM_SmallChunkSummary/{n}")) for n in (1, 16)]
+    if all(b is not None and "per_chunk" in b for _, b in small):
+        parts = [f"{n} message{'s' if n > 1 else ''}: {b['per_chunk'] * 1e6:.2f} µs, "
+                 f"{b['allocs_per_chunk']:.1f} allocations, {b['summary_bytes']:.0f} summary bytes"
+                 for n, b in small]
+        w("Summaries of small chunks (`BM_SmallChunkSummary`, orders; what a group commit of single appends "
+          "builds, validation included), per chunk: " + "; ".join(parts) + ".")
+        w("")
 
     # Selector reject path.
     sel_json = bench_json(os.path.join(r, "selector.json"))

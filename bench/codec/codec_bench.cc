@@ -516,7 +516,7 @@ void BM_SmallChunkSummary(benchmark::State& state) {
   const uint64_t allocations = g_allocations.load() - before;
   if (summary_bytes == 0) state.SkipWithError("no summary was built");
   state.SetItemsProcessed(static_cast<int64_t>(chunks));
-  state.counters["ns_per_chunk"] =
+  state.counters["per_chunk"] =
       benchmark::Counter(static_cast<double>(chunks), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["allocs_per_chunk"] = static_cast<double>(allocations) / static_cast<double>(chunks);
   state.counters["summary_bytes"] = static_cast<double>(summary_bytes) / static_cast<double>(chunks);
