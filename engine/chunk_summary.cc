@@ -778,10 +778,12 @@ struct FieldStats {
     if (texts > 0) {
       PutBytes(&body, lo);
       if (!(flags & kTextMaxUnbounded)) PutBytes(&body, hi);
-      if (exact_overflow && texts_ascending) {
+      const bool exact_bounds = (flags & kTextMinExact) && (flags & kTextMaxExact);
+      if (texts_ascending && (exact_overflow || exact_bounds)) {
         // Texts that only grew along the chunk (sequential ids, time-ordered keys) grow along the stream
         // too: the bounds already tell this chunk from its neighbours, and a set would only cost bytes
-        // that every filtered read of the stream reads.
+        // that every filtered read of the stream reads. A constant, or the texts of a chunk of one
+        // message, are their bounds: a set would repeat them.
         body.push_back(static_cast<char>(kSetNone));
       } else if (!exact_overflow) {
         body.push_back(static_cast<char>(kSetExact));
