@@ -500,23 +500,35 @@ TEST(ChunkSummaryBuilderTest, SummaryBytesAreThoseOfTheFormat) {
   EXPECT_EQ(SummaryDigest(TextOrderMessages(r, 60000), r, 800), 529645452566431364u) << "text orders";
 }
 
-// A message validation accepts, of random encodings: each header and properties element of its
-// field's type or null (a described null sometimes, which the builder leaves to the field source),
-// extra properties elements of any kind, application properties with a repeated key and values of
-// every kind, and now and then more of them than validation lays out (MessageLayout).
-std::string RandomWellFormedMessage(Random& r, const std::string& previous_header, std::string* header_out) {
-  auto element = [&] {
-    for (;;) {
-      std::string e = RandomElement(r);
-      if (amqp::ValidateValue(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(e.data()), e.size())).ok()) {
-        return e;
-      }
+// An element validation accepts, of any kind.
+std::string WellFormedElement(Random& r) {
+  for (;;) {
+    std::string e = RandomElement(r);
+    if (amqp::ValidateValue(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(e.data()), e.size())).ok()) {
+      return e;
     }
-  };
+  }
+}
+
+// The application-properties section of a map32 of `entries` entries, encoded in `map` (keys and
+// values in turn).
+std::string ApplicationPropertiesSection(const std::string& map, uint32_t entries) {
+  std::string props = "\xd1";
+  PutBig(&props, map.size() + 4, 4);
+  PutBig(&props, entries * 2, 4);
+  return EncodeSection(0x74, props + map);
+}
+
+const std::string kDataBody = EncodeSection(0x75, std::string("\xa0\x02hi", 4));
+
+// The header and properties of a message validation accepts, of random encodings: each element of its
+// field's type or null (a described null sometimes, which the builder leaves to the field source), and
+// extra properties elements of any kind.
+std::string WellFormedHeaderAndProperties(Random& r, const std::string& previous_header, std::string* header_out) {
   auto field_element = [&](bool header, int i) {
     if (r.Below(12) == 0) return std::string("\x00\x53\x99\x40", 4);  // a described null
     for (;;) {
-      std::string e = element();
+      std::string e = WellFormedElement(r);
       const uint8_t code = static_cast<uint8_t>(e[0]);
       const bool ok = header ? amqp::HeaderFieldCodeOk(i, code) : amqp::PropertiesFieldCodeOk(i, code);
       if (code == 0x40 || ok) return e;
@@ -535,23 +547,27 @@ std::string RandomWellFormedMessage(Random& r, const std::string& previous_heade
   if (r.Below(6) != 0) {
     std::vector<std::string> elements(r.Below(16));
     for (size_t i = 0; i < elements.size(); ++i) {
-      elements[i] = i < amqp::kPropertiesFieldCount ? field_element(false, static_cast<int>(i)) : element();
+      elements[i] = i < amqp::kPropertiesFieldCount ? field_element(false, static_cast<int>(i)) : WellFormedElement(r);
     }
     message += EncodeSection(0x73, EncodeList(r, elements));
   }
+  return message;
+}
+
+// A message validation accepts, of random encodings: WellFormedHeaderAndProperties, application
+// properties with a repeated key and values of every kind, and now and then more of them than
+// validation lays out (MessageLayout).
+std::string RandomWellFormedMessage(Random& r, const std::string& previous_header, std::string* header_out) {
+  std::string message = WellFormedHeaderAndProperties(r, previous_header, header_out);
   std::string map;
   const uint32_t entries = r.Below(20) == 0 ? amqp::kLaidOutPropertyEntries + r.Below(3) : r.Below(5);
   for (uint32_t i = 0; i < entries; ++i) {
     const std::string key = r.Below(2) ? "k" : (r.Below(2) ? "j" : "k" + std::to_string(i));
     map += std::string("\xa1", 1) + static_cast<char>(key.size()) + key;
-    map += element();
+    map += WellFormedElement(r);
   }
-  std::string props = "\xd1";
-  PutBig(&props, map.size() + 4, 4);
-  PutBig(&props, entries * 2, 4);
-  if (r.Below(8) != 0) message += EncodeSection(0x74, props + map);
-  message += EncodeSection(0x75, std::string("\xa0\x02hi", 4));
-  return message;
+  if (r.Below(8) != 0) message += ApplicationPropertiesSection(map, entries);
+  return message + kDataBody;
 }
 
 // AddChecked() is strict validation and Add() in one: it accepts exactly what amqp::Validate accepts,
@@ -603,30 +619,17 @@ TEST(ChunkSummaryBuilderTest, AddCheckedIsValidationThenAdd) {
 }
 
 // A well-formed message whose application properties take `keys` keys out of `pool` ("key-0" ..), each
-// with a random value, behind the header and properties of RandomWellFormedMessage.
+// with a random value, behind a random header and properties.
 std::string KeyedMessage(Random& r, uint32_t pool, uint32_t keys) {
   std::string header;
-  std::string message = RandomWellFormedMessage(r, std::string(), &header);
-  const size_t ap = message.find(std::string("\x00\x53\x74", 3));
-  message.resize(ap == std::string::npos ? message.find(std::string("\x00\x53\x75", 3)) : ap);
+  std::string message = WellFormedHeaderAndProperties(r, std::string(), &header);
   std::string map;
   for (uint32_t i = 0; i < keys; ++i) {
     const std::string key = "key-" + std::to_string(r.Below(pool));
     map += std::string("\xa1", 1) + static_cast<char>(key.size()) + key;
-    for (;;) {
-      const std::string e = RandomElement(r);
-      if (amqp::ValidateValue(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(e.data()), e.size())).ok()) {
-        map += e;
-        break;
-      }
-    }
+    map += WellFormedElement(r);
   }
-  std::string props = "\xd1";
-  PutBig(&props, map.size() + 4, 4);
-  PutBig(&props, keys * 2, 4);
-  message += EncodeSection(0x74, props + map);
-  message += EncodeSection(0x75, std::string("\xa0\x02hi", 4));
-  return message;
+  return message + ApplicationPropertiesSection(map, keys) + kDataBody;
 }
 
 // A builder keeps its fields from one chunk to the next: a chunk must still get the bytes a fresh
