@@ -4,9 +4,8 @@
 // checked message by message, and none of its messages may match. The same holds for a corpus of every
 // header and properties field (defaults, each type the spec allows, values of a wrong type) in compact
 // and wide encodings, and a summary does not depend on how its values are encoded. The store-level
-// tests then compare
-// whole replays with skipping on and off, through consumers and parallel scans, and a store written
-// without summaries before and after `SummarizeChunks`.
+// tests then compare whole replays with skipping on and off, through consumers and parallel scans, and
+// a store written without summaries before and after `SummarizeChunks`.
 #include <gtest/gtest.h>
 
 #include <algorithm>
