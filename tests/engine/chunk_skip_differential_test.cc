@@ -565,7 +565,49 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
   EXPECT_GT(both, c.chunks.size() / 3);
 
   static const char* kOps[] = {"=", "<>", "<", "<=", ">", ">="};
+  // The JMS dialect's header names, which read those fields as Qpid JMS presents them (message ids as
+  // strings, absent times as 0, the delivery count plus one, ...), with literals that meet them.
+  struct JmsName {
+    const char* name;
+    std::vector<const char*> literals;
+  };
+  const std::vector<const char*> ids = {"'ID:id-1'",
+                                        "'id-2'",
+                                        "'ID:1'",
+                                        "'ID:AMQP_ULONG:2'",
+                                        "'ID:AMQP_BINARY:6162'",
+                                        "'ID:30313233-3435-3637-3839-616263646566'"};
+  const JmsName jms[] = {
+      {"JMSMessageID", ids},
+      {"JMSCorrelationID", ids},
+      {"JMSPriority", {"0", "4", "9", "5"}},
+      {"JMSTimestamp", {"0", "1000", "2000", "3000"}},
+      {"JMSExpiration", {"0", "1000", "5000"}},
+      {"JMSDeliveryMode", {"'PERSISTENT'", "'NON_PERSISTENT'"}},
+      {"JMSType", {"'a'", "'b'", "''"}},
+      {"JMSDestination", {"'q1'", "'q2'"}},
+      {"JMSReplyTo", {"'r1'"}},
+      {"JMSRedelivered", {"TRUE", "FALSE"}},
+      {"JMSXDeliveryCount", {"0", "1", "2", "6"}},
+      {"JMSXGroupID", {"'g1'", "'g2'"}},
+      {"JMSXGroupSeq", {"0", "1", "7"}},
+      {"JMSXUserID", {"'alice'", "'bob'"}},
+  };
+  bool jms_dialect = false;
+  auto jms_atom = [&]() {
+    const JmsName& j = jms[gen.Below(std::size(jms))];
+    auto literal = [&] { return std::string(j.literals[gen.Below(j.literals.size())]); };
+    const std::string ref = j.name;
+    switch (gen.Below(6)) {
+      case 0: return ref + (gen.OneIn(2) ? " IS NULL" : " IS NOT NULL");
+      case 1: return ref + (gen.OneIn(3) ? " NOT IN (" : " IN (") + literal() + ", " + literal() + ")";
+      case 2: return ref + (gen.OneIn(3) ? " NOT BETWEEN " : " BETWEEN ") + literal() + " AND " + literal();
+      case 3: return ref + (gen.OneIn(3) ? " NOT LIKE 'ID%'" : " LIKE 'ID:%'");
+      default: return ref + " " + kOps[gen.Below(6)] + " " + literal();
+    }
+  };
   auto atom = [&]() {
+    if (jms_dialect && gen.OneIn(2)) return jms_atom();
     const FixedFieldDomain& d = domains[gen.Below(domains.size())];
     // Mostly a literal of the field's own domain, sometimes another field's (unlike types).
     const FixedFieldDomain& from = gen.OneIn(5) ? domains[gen.Below(domains.size())] : d;
@@ -581,14 +623,38 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
   };
   EvalContext context;
   context.SetNow(selector::testing::kDifferentialNow);
-  uint64_t selectors = 0, checks = 0, skipped = 0;
+  uint64_t selectors = 0, checks = 0, skipped = 0, skipped_jms = 0;
   std::vector<std::string> failures;
   for (int i = 0; i < 20000; ++i) {
+    jms_dialect = gen.OneIn(3);
     std::string text = atom();
     for (uint64_t k = gen.Below(3); k > 0; --k) {
       text = (gen.OneIn(4) ? "NOT (" + text + ")" : "(" + text + ")") + (gen.OneIn(2) ? " AND " : " OR ") + atom();
     }
-    const Selector selector = Selector::Compile(text);
+    CompileOptions options;
+    options.dialect = jms_dialect ? Dialect::kJms : Dialect::kSql;
+    Selector selector = Selector::Compile(text, options);
+    if (jms_dialect) text += " (jms)";
+    if (gen.OneIn(6)) {
+      // A properties filter instead: one or two fields, each to equal a value (strings with the &p: /
+      // &s: modifiers sometimes).
+      std::vector<std::pair<std::string, TestValue>> refs;
+      jms_dialect = false;
+      text = "properties filter:";
+      for (uint64_t k = 1 + gen.Below(2); k > 0; --k) {
+        const FixedFieldDomain& d =
+            domains[amqp::kHeaderFieldCount + gen.Below(domains.size() - amqp::kHeaderFieldCount)];
+        TestValue ref = d.values[gen.Below(d.values.size())];
+        if (ref.type == ValueType::kString && !ref.bytes.empty() && gen.OneIn(2)) {
+          ref.bytes = gen.OneIn(2) ? "&p:" + ref.bytes.substr(0, 1) : "&s:" + ref.bytes.substr(ref.bytes.size() - 1);
+        }
+        text += std::string(" ") + d.name + " ~ " + selector::testing::DescribeValue(ref);
+        refs.emplace_back(d.name, std::move(ref));
+      }
+      std::vector<std::pair<std::string, Value>> views;
+      for (const auto& [name, ref] : refs) views.emplace_back(name, ref.view());
+      selector = Selector::CompilePropertiesFilter(views);
+    }
     if (!selector.ok()) continue;  // e.g. LIKE over a number or an ordering of booleans: refused
     ++selectors;
     ChunkSkipper skipper(selector);
@@ -597,6 +663,7 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
       ++checks;
       if (skipper.MayMatch(c.summaries[k])) continue;
       ++skipped;
+      skipped_jms += jms_dialect;
       for (size_t m = c.chunks[k].first; m < c.chunks[k].second; ++m) {
         const std::string& bytes = c.encoded[m];
         source.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
@@ -609,6 +676,7 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
   for (const std::string& f : failures) ADD_FAILURE() << f;
   EXPECT_GT(selectors, 10000u);
   EXPECT_GT(skipped, checks / 20) << skipped << " of " << checks;
+  EXPECT_GT(skipped_jms, skipped / 20) << skipped_jms << " of " << skipped;
 }
 
 // ---------------------------------------------------------------------------------------------------
