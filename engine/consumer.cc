@@ -66,7 +66,7 @@ Status StreamEngine::NewConsumer(const ConsumerOptions& options, std::unique_ptr
   impl->reader_options = reader_options;
   storage::Status s = impl_->store->NewReader(options.stream, reader_options, &impl->reader);
   if (s.IsNotFound()) {
-    return Status::NotFound("no such stream", options.stream, "the store " + path_ + " has no stream of that name");
+    return NoSuchStream(path_, options.stream);
   }
   if (!s.ok()) return FromStorage(s, "cannot read stream", options.stream);
 

@@ -85,8 +85,7 @@ Status StreamEngine::ListStreams(std::vector<std::string>* names) const {
 Status StreamEngine::GetStreamInfo(std::string_view name, StreamInfo* info) const {
   storage::StreamInfo s;
   storage::Status st = impl_->store->GetStreamInfo(name, &s);
-  if (st.IsNotFound())
-    return Status::NotFound("no such stream", name, "the store " + path_ + " has no stream of that name");
+  if (st.IsNotFound()) return NoSuchStream(path_, name);
   if (!st.ok()) return FromStorage(st, "cannot read stream", name);
   info->name = s.name;
   info->first_offset = s.first_offset;
@@ -102,8 +101,7 @@ Status StreamEngine::GetStreamInfo(std::string_view name, StreamInfo* info) cons
 
 Status StreamEngine::SetRetention(std::string_view name, const RetentionPolicy& retention) {
   storage::Status s = impl_->store->SetRetention(name, retention);
-  if (s.IsNotFound())
-    return Status::NotFound("no such stream", name, "the store " + path_ + " has no stream of that name");
+  if (s.IsNotFound()) return NoSuchStream(path_, name);
   return FromStorage(s, "cannot set retention", name);
 }
 
@@ -131,8 +129,7 @@ Status ValidateBatch(std::span<const std::string_view> messages) {
 }
 
 Status AppendStatus(const std::string& path, std::string_view stream, const storage::Status& s) {
-  if (s.IsNotFound())
-    return Status::NotFound("no such stream", stream, "the store " + path + " has no stream of that name");
+  if (s.IsNotFound()) return NoSuchStream(path, stream);
   return FromStorage(s, "cannot append", stream);
 }
 
@@ -245,6 +242,7 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, u
   uint64_t built_count = 0, present_count = 0, left_count = 0;
   std::vector<storage::ChunkInfo> chunks;
   storage::Status s = impl_->store->ListChunks(stream, &chunks);
+  if (s.IsNotFound()) return NoSuchStream(path_, stream);
   if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
   std::unique_ptr<storage::StreamReader> reader;
   storage::ReaderOptions reader_options;

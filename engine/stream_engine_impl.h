@@ -1,6 +1,6 @@
-// Private to engine/: the state behind StreamEngine, shared by stream_engine.cc and consumer.cc, and
+// Private to engine/: the state behind StreamEngine, shared by stream_engine.cc and consumer.cc;
 // FromStorage, which completes a status of the store (a code and a why) with the operation and the
-// place (what / where / why of the sift error line).
+// place (what / where / why of the sift error line); and the error for a stream the store lacks.
 #ifndef SIFT_ENGINE_STREAM_ENGINE_IMPL_H_
 #define SIFT_ENGINE_STREAM_ENGINE_IMPL_H_
 
@@ -38,6 +38,12 @@ inline Status FromStorage(const storage::Status& s, std::string_view what, std::
   if (s.IsAlreadyExists()) return Status::AlreadyExists(what, where, "already exists");
   if (s.IsBusy()) return Status::Busy(what, where, "the store is in use by another process");
   return s.Rewrap(what, where);
+}
+
+// The error of every operation on a stream the store at `store_path` does not have.
+inline Status NoSuchStream(std::string_view store_path, std::string_view stream) {
+  return Status::NotFound("no such stream", stream,
+                          "the store " + std::string(store_path) + " has no stream of that name");
 }
 
 }  // namespace sift::engine
