@@ -5,6 +5,7 @@
 // the root's set" proves that no message of the chunk matches.
 #include "selector/chunk_predicate.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "selector/ast.h"
@@ -93,23 +94,118 @@ bool NumberInRange(const FieldFacts& f, const Number& n) {
   return lo != 2 && hi != 2 && lo <= 0 && hi >= 0;
 }
 
+// A JMS dialect header name that converts its field (docs/selector-semantics.md, "JMS dialect"), as
+// facts over the converted values, derived from the field's: JMSTimestamp and JMSExpiration (a time as a
+// long, 0 when absent), JMSRedelivered (delivery-count > 0, FALSE when absent) and JMSDeliveryMode
+// ('PERSISTENT' when durable, 'NON_PERSISTENT' when not or absent). A value of another type converts
+// to null. The dialect applies them to header and properties fields only, which the field source (and
+// so the summary) reads in their spec type alone (a timestamp, a uint delivery count, a boolean) and
+// otherwise as missing: a number between integer bounds is then an integer. False when the facts do
+// not fit that (a number of another kind): nothing is known then.
+struct Derived {
+  FieldFacts facts;
+  // JMSDeliveryMode: which of its two texts occur (the set MayHoldText answers from).
+  bool persistent = false, non_persistent = false;
+};
+constexpr std::string_view kPersistent = "PERSISTENT";
+constexpr std::string_view kNonPersistent = "NON_PERSISTENT";
+
+bool IsSigned(const Number& n) { return n.kind == Number::Kind::kSigned; }
+
+bool Derive(Function fn, const FieldFacts& f, Derived* out) {
+  FieldFacts& d = out->facts;
+  d = FieldFacts();
+  d.messages = f.messages;
+  d.present = f.messages;  // a converted value is never missing
+  const uint32_t absent = (f.messages - f.present) + f.nulls;
+  switch (fn) {
+    case Function::kJmsTime: {
+      if (f.has_nan || (f.numbers > 0 && !f.has_number_range)) return false;
+      if (f.has_number_range && (!IsSigned(f.number_min) || !IsSigned(f.number_max))) return false;
+      d.nulls = f.texts + f.booleans + f.others;
+      d.numbers = f.numbers + absent;
+      if (d.numbers == 0) return true;
+      d.has_number_range = true;
+      const int64_t lo = f.numbers > 0 ? f.number_min.i : 0, hi = f.numbers > 0 ? f.number_max.i : 0;
+      d.number_min = Number::Signed(absent > 0 ? std::min<int64_t>(lo, 0) : lo);
+      d.number_max = Number::Signed(absent > 0 ? std::max<int64_t>(hi, 0) : hi);
+      return true;
+    }
+    case Function::kJmsRedelivered: {
+      if (f.has_nan || (f.numbers > 0 && !f.has_number_range)) return false;
+      if (f.has_number_range && (!f.number_min.is_integer() || !f.number_max.is_integer())) return false;
+      d.nulls = f.texts + f.booleans + f.others;
+      d.booleans = f.numbers + absent;
+      const bool max_positive = IsSigned(f.number_max) ? f.number_max.i > 0 : f.number_max.u > 0;
+      const bool min_positive = IsSigned(f.number_min) ? f.number_min.i > 0 : f.number_min.u > 0;
+      d.seen_true = f.numbers > 0 && max_positive;
+      d.seen_false = absent > 0 || (f.numbers > 0 && !min_positive);
+      return true;
+    }
+    case Function::kJmsDeliveryMode: {
+      d.nulls = f.texts + f.numbers + f.others;
+      d.texts = f.booleans + absent;
+      out->persistent = f.seen_true;
+      out->non_persistent = f.seen_false || absent > 0;
+      if (d.texts == 0) return true;
+      d.text_min = out->non_persistent ? kNonPersistent : kPersistent;
+      d.text_max = out->persistent ? kPersistent : kNonPersistent;
+      d.text_min_exact = d.text_max_exact = true;
+      return true;
+    }
+    default: return false;
+  }
+}
+
 class Abstract {
  public:
   Abstract(const Program& program, const std::vector<Instr>& instrs, const std::vector<uint32_t>& children,
            const ChunkFacts& facts)
       : program_(program), instrs_(instrs), children_(children), facts_(facts) {}
 
-  // The slot of instruction i when it reads a field directly (no path reasoning needed here: a field
-  // with a path has no facts).
-  bool FieldSlot(uint32_t i, uint32_t* slot) const {
-    if (instrs_[i].kind != InstrKind::kField) return false;
-    *slot = instrs_[i].slot;
+  // What a condition's operand is known to hold over the chunk: a field's facts, or those of a JMS
+  // conversion of a field (Derive).
+  struct Operand {
+    FieldFacts facts;
+    uint32_t slot = 0;
+    bool derived = false;
+    bool persistent = false, non_persistent = false;  // a derived JMSDeliveryMode's texts
+  };
+
+  // The operand of the field in `slot`; false when nothing is known of it (a field with a path has no
+  // facts).
+  bool OperandOfSlot(uint32_t slot, Operand* o) const {
+    o->slot = slot;
+    o->derived = false;
+    return facts_.Field(slot, &o->facts);
+  }
+
+  // The operand instruction i yields when it reads a field, or converts one by a JMS header name.
+  bool OperandOf(uint32_t i, Operand* o) const {
+    const Instr& in = instrs_[i];
+    if (in.kind == InstrKind::kField) return OperandOfSlot(in.slot, o);
+    if (in.kind != InstrKind::kFunction || in.count != 1) return false;
+    const Instr& arg = instrs_[children_[in.first]];
+    FieldFacts f;
+    if (arg.kind != InstrKind::kField || !facts_.Field(arg.slot, &f)) return false;
+    Derived d;
+    if (!Derive(in.function, f, &d)) return false;
+    o->facts = d.facts;
+    o->slot = arg.slot;
+    o->derived = true;
+    o->persistent = d.persistent;
+    o->non_persistent = d.non_persistent;
     return true;
   }
 
-  Set CompareFacts(Op op, uint32_t slot, const Value& constant, CompareRules rules) const {
-    FieldFacts f;
-    if (!facts_.Field(slot, &f)) return kAll;
+  // False only when no message's value of the operand is the text `text`.
+  bool MayHoldText(const Operand& o, std::string_view text) const {
+    if (!o.derived) return facts_.MayHoldText(o.slot, text);
+    return (o.persistent && text == kPersistent) || (o.non_persistent && text == kNonPersistent);
+  }
+
+  Set CompareFacts(Op op, const Operand& o, const Value& constant, CompareRules rules) const {
+    const FieldFacts& f = o.facts;
     const ValueClass c = ClassOf(constant.type);
     if (c == ValueClass::kAbsent) return kU;  // a null constant: every comparison is UNKNOWN
     if (c != ValueClass::kText && c != ValueClass::kNumber && c != ValueClass::kBoolean) return kAll;
@@ -139,7 +235,7 @@ class Abstract {
         const int hi = f.text_max_unbounded ? 1 : TextVs(f.text_max, k);
         Set s = FromBounds(op, lo, hi, f.text_min_exact && f.text_max_exact);
         const bool may_equal = (s & (op == Op::kEq ? kT : kF)) != 0;
-        if ((op == Op::kEq || op == Op::kNe) && may_equal && !facts_.MayHoldText(slot, k)) {
+        if ((op == Op::kEq || op == Op::kNe) && may_equal && !MayHoldText(o, k)) {
           s = op == Op::kEq ? kF : kT;  // no text of the chunk equals k
         }
         return r | s;
@@ -157,21 +253,19 @@ class Abstract {
   }
 
   // Messages whose value is not text (missing, null, other classes) make LIKE UNKNOWN.
-  Set Like(uint32_t slot, std::string_view prefix, bool negated) const {
-    FieldFacts f;
-    if (!facts_.Field(slot, &f)) return kAll;
+  Set Like(const Operand& o, std::string_view prefix, bool negated) const {
+    const FieldFacts& f = o.facts;
     Set r = (f.present - f.nulls > f.texts || MayBeAbsent(f)) ? kU : 0;
     if (f.texts > 0) r |= (TextRangeMayStartWith(f, prefix) ? kT : 0) | kF;
     return NegateIf(r, negated);
   }
 
-  Set InSetFacts(uint32_t slot, const InSet& set, bool negated) const {
-    FieldFacts f;
-    if (!facts_.Field(slot, &f)) return kAll;
+  Set InSetFacts(const Operand& o, const InSet& set, bool negated) const {
+    const FieldFacts& f = o.facts;
     bool may_true = false;
     if (f.texts > 0) {
       for (const std::string& t : set.texts()) {
-        if (TextInRange(f, t) && facts_.MayHoldText(slot, t)) {
+        if (TextInRange(f, t) && MayHoldText(o, t)) {
           may_true = true;
           break;
         }
@@ -195,9 +289,8 @@ class Abstract {
     return NegateIf(static_cast<Set>((may_true ? kT : 0) | kF | kU), negated);
   }
 
-  Set Between(uint32_t slot, const Value& low, const Value& high, bool negated) const {
-    FieldFacts f;
-    if (!facts_.Field(slot, &f)) return kAll;
+  Set Between(const Operand& o, const Value& low, const Value& high, bool negated) const {
+    const FieldFacts& f = o.facts;
     const ValueClass c = ClassOf(low.type);
     if (c != ClassOf(high.type)) return kAll;
     bool may_true;
@@ -262,12 +355,13 @@ class Abstract {
 
   Set Eval(uint32_t i) const {
     const Instr& in = instrs_[i];
-    uint32_t slot = 0;
+    Operand o;
     switch (in.kind) {
       case InstrKind::kConst: return in.constant.type == ValueType::kBoolean ? (in.constant.boolean ? kT : kF) : kU;
-      case InstrKind::kField: {
-        FieldFacts f;
-        if (!facts_.Field(in.slot, &f)) return kAll;
+      case InstrKind::kField:
+      case InstrKind::kFunction: {  // a field, or a conversion of one, as a condition
+        if (!OperandOf(i, &o)) return kAll;
+        const FieldFacts& f = o.facts;
         return static_cast<Set>((f.seen_true ? kT : 0) | (f.seen_false ? kF : 0) |
                                 (MayBeAbsent(f) || f.present - f.nulls > f.booleans ? kU : 0));
       }
@@ -291,32 +385,33 @@ class Abstract {
                                 (any_unknown && all_pass_or_unknown ? kU : 0));
       }
       case InstrKind::kNot: return SwapTrueFalse(Eval(in.a));
-      case InstrKind::kCompareFieldConst: return CompareFacts(in.op, in.slot, in.constant, in.rules);
+      case InstrKind::kCompareFieldConst:
+        if (!OperandOfSlot(in.slot, &o)) return kAll;
+        return CompareFacts(in.op, o, in.constant, in.rules);
       case InstrKind::kCompare: {
-        if (FieldSlot(in.a, &slot) && instrs_[in.b].kind == InstrKind::kConst) {
-          return CompareFacts(in.op, slot, instrs_[in.b].constant, in.rules);
+        if (instrs_[in.b].kind == InstrKind::kConst && OperandOf(in.a, &o)) {
+          return CompareFacts(in.op, o, instrs_[in.b].constant, in.rules);
         }
-        if (FieldSlot(in.b, &slot) && instrs_[in.a].kind == InstrKind::kConst) {
-          return CompareFacts(MirroredComparison(in.op), slot, instrs_[in.a].constant, in.rules);
+        if (instrs_[in.a].kind == InstrKind::kConst && OperandOf(in.b, &o)) {
+          return CompareFacts(MirroredComparison(in.op), o, instrs_[in.a].constant, in.rules);
         }
         return kAll;
       }
       case InstrKind::kLike:
-        if (!FieldSlot(in.a, &slot)) return kAll;
-        return Like(slot, Access::like(program_, in.aux).leading_literal(), in.negated);
+        if (!OperandOf(in.a, &o)) return kAll;
+        return Like(o, Access::like(program_, in.aux).leading_literal(), in.negated);
       case InstrKind::kInSet:
-        if (!FieldSlot(in.a, &slot)) return kAll;
-        return InSetFacts(slot, Access::set(program_, in.aux), in.negated);
+        if (!OperandOf(in.a, &o)) return kAll;
+        return InSetFacts(o, Access::set(program_, in.aux), in.negated);
       case InstrKind::kBetween:
-        if (!FieldSlot(in.a, &slot) || instrs_[in.b].kind != InstrKind::kConst ||
-            instrs_[in.c].kind != InstrKind::kConst) {
+        if (instrs_[in.b].kind != InstrKind::kConst || instrs_[in.c].kind != InstrKind::kConst ||
+            !OperandOf(in.a, &o)) {
           return kAll;
         }
-        return Between(slot, instrs_[in.b].constant, instrs_[in.c].constant, in.negated);
+        return Between(o, instrs_[in.b].constant, instrs_[in.c].constant, in.negated);
       case InstrKind::kIsNull: {
-        if (!FieldSlot(in.a, &slot)) return kT | kF;
-        FieldFacts f;
-        if (!facts_.Field(slot, &f)) return kT | kF;
+        if (!OperandOf(in.a, &o)) return kT | kF;
+        const FieldFacts& f = o.facts;
         const Set s = static_cast<Set>((MayBeAbsent(f) ? kT : 0) | (f.present > f.nulls ? kF : 0));
         return NegateIf(s, in.negated);
       }
@@ -355,13 +450,32 @@ namespace {
 bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vector<uint32_t>& children,
               const std::vector<FieldRef>& fields, uint32_t i, std::vector<std::string>* lines) {
   const Instr& in = instrs[i];
+  // Instruction k as an operand the facts describe: a field without a path, or a JMS conversion of one
+  // (its name then says so: "JMS_TIME(properties.creation-time)").
+  std::string operand;
   auto field_of = [&](uint32_t k, uint32_t* slot) {
-    if (instrs[k].kind != InstrKind::kField) return false;
-    *slot = instrs[k].slot;
-    return fields[*slot].path.empty();
+    const Instr& op = instrs[k];
+    std::string_view conversion;
+    if (op.kind == InstrKind::kFunction && op.count == 1 && instrs[children[op.first]].kind == InstrKind::kField) {
+      switch (op.function) {
+        case Function::kJmsTime:
+        case Function::kJmsRedelivered:
+        case Function::kJmsDeliveryMode: conversion = FunctionName(op.function); break;
+        default: return false;
+      }
+      *slot = instrs[children[op.first]].slot;
+    } else if (op.kind == InstrKind::kField) {
+      *slot = op.slot;
+    } else {
+      return false;
+    }
+    if (!fields[*slot].path.empty()) return false;
+    operand = conversion.empty() ? FieldRefName(fields[*slot])
+                                 : std::string(conversion) + "(" + FieldRefName(fields[*slot]) + ")";
+    return true;
   };
-  auto add = [&](uint32_t slot, std::string what) {
-    lines->push_back(FieldRefName(fields[slot]) + " " + what);
+  auto add = [&](std::string what) {
+    lines->push_back(operand + " " + what);
     return true;
   };
   uint32_t slot = 0;
@@ -378,8 +492,9 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
     }
     case InstrKind::kNot: return Describe(p, instrs, children, fields, in.a, lines);
     case InstrKind::kField:
-      if (!fields[in.slot].path.empty()) return false;
-      return add(in.slot, "is TRUE: which booleans occur");
+    case InstrKind::kFunction:
+      if (!field_of(i, &slot)) return false;
+      return add("is TRUE: which booleans occur");
     case InstrKind::kCompareFieldConst:
     case InstrKind::kCompare: {
       const Value* constant = &in.constant;
@@ -394,6 +509,7 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
       } else {
         slot = in.slot;
         if (!fields[slot].path.empty()) return false;
+        operand = FieldRefName(fields[slot]);
       }
       const ValueClass c = ClassOf(constant->type);
       const char* how = c == ValueClass::kText      ? (in.op == Op::kEq ? "text range, value set" : "text range")
@@ -401,36 +517,37 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
                         : c == ValueClass::kBoolean ? "which booleans occur"
                                                     : nullptr;
       if (how == nullptr) return false;
-      return add(slot, std::string(OpName(in.op)) + " " + LiteralToString(*constant) + ": " + how);
+      return add(std::string(OpName(in.op)) + " " + LiteralToString(*constant) + ": " + how);
     }
     case InstrKind::kLike:
       if (!field_of(in.a, &slot)) return false;
-      return add(slot, std::string(in.negated ? "NOT LIKE" : "LIKE") + " '" +
-                           std::string(Access::like(p, in.aux).pattern()) + "': text range of the prefix '" +
-                           std::string(Access::like(p, in.aux).leading_literal()) + "'");
+      return add(std::string(in.negated ? "NOT LIKE" : "LIKE") + " '" + std::string(Access::like(p, in.aux).pattern()) +
+                 "': text range of the prefix '" + std::string(Access::like(p, in.aux).leading_literal()) + "'");
     case InstrKind::kInSet:
       if (!field_of(in.a, &slot)) return false;
-      return add(slot, std::string(in.negated ? "NOT IN" : "IN") + " (" +
-                           std::to_string(Access::set(p, in.aux).size()) + " values): ranges, value set");
+      return add(std::string(in.negated ? "NOT IN" : "IN") + " (" + std::to_string(Access::set(p, in.aux).size()) +
+                 " values): ranges, value set");
     case InstrKind::kBetween:
       if (!field_of(in.a, &slot) || instrs[in.b].kind != InstrKind::kConst || instrs[in.c].kind != InstrKind::kConst) {
         return false;
       }
-      return add(slot, std::string(in.negated ? "NOT BETWEEN " : "BETWEEN ") + LiteralToString(instrs[in.b].constant) +
-                           " AND " + LiteralToString(instrs[in.c].constant) + ": range");
+      return add(std::string(in.negated ? "NOT BETWEEN " : "BETWEEN ") + LiteralToString(instrs[in.b].constant) +
+                 " AND " + LiteralToString(instrs[in.c].constant) + ": range");
     case InstrKind::kIsNull:
       if (!field_of(in.a, &slot)) return false;
-      return add(slot, std::string(in.negated ? "IS NOT NULL" : "IS NULL") + ": presence counts");
+      return add(std::string(in.negated ? "IS NOT NULL" : "IS NULL") + ": presence counts");
     case InstrKind::kExists:
       if (!fields[in.slot].path.empty()) return false;
-      return add(in.slot, "EXISTS: presence counts");
+      operand = FieldRefName(fields[in.slot]);
+      return add("EXISTS: presence counts");
     case InstrKind::kPropertyMatch: {
       const PropertyMatcher& m = Access::property(p, in.aux);
       if (m.mode == PropertyMatcher::Mode::kAny || !fields[in.slot].path.empty()) return false;
+      operand = FieldRefName(fields[in.slot]);
       const char* how = m.mode == PropertyMatcher::Mode::kEquals   ? "= reference: range, value set"
                         : m.mode == PropertyMatcher::Mode::kPrefix ? "&p: prefix: text range"
                                                                    : "&s: suffix: texts present";
-      return add(in.slot, how);
+      return add(how);
     }
     default: return false;
   }

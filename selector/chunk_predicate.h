@@ -8,9 +8,11 @@
 // set of truth values it may take on some message of the chunk (a superset: TRUE, FALSE, UNKNOWN), by
 // the same rules as evaluation (three-valued logic, comparison classes, JMS vs filter-expression rules
 // for unlike types, header defaults, which the facts already include). The chunk can be skipped only
-// when TRUE is not in the root's set. Anything the predicate cannot reason about (arithmetic,
-// functions, field paths, sections without facts, a comparison of two fields) may take every value,
-// so a skip never changes a result: the differential tests check that against every message.
+// when TRUE is not in the root's set. The JMS header names that convert a field (JMSTimestamp,
+// JMSExpiration, JMSRedelivered, JMSDeliveryMode) get facts derived from the field's. Anything the
+// predicate cannot reason about (arithmetic, other functions, field paths, sections without facts, a
+// comparison of two fields) may take every value, so a skip never changes a result: the differential
+// tests check that against every message.
 //
 // Nothing here knows how a summary is encoded: the caller answers through ChunkFacts. Thread safety:
 // a ChunkPredicate is immutable and may be used from many threads; MayMatch allocates nothing.

@@ -679,6 +679,80 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
   EXPECT_GT(skipped_jms, skipped / 20) << skipped_jms << " of " << skipped;
 }
 
+// The JMS header names that convert their field (JMSTimestamp and JMSExpiration: 0 when absent;
+// JMSRedelivered: delivery-count > 0; JMSDeliveryMode: 'PERSISTENT' or 'NON_PERSISTENT') are reasoned
+// about through the field's facts: chunks whose field rules the condition out are skipped, and those
+// holding a message without the field (which converts to 0, FALSE or 'NON_PERSISTENT') are not.
+TEST(ChunkSkipDifferential, JmsConversionsOfFieldsSkipChunks) {
+  RandomExpressions gen(0x1A5);
+  std::vector<std::string> encoded;
+  std::vector<std::pair<size_t, size_t>> chunks;
+  for (size_t k = 0; k < 40; ++k) {
+    const size_t begin = encoded.size();
+    const bool durable = k % 2 == 0, redelivered = k % 3 == 0, timeless = k % 10 == 9;
+    for (size_t i = 0; i < 20; ++i) {
+      TestMessage m;
+      if (durable) m.Set(Section::kHeader, "durable", TestValue::Of(Value::Boolean(true)));
+      if (redelivered)
+        m.Set(Section::kHeader, "delivery-count", TestValue::Of(Value::Unsigned(ValueType::kUInt, 1 + i)));
+      // Creation times in bands of 1000 ms per chunk; a timeless chunk has a message without one.
+      if (!timeless || i != 7) {
+        m.Set(Section::kProperties, "creation-time", TestValue::Of(Value::Timestamp(1000 * (k + 1) + gen.Below(1000))));
+      }
+      std::vector<uint8_t> bytes;
+      std::string error;
+      ASSERT_TRUE(EncodeTestMessage(m, &bytes, &error)) << error;
+      encoded.emplace_back(bytes.begin(), bytes.end());
+    }
+    chunks.emplace_back(begin, encoded.size());
+  }
+  std::vector<std::string> summaries;
+  ChunkSummaryBuilder builder;
+  for (const auto& [begin, end] : chunks) {
+    builder.Reset();
+    for (size_t i = begin; i < end; ++i) ASSERT_TRUE(builder.AddChecked(encoded[i]));
+    summaries.emplace_back();
+    builder.Finish(&summaries.back());
+  }
+  EvalContext context;
+  context.SetNow(selector::testing::kDifferentialNow);
+  CompileOptions jms;
+  jms.dialect = Dialect::kJms;
+  // Each selector and the chunks it must read: those holding a match, and no others.
+  struct Case {
+    const char* selector;
+    size_t chunks_read;
+  };
+  const Case cases[] = {
+      {"JMSTimestamp BETWEEN 5000 AND 6999", 6},  // chunks 4 and 5, and the timeless ones (reaching 0)
+      {"JMSTimestamp < 500", 4},                  // the timeless chunks: 0 is below 500
+      {"JMSExpiration = 0", 40},                  // no message has one: all read as 0
+      {"JMSDeliveryMode = 'PERSISTENT'", 20},     // the durable chunks
+      {"JMSDeliveryMode <> 'PERSISTENT'", 20},    // the others
+      {"JMSRedelivered", 14},                     // chunks 0, 3, ..., 39
+      {"NOT JMSRedelivered AND JMSTimestamp > 30000", 7},
+  };
+  for (const Case& c : cases) {
+    const Selector selector = Selector::Compile(c.selector, jms);
+    ASSERT_TRUE(selector.ok()) << c.selector;
+    ChunkSkipper skipper(selector);
+    EXPECT_TRUE(skipper.useful()) << c.selector;
+    MessageFieldSource source(selector.fields());
+    size_t read = 0;
+    for (size_t k = 0; k < chunks.size(); ++k) {
+      bool holds_match = false;
+      for (size_t i = chunks[k].first; i < chunks[k].second; ++i) {
+        source.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(encoded[i].data()), encoded[i].size()));
+        holds_match = holds_match || selector.Evaluate(source, context) == Truth::kTrue;
+      }
+      const bool may = skipper.MayMatch(summaries[k]);
+      EXPECT_TRUE(may || !holds_match) << c.selector << ": chunk " << k << " skipped, holding a match";
+      read += may;
+    }
+    EXPECT_EQ(read, c.chunks_read) << c.selector;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Through the store: whole replays with skipping on and off.
 
