@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "selector/ast.h"
+#include "selector/jms_id.h"
 #include "selector/program.h"
 
 namespace sift::selector {
@@ -96,12 +97,13 @@ bool NumberInRange(const FieldFacts& f, const Number& n) {
 
 // A JMS dialect header name that converts its field (docs/selector-semantics.md, "JMS dialect"), as
 // facts over the converted values, derived from the field's: JMSTimestamp and JMSExpiration (a time as a
-// long, 0 when absent), JMSRedelivered (delivery-count > 0, FALSE when absent) and JMSDeliveryMode
-// ('PERSISTENT' when durable, 'NON_PERSISTENT' when not or absent). A value of another type converts
-// to null. The dialect applies them to header and properties fields only, which the field source (and
-// so the summary) reads in their spec type alone (a timestamp, a uint delivery count, a boolean) and
-// otherwise as missing: a number between integer bounds is then an integer. False when the facts do
-// not fit that (a number of another kind): nothing is known then.
+// long, 0 when absent), JMSRedelivered (delivery-count > 0, FALSE when absent), JMSDeliveryMode
+// ('PERSISTENT' when durable, 'NON_PERSISTENT' when not or absent), JMSMessageID and JMSCorrelationID
+// (each id as a string, jms_id.h; which strings occur is answered from the field's facts through the
+// ids that show as a string). A value of another type converts to null. The dialect applies them to header and
+// properties fields only, which the field source (and so the summary) reads in their spec type alone (a timestamp, a
+// uint delivery count, a boolean) and otherwise as missing: a number between integer bounds is then an integer. False
+// when the facts do not fit that (a number of another kind): nothing is known then.
 struct Derived {
   FieldFacts facts;
   // JMSDeliveryMode: which of its two texts occur (the set MayHoldText answers from).
@@ -142,6 +144,20 @@ bool Derive(Function fn, const FieldFacts& f, Derived* out) {
       d.seen_false = absent > 0 || (f.numbers > 0 && !min_positive);
       return true;
     }
+    case Function::kJmsMessageId:
+    case Function::kJmsCorrelationId: {
+      // Strings, unsigned integers, uuids and binaries each show as a string; missing and null stay.
+      if (f.booleans > 0 || f.has_nan) return false;
+      if (f.numbers > 0 && (!f.has_number_range || IsSigned(f.number_min) || IsSigned(f.number_max) ||
+                            !f.number_min.is_integer() || !f.number_max.is_integer())) {
+        return false;
+      }
+      d.present = f.present;
+      d.nulls = f.nulls;
+      d.texts = f.texts + f.numbers + f.others;
+      d.text_max_unbounded = true;  // every string is within ["", unbounded)
+      return true;
+    }
     case Function::kJmsDeliveryMode: {
       d.nulls = f.texts + f.numbers + f.others;
       d.texts = f.booleans + absent;
@@ -168,15 +184,16 @@ class Abstract {
   struct Operand {
     FieldFacts facts;
     uint32_t slot = 0;
-    bool derived = false;
-    bool persistent = false, non_persistent = false;  // a derived JMSDeliveryMode's texts
+    Function conversion = Function::kNone;            // kNone: the field itself
+    FieldFacts field;                                 // a conversion's field's own facts
+    bool persistent = false, non_persistent = false;  // a converted JMSDeliveryMode's texts
   };
 
   // The operand of the field in `slot`; false when nothing is known of it (a field with a path has no
   // facts).
   bool OperandOfSlot(uint32_t slot, Operand* o) const {
     o->slot = slot;
-    o->derived = false;
+    o->conversion = Function::kNone;
     return facts_.Field(slot, &o->facts);
   }
 
@@ -191,8 +208,9 @@ class Abstract {
     Derived d;
     if (!Derive(in.function, f, &d)) return false;
     o->facts = d.facts;
+    o->field = f;
     o->slot = arg.slot;
-    o->derived = true;
+    o->conversion = in.function;
     o->persistent = d.persistent;
     o->non_persistent = d.non_persistent;
     return true;
@@ -200,8 +218,21 @@ class Abstract {
 
   // False only when no message's value of the operand is the text `text`.
   bool MayHoldText(const Operand& o, std::string_view text) const {
-    if (!o.derived) return facts_.MayHoldText(o.slot, text);
-    return (o.persistent && text == kPersistent) || (o.non_persistent && text == kNonPersistent);
+    switch (o.conversion) {
+      case Function::kNone: return facts_.MayHoldText(o.slot, text);
+      case Function::kJmsDeliveryMode:
+        return (o.persistent && text == kPersistent) || (o.non_persistent && text == kNonPersistent);
+      case Function::kJmsMessageId:
+      case Function::kJmsCorrelationId: {
+        const JmsIdSources ids = SourcesOfJmsId(text, o.conversion == Function::kJmsCorrelationId);
+        for (int i = 0; i < ids.string_count; ++i) {
+          if (TextInRange(o.field, ids.strings[i]) && facts_.MayHoldText(o.slot, ids.strings[i])) return true;
+        }
+        if (ids.has_unsigned && NumberInRange(o.field, Number::Unsigned(ids.unsigned_value))) return true;
+        return (ids.uuid || ids.binary) && o.field.others > 0;
+      }
+      default: return true;
+    }
   }
 
   Set CompareFacts(Op op, const Operand& o, const Value& constant, CompareRules rules) const {
@@ -460,7 +491,9 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
       switch (op.function) {
         case Function::kJmsTime:
         case Function::kJmsRedelivered:
-        case Function::kJmsDeliveryMode: conversion = FunctionName(op.function); break;
+        case Function::kJmsDeliveryMode:
+        case Function::kJmsMessageId:
+        case Function::kJmsCorrelationId: conversion = FunctionName(op.function); break;
         default: return false;
       }
       *slot = instrs[children[op.first]].slot;

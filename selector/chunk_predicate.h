@@ -9,7 +9,8 @@
 // the same rules as evaluation (three-valued logic, comparison classes, JMS vs filter-expression rules
 // for unlike types, header defaults, which the facts already include). The chunk can be skipped only
 // when TRUE is not in the root's set. The JMS header names that convert a field (JMSTimestamp,
-// JMSExpiration, JMSRedelivered, JMSDeliveryMode) get facts derived from the field's. Anything the
+// JMSExpiration, JMSRedelivered, JMSDeliveryMode, JMSMessageID, JMSCorrelationID) get facts derived
+// from the field's. Anything the
 // predicate cannot reason about (arithmetic, other functions, field paths, sections without facts, a
 // comparison of two fields) may take every value, so a skip never changes a result: the differential
 // tests check that against every message.

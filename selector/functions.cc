@@ -5,10 +5,10 @@
 #include <cstring>
 #include <limits>
 
-#include "base/hex.h"
 #include "base/utf8.h"
 #include "selector/compare.h"
 #include "selector/date_time.h"
+#include "selector/jms_id.h"
 
 namespace sift::selector {
 
@@ -108,78 +108,6 @@ Value Substring(std::string_view s, int64_t start, bool has_length, int64_t leng
   return Value::String(s.substr(from, to - from));
 }
 
-// --- The AMQP JMS mapping, as Qpid JMS presents ids (AmqpMessageIdHelper). ---
-
-constexpr std::string_view kIdPrefix = "ID:";
-constexpr std::string_view kTypePrefixes[] = {
-    "AMQP_NO_PREFIX:", "AMQP_UUID:", "AMQP_ULONG:", "AMQP_BINARY:", "AMQP_STRING:"};
-
-bool HasTypePrefix(std::string_view s) {
-  if (s.substr(0, 3) != kIdPrefix) return false;
-  for (std::string_view p : kTypePrefixes) {
-    if (s.substr(3, p.size()) == p) return true;
-  }
-  return false;
-}
-
-Value Concat(std::string_view a, std::string_view b, EvalContext& context) {
-  char* out = context.Allocate(a.size() + b.size());
-  std::memcpy(out, a.data(), a.size());
-  if (!b.empty()) std::memcpy(out + a.size(), b.data(), b.size());
-  return Value::String(std::string_view(out, a.size() + b.size()));
-}
-
-Value JmsId(const Value& v, bool correlation, EvalContext& context) {
-  switch (v.type) {
-    case ValueType::kMissing:
-    case ValueType::kNull: return v;
-    case ValueType::kString: {
-      std::string_view s = v.bytes();
-      if (s.substr(0, 3) != kIdPrefix) {
-        // A JMSCorrelationID without "ID:" is application-specific text, used as it is.
-        if (correlation) return v;
-        return Concat("ID:AMQP_NO_PREFIX:", s, context);
-      }
-      if (HasTypePrefix(s)) return Concat("ID:AMQP_STRING:", s, context);
-      return v;
-    }
-    case ValueType::kULong:
-    case ValueType::kUInt:
-    case ValueType::kUShort:
-    case ValueType::kUByte: {
-      char digits[24];
-      int n = 0;
-      uint64_t x = v.u64;
-      do {
-        digits[n++] = static_cast<char>('0' + x % 10);
-        x /= 10;
-      } while (x != 0);
-      char buf[24];
-      for (int i = 0; i < n; ++i) buf[i] = digits[n - 1 - i];
-      return Concat("ID:AMQP_ULONG:", std::string_view(buf, n), context);
-    }
-    case ValueType::kUuid: {
-      if (v.size != 16) return Value::Null();
-      char buf[36];
-      int p = 0;
-      for (int i = 0; i < 16; ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) buf[p++] = '-';
-        base::EncodeHex(v.data + i, 1, buf + p, base::HexCase::kLower);
-        p += 2;
-      }
-      return Concat("ID:AMQP_UUID:", std::string_view(buf, 36), context);
-    }
-    case ValueType::kBinary: {
-      std::string_view prefix = "ID:AMQP_BINARY:";
-      char* out = context.Allocate(prefix.size() + 2 * size_t{v.size});
-      std::memcpy(out, prefix.data(), prefix.size());
-      base::EncodeHex(v.data, v.size, out + prefix.size(), base::HexCase::kUpper);
-      return Value::String(std::string_view(out, prefix.size() + 2 * size_t{v.size}));
-    }
-    default: return Value::Null();
-  }
-}
-
 }  // namespace
 
 Value CallFunction(Function fn, std::span<const Value> args, EvalContext& context) {
@@ -212,8 +140,8 @@ Value CallFunction(Function fn, std::span<const Value> args, EvalContext& contex
       if (!ParseIsoDateTime(args[0].bytes(), &ms)) return Value::Null();
       return Value::Timestamp(ms);
     }
-    case Function::kJmsMessageId: return JmsId(args[0], false, context);
-    case Function::kJmsCorrelationId: return JmsId(args[0], true, context);
+    case Function::kJmsMessageId: return RenderJmsId(args[0], false, context);
+    case Function::kJmsCorrelationId: return RenderJmsId(args[0], true, context);
     case Function::kJmsDeliveryMode:
       // Header durable; absent or null means the AMQP default, false (core 3.2.1).
       if (args[0].type == ValueType::kMissing || args[0].type == ValueType::kNull) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -452,8 +453,8 @@ std::vector<FixedFieldDomain> FixedFieldDomains() {
       {Section::kProperties,
        "message-id",
        "p.message_id",
-       {u(VT::kULong, 1), u(VT::kULong, 2), t(VT::kString, "id-1"), t(VT::kString, "id-2"), t(VT::kBinary, "ab"),
-        uuid}},
+       {u(VT::kULong, 1), u(VT::kULong, 2), t(VT::kString, "id-1"), t(VT::kString, "id-2"), t(VT::kString, "ID:x-1"),
+        t(VT::kString, "ID:AMQP_ULONG:5"), t(VT::kBinary, "ab"), uuid}},
       {Section::kProperties, "user-id", "p.user_id", {t(VT::kBinary, "alice"), t(VT::kBinary, "bob")}},
       {Section::kProperties, "to", "properties.to", {t(VT::kString, "q1"), t(VT::kString, "q2")}},
       {Section::kProperties, "subject", "p.subject", {t(VT::kString, "a"), t(VT::kString, "b"), t(VT::kString, "")}},
@@ -461,7 +462,8 @@ std::vector<FixedFieldDomain> FixedFieldDomains() {
       {Section::kProperties,
        "correlation-id",
        "p.correlation_id",
-       {u(VT::kULong, 2), t(VT::kString, "id-2"), t(VT::kBinary, "cd"), uuid}},
+       {u(VT::kULong, 2), t(VT::kString, "id-2"), t(VT::kString, "ID:x-1"), t(VT::kString, "ID:AMQP_ULONG:5"),
+        t(VT::kBinary, "cd"), uuid}},
       {Section::kProperties,
        "content-type",
        "p.content_type",
@@ -573,10 +575,16 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
   };
   const std::vector<const char*> ids = {"'ID:id-1'",
                                         "'id-2'",
+                                        "'ID:AMQP_NO_PREFIX:id-2'",
                                         "'ID:1'",
                                         "'ID:AMQP_ULONG:2'",
+                                        "'ID:AMQP_ULONG:02'",
                                         "'ID:AMQP_BINARY:6162'",
-                                        "'ID:30313233-3435-3637-3839-616263646566'"};
+                                        "'ID:AMQP_BINARY:6364'",
+                                        "'ID:AMQP_UUID:30313233-3435-3637-3839-616263646566'",
+                                        "'ID:x-1'",
+                                        "'ID:AMQP_STRING:ID:AMQP_ULONG:5'",
+                                        "'ID:AMQP_ULONG:5'"};
   const JmsName jms[] = {
       {"JMSMessageID", ids},
       {"JMSCorrelationID", ids},
@@ -680,9 +688,10 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
 }
 
 // The JMS header names that convert their field (JMSTimestamp and JMSExpiration: 0 when absent;
-// JMSRedelivered: delivery-count > 0; JMSDeliveryMode: 'PERSISTENT' or 'NON_PERSISTENT') are reasoned
-// about through the field's facts: chunks whose field rules the condition out are skipped, and those
-// holding a message without the field (which converts to 0, FALSE or 'NON_PERSISTENT') are not.
+// JMSRedelivered: delivery-count > 0; JMSDeliveryMode: 'PERSISTENT' or 'NON_PERSISTENT'; JMSMessageID
+// and JMSCorrelationID: the id as Qpid JMS shows it) are reasoned about through the field's facts:
+// chunks whose field rules the condition out are skipped, and those holding a message without the
+// field (which converts to 0, FALSE or 'NON_PERSISTENT') are not.
 TEST(ChunkSkipDifferential, JmsConversionsOfFieldsSkipChunks) {
   RandomExpressions gen(0x1A5);
   std::vector<std::string> encoded;
@@ -696,6 +705,12 @@ TEST(ChunkSkipDifferential, JmsConversionsOfFieldsSkipChunks) {
       if (redelivered)
         m.Set(Section::kHeader, "delivery-count", TestValue::Of(Value::Unsigned(ValueType::kUInt, 1 + i)));
       // Creation times in bands of 1000 ms per chunk; a timeless chunk has a message without one.
+      // Ids in order along the stream: a string message id (as Qpid JMS sends them), a ulong
+      // correlation id per chunk.
+      char id[32];
+      std::snprintf(id, sizeof id, "ID:m-%02zu-%02zu", k, i);
+      m.Set(Section::kProperties, "message-id", TestValue::Bytes(ValueType::kString, id));
+      m.Set(Section::kProperties, "correlation-id", TestValue::Of(Value::Unsigned(ValueType::kULong, k)));
       if (!timeless || i != 7) {
         m.Set(Section::kProperties, "creation-time", TestValue::Of(Value::Timestamp(1000 * (k + 1) + gen.Below(1000))));
       }
@@ -731,6 +746,12 @@ TEST(ChunkSkipDifferential, JmsConversionsOfFieldsSkipChunks) {
       {"JMSDeliveryMode <> 'PERSISTENT'", 20},    // the others
       {"JMSRedelivered", 14},                     // chunks 0, 3, ..., 39
       {"NOT JMSRedelivered AND JMSTimestamp > 30000", 7},
+      {"JMSMessageID = 'ID:m-05-03'", 1},
+      {"JMSMessageID IN ('ID:m-05-03', 'ID:m-31-19', 'ID:m-99-00')", 2},
+      {"JMSMessageID = 'ID:AMQP_NO_PREFIX:ID:m-05-03'", 0},  // an id starting "ID:" never shows so
+      {"JMSCorrelationID = 'ID:AMQP_ULONG:7'", 1},
+      {"JMSCorrelationID <> 'ID:AMQP_ULONG:7'", 40},  // shown ids have no text bounds: chunk 7 too
+      {"JMSCorrelationID = '7'", 0},                  // a ulong shows with its prefix
   };
   for (const Case& c : cases) {
     const Selector selector = Selector::Compile(c.selector, jms);
