@@ -114,6 +114,18 @@ constexpr std::string_view kNonPersistent = "NON_PERSISTENT";
 
 bool IsSigned(const Number& n) { return n.kind == Number::Kind::kSigned; }
 
+// The conversions Derive knows.
+bool Derivable(Function fn) {
+  switch (fn) {
+    case Function::kJmsTime:
+    case Function::kJmsRedelivered:
+    case Function::kJmsDeliveryMode:
+    case Function::kJmsMessageId:
+    case Function::kJmsCorrelationId: return true;
+    default: return false;
+  }
+}
+
 bool Derive(Function fn, const FieldFacts& f, Derived* out) {
   FieldFacts& d = out->facts;
   d = FieldFacts();
@@ -201,7 +213,7 @@ class Abstract {
   bool OperandOf(uint32_t i, Operand* o) const {
     const Instr& in = instrs_[i];
     if (in.kind == InstrKind::kField) return OperandOfSlot(in.slot, o);
-    if (in.kind != InstrKind::kFunction || in.count != 1) return false;
+    if (in.kind != InstrKind::kFunction || in.count != 1 || !Derivable(in.function)) return false;
     const Instr& arg = instrs_[children_[in.first]];
     FieldFacts f;
     if (arg.kind != InstrKind::kField || !facts_.Field(arg.slot, &f)) return false;
@@ -488,14 +500,8 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
     const Instr& op = instrs[k];
     std::string_view conversion;
     if (op.kind == InstrKind::kFunction && op.count == 1 && instrs[children[op.first]].kind == InstrKind::kField) {
-      switch (op.function) {
-        case Function::kJmsTime:
-        case Function::kJmsRedelivered:
-        case Function::kJmsDeliveryMode:
-        case Function::kJmsMessageId:
-        case Function::kJmsCorrelationId: conversion = FunctionName(op.function); break;
-        default: return false;
-      }
+      if (!Derivable(op.function)) return false;
+      conversion = FunctionName(op.function);
       *slot = instrs[children[op.first]].slot;
     } else if (op.kind == InstrKind::kField) {
       *slot = op.slot;
