@@ -76,7 +76,8 @@ bool ReadUsersFile(const std::string& path, UsersFile* file, std::string* error)
 // The canonical text of `file`.
 std::string FormatUsersFile(const UsersFile& file);
 // Replaces PATH atomically by the canonical text of `file`: a temporary file beside it, mode 0600,
-// written and fsynced, renamed over PATH, the folder fsynced. False with *error "PATH: why".
+// written and fsynced, renamed over PATH, the folder fsynced. False with *error "PATH: why". A
+// symlink PATH is itself replaced: editors pass the target (users_file_lock.h), under its lock.
 bool WriteUsersFile(const std::string& path, const UsersFile& file, std::string* error);
 
 }  // namespace sift::tools

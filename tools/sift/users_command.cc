@@ -14,8 +14,11 @@
 //   revoke --file F USER PERMISSIONS PATTERN
 //       takes them back from her line for that exact pattern (the line goes once empty)
 //
-// The file is rewritten atomically (a temporary file renamed over it), mode 0600. A bad name,
-// permission or pattern, a missing user, an unreadable or malformed file: an error line, exit 2.
+// The file is rewritten atomically (a temporary file renamed over it), mode 0600. Every edit holds
+// the file's lock from its read to its rename (users_file_lock.h), so concurrent edits each see the
+// one before and none is lost; a symlink is followed and its target edited. A bad name, permission or
+// pattern, a missing user, an unreadable or malformed file: an error line, exit 2; a file that cannot
+// be locked or written: exit 3.
 #include <CLI/CLI.hpp>
 #include <termios.h>
 #include <unistd.h>
@@ -29,6 +32,7 @@
 
 #include "tools/serve/password_hash.h"
 #include "tools/serve/users_file.h"
+#include "tools/serve/users_file_lock.h"
 #include "tools/sift/command.h"
 
 namespace sift::tools {
@@ -64,6 +68,15 @@ bool Load(const std::string& path, bool missing_ok, UsersFile* file, int* rc) {
   if (ReadUsersFile(path, file, &error)) return true;
   PrintError("bad users file", "", error);
   *rc = kExitUsage;
+  return false;
+}
+
+// Takes the edit lock of o.file before an edit reads it; *lock then names the file to read and replace.
+bool Lock(const UsersOptions& o, UsersFileLock* lock, int* rc) {
+  std::string error;
+  if (lock->Acquire(o.file, &error)) return true;
+  PrintError("cannot lock users file", "", error);
+  *rc = kExitStorage;
   return false;
 }
 
@@ -116,12 +129,14 @@ int RunAdd(const UsersOptions& o) {
     return Usage("sift users add",
                  "anonymous: the anonymous entry has no password; 'sift users grant' gives it permissions");
   }
-  UsersFile file;
-  int rc = 0;
-  if (!Load(o.file, /*missing_ok=*/true, &file, &rc)) return rc;
+  // Hashed before the lock is taken: the hash is slow on purpose, and other edits need not wait for it.
   std::string password, error, hash;
   if (!ReadPassword(o, &password, &error)) return Usage("sift users add", error);
   if (!HashPassword(password, &hash, &error)) return Usage("sift users add", error);
+  UsersFileLock lock;
+  UsersFile file;
+  int rc = 0;
+  if (!Lock(o, &lock, &rc) || !Load(lock.target(), /*missing_ok=*/true, &file, &rc)) return rc;
   UserEntry* entry = file.Find(o.user);
   const bool added = entry == nullptr;
   if (added) {
@@ -129,19 +144,20 @@ int RunAdd(const UsersOptions& o) {
   } else {
     entry->hash = hash;
   }
-  rc = Save(o.file, file);
+  rc = Save(lock.target(), file);
   if (rc == kExitMatched) printf("%s '%s'\n", added ? "added user" : "changed the password of", o.user.c_str());
   return rc;
 }
 
 int RunRemove(const UsersOptions& o) {
+  UsersFileLock lock;
   UsersFile file;
   int rc = 0;
-  if (!Load(o.file, false, &file, &rc)) return rc;
+  if (!Lock(o, &lock, &rc) || !Load(lock.target(), false, &file, &rc)) return rc;
   for (auto it = file.users.begin(); it != file.users.end(); ++it) {
     if (it->name != o.user) continue;
     file.users.erase(it);
-    rc = Save(o.file, file);
+    rc = Save(lock.target(), file);
     if (rc == kExitMatched) printf("removed user '%s'\n", o.user.c_str());
     return rc;
   }
@@ -165,9 +181,10 @@ int RunGrant(const UsersOptions& o, bool grant) {
   std::string why;
   if (!ParsePermissions(o.permissions, &permissions, &why)) return Usage(command, why);
   if (!CheckStreamPattern(o.pattern, &why)) return Usage(command, why);
+  UsersFileLock lock;
   UsersFile file;
   int rc = 0;
-  if (!Load(o.file, false, &file, &rc)) return rc;
+  if (!Lock(o, &lock, &rc) || !Load(lock.target(), false, &file, &rc)) return rc;
   UserEntry* entry = file.Find(o.user);
   if (entry == nullptr && grant && o.user == kAnonymousUser) {
     file.users.push_back(UserEntry{std::string(kAnonymousUser), "", {}});
@@ -192,7 +209,7 @@ int RunGrant(const UsersOptions& o, bool grant) {
     line->permissions &= static_cast<Permissions>(~permissions);
     if (line->permissions == 0) entry->grants.erase(entry->grants.begin() + (line - entry->grants.data()));
   }
-  rc = Save(o.file, file);
+  rc = Save(lock.target(), file);
   if (rc == kExitMatched) {
     printf("%s %s %s '%s' on '%s'\n", grant ? "granted" : "revoked", PermissionsText(permissions).c_str(),
            grant ? "to" : "from", o.user.c_str(), o.pattern.c_str());
