@@ -15,6 +15,7 @@
 #include <cstring>
 #include <utility>
 
+#include "tools/serve/certificate_name.h"
 #include "tools/serve/password_hash.h"
 #include "tools/serve/printable_text.h"
 
@@ -39,6 +40,13 @@ void Succeed(pn_transport_t* t, const char* mechanism, const char* user, bool wi
   pnx_sasl_set_succeeded(t, user, with_authzid ? user : nullptr);
 }
 
+// True when `t` reached SASL in clear on the TLS listener: such a client is offered no mechanism, so a
+// client that would send PLAIN has nothing to send it with.
+bool ClearOnTlsListener(const Authenticator* a, pn_transport_t* t) {
+  return a->tls() && !pnx_sasl_is_transport_encrypted(t);
+}
+
+// The mechanisms offered on an encrypted connection, or on any connection of a listener without TLS.
 std::string Mechanisms(const Authenticator* a) {
   if (a->open()) return "ANONYMOUS";
   std::string m = "PLAIN";
@@ -47,8 +55,9 @@ std::string Mechanisms(const Authenticator* a) {
   return m;
 }
 
-// True when `mechanism` is one of the words of Mechanisms(a).
-bool Offers(const Authenticator* a, std::string_view mechanism) {
+// True when `mechanism` is one of the words of Mechanisms(a) and `t` may use it.
+bool Offers(const Authenticator* a, pn_transport_t* t, std::string_view mechanism) {
+  if (ClearOnTlsListener(a, t)) return false;
   const std::string all = Mechanisms(a);
   std::string_view list = all;
   while (!list.empty()) {
@@ -65,6 +74,7 @@ const char* ListMechanisms(pn_transport_t* t) {
   // Proton copies the list before the next call; a static per combination keeps it alive meanwhile.
   static const char* const kLists[] = {"ANONYMOUS", "PLAIN", "PLAIN ANONYMOUS", "PLAIN EXTERNAL",
                                        "PLAIN ANONYMOUS EXTERNAL"};
+  if (ClearOnTlsListener(Table(t), t)) return "";
   const std::string m = Mechanisms(Table(t));
   for (const char* list : kLists) {
     if (m == list) return list;
@@ -72,6 +82,16 @@ const char* ListMechanisms(pn_transport_t* t) {
   return "PLAIN";
 }
 bool InitServer(pn_transport_t* t) {
+  if (ClearOnTlsListener(Table(t), t)) {
+    // Refused before the client may choose a mechanism: an empty list, then the failed outcome. No
+    // password reaches the server, so right and wrong ones cannot be told apart.
+    fprintf(stderr, "sift serve: TLS failed: %s: plaintext SASL on the TLS port (clients must connect with amqps://)\n",
+            PeerName(t).c_str());
+    pnx_sasl_error(t, "SASL without TLS on the TLS port", "amqp:unauthorized-access");
+    pnx_sasl_set_failed(t);
+    pnx_sasl_set_desired_state(t, SASL_POSTED_OUTCOME);
+    return true;
+  }
   pnx_sasl_set_desired_state(t, SASL_POSTED_MECHANISMS);
   return true;
 }
@@ -101,9 +121,15 @@ void PlainLogin(pn_transport_t* t, const pn_bytes_t* recv) {
 }
 
 void ExternalLogin(pn_transport_t* t) {
+  // The subject as text, every value converted to UTF-8 and escaped (certificate_name.h), not the
+  // raw bytes of the CN entry.
   pn_ssl_t* ssl = pn_ssl(t);
-  const char* cn = ssl == nullptr ? nullptr : pn_ssl_get_remote_subject_subfield(ssl, PN_SSL_CERT_SUBJECT_COMMON_NAME);
-  if (cn == nullptr || *cn == '\0') return Fail(t, "EXTERNAL", "", "no client certificate with a common name");
+  const char* subject = ssl == nullptr ? nullptr : pn_ssl_get_remote_subject(ssl);
+  if (subject == nullptr) return Fail(t, "EXTERNAL", "", "no client certificate");
+  std::string cn, why;
+  if (!CommonNameFromSubject(subject, &cn, &why)) {
+    return Fail(t, "EXTERNAL", "", why + " (subject '" + PrintableText(subject) + "')");
+  }
   const UserEntry* entry = Table(t)->users().Find(cn);
   if (entry == nullptr || entry->name == kAnonymousUser) {
     return Fail(t, "EXTERNAL", cn, "the certificate's common name is no user of the users file");
@@ -113,7 +139,11 @@ void ExternalLogin(pn_transport_t* t) {
 
 void ProcessInit(pn_transport_t* t, const char* mechanism, const pn_bytes_t* recv) {
   const Authenticator* a = Table(t);
-  if (!Offers(a, mechanism)) {
+  if (ClearOnTlsListener(a, t)) {
+    // InitServer refused (and logged) it already; Proton reads no further SASL frame then, but the
+    // init's bytes are never looked at whatever it does.
+    pnx_sasl_set_failed(t);
+  } else if (!Offers(a, t, mechanism)) {
     Fail(t, mechanism, "", "mechanism not offered");
   } else if (strcmp(mechanism, "ANONYMOUS") == 0) {
     std::string why;

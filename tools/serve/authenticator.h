@@ -5,8 +5,10 @@
 // peers only unless `allow_remote_anonymous`; an anonymous client may do everything.
 // With a users file: SASL PLAIN (RFC 4616) against the file's password hashes; ANONYMOUS as well when
 // the file has an `anonymous` entry with at least one permission line; EXTERNAL as well when TLS
-// verifies client certificates, naming the user by the certificate subject's common name. Clients
-// must authenticate. Each user may do what her permission lines grant.
+// verifies client certificates, naming the user by the certificate subject's one common name
+// (certificate_name.h). Clients must authenticate. Each user may do what her permission lines grant.
+// On a TLS listener no mechanism is offered to a client that reaches SASL in clear: it is refused
+// before it can send a password.
 //
 // Proton's built-in SASL offers only ANONYMOUS and EXTERNAL, and the Cyrus build Debian ships needs a
 // system-wide SASL configuration; this is a small pnx_sasl_implementation (proton/sasl_plugin.h) with
@@ -30,9 +32,11 @@ namespace sift::tools {
 class Authenticator {
  public:
   // `allow_remote_anonymous`: without a users file, accept anonymous clients from any address, not
-  // only from loopback. `external`: offer SASL EXTERNAL (TLS verifies client certificates).
-  Authenticator(bool allow_remote_anonymous, bool external, bool verbose)
-      : allow_remote_anonymous_(allow_remote_anonymous), external_(external), verbose_(verbose) {}
+  // only from loopback. `external`: offer SASL EXTERNAL (TLS verifies client certificates). `tls`: the
+  // listener serves TLS only, so a client that reaches SASL in clear is offered no mechanism and
+  // refused (PLAIN would send its password in clear).
+  Authenticator(bool allow_remote_anonymous, bool external, bool verbose, bool tls = false)
+      : allow_remote_anonymous_(allow_remote_anonymous), external_(external), verbose_(verbose), tls_(tls) {}
 
   // Reads the users file. False with *error ("FILE: line N: why") when it cannot be read or parsed.
   bool Load(const std::string& path, std::string* error);
@@ -58,6 +62,7 @@ class Authenticator {
   // True when SASL ANONYMOUS is offered.
   bool offers_anonymous() const;
   bool external() const { return external_; }
+  bool tls() const { return tls_; }
   bool verbose() const { return verbose_; }
   const UsersFile& users() const { return users_; }
 
@@ -65,6 +70,7 @@ class Authenticator {
   bool allow_remote_anonymous_;
   bool external_;
   bool verbose_;
+  bool tls_;
   bool loaded_ = false;
   UsersFile users_;
 };

@@ -13,6 +13,7 @@
 
 #include "sift/stream_engine.h"
 #include "tools/serve/authenticator.h"
+#include "tools/serve/pem_encryption.h"
 #include "tools/serve/server.h"
 
 namespace sift::tools {
@@ -45,7 +46,7 @@ bool IsLoopbackHost(const std::string& host) {
 }
 
 // The password of the TLS key: the first line of --tls-key-password-file, else $SIFT_TLS_KEY_PASSWORD,
-// else none. False with *error when the file cannot be read.
+// else none (empty). False with *error when the file cannot be read.
 bool KeyPassword(const ServeOptions& options, std::string* password, std::string* error) {
   password->clear();
   if (!options.tls_key_password_file.empty()) {
@@ -61,6 +62,51 @@ bool KeyPassword(const ServeOptions& options, std::string* password, std::string
   const char* env = getenv("SIFT_TLS_KEY_PASSWORD");
   if (env != nullptr) *password = env;
   return true;
+}
+
+// Refuses an encrypted key without a password, and an encrypted block in the certificate or CA file,
+// before OpenSSL reads them (pem_encryption.h): false with *error.
+bool CheckPemFiles(const ServeOptions& options, const std::string& key, const std::string& password,
+                   std::string* error) {
+  PemEncryption found;
+  if (!ScanPemEncryption(key, &found, error)) return false;
+  if (found.key && password.empty()) {
+    *error = key + ": the private key is encrypted and no password was given: " +
+             (options.tls_key_password_file.empty()
+                  ? "put it in a file (--tls-key-password-file FILE) or in $SIFT_TLS_KEY_PASSWORD"
+                  : "the first line of " + options.tls_key_password_file + " is empty");
+    return false;
+  }
+  for (const std::string& path : {options.tls_cert, options.tls_ca}) {
+    if (path.empty() || path == key) continue;
+    if (!ScanPemEncryption(path, &found, error)) return false;
+    if (found.other) {
+      *error = path + ": holds an encrypted PEM block (certificates are never encrypted)";
+      return false;
+    }
+  }
+  return true;
+}
+
+// The TLS versions (--tls-min-version and up) and TLS 1.2 cipher suites (--tls-ciphers, else
+// kDefaultTlsCiphers) of `ssl`. 0, or 2 after the usage error line.
+int SetTlsVersionsAndCiphers(const ServeOptions& options, pn_ssl_domain_t* ssl) {
+  const char* protocols = options.tls_min_version == "1.3" ? "TLSv1.3" : "TLSv1.2 TLSv1.3";
+  if (pn_ssl_domain_set_protocols(ssl, protocols) != 0) {
+    fprintf(stderr, "sift: bad usage: --tls-min-version %s: OpenSSL cannot serve %s\n", options.tls_min_version.c_str(),
+            protocols);
+    return 2;
+  }
+  std::string ciphers = options.tls_ciphers.empty() ? kDefaultTlsCiphers : options.tls_ciphers;
+  // Proton lowers the security level to 0 for servers that do not verify clients; a list that says
+  // nothing of it keeps level 2.
+  if (ciphers.find("@SECLEVEL=") == std::string::npos) ciphers += ":@SECLEVEL=2";
+  if (pn_ssl_domain_set_ciphers(ssl, ciphers.c_str()) != 0) {
+    fprintf(stderr, "sift: bad usage: --tls-ciphers '%s': OpenSSL finds no cipher suite in it\n",
+            options.tls_ciphers.c_str());
+    return 2;
+  }
+  return 0;
 }
 
 // Refuses unsafe or contradictory access options (exit 2) and warns about risky ones; 0 when fine.
@@ -83,9 +129,13 @@ int CheckAccessOptions(const ServeOptions& options, const std::string& host) {
             options.tls_verify_peer ? "--tls-verify-peer" : "--tls-ca");
     return 2;
   }
-  if (options.tls_cert.empty() && (options.tls_verify_peer || !options.tls_key_password_file.empty())) {
+  if (options.tls_cert.empty() && (options.tls_verify_peer || !options.tls_key_password_file.empty() ||
+                                   !options.tls_ciphers.empty() || options.tls_min_version != "1.2")) {
     fprintf(stderr, "sift: bad usage: %s: needs --tls-cert\n",
-            options.tls_verify_peer ? "--tls-verify-peer" : "--tls-key-password-file");
+            options.tls_verify_peer                  ? "--tls-verify-peer"
+            : !options.tls_key_password_file.empty() ? "--tls-key-password-file"
+            : !options.tls_ciphers.empty()           ? "--tls-ciphers"
+                                                     : "--tls-min-version");
     return 2;
   }
   if (options.allow_anonymous && !IsLoopbackHost(host) && options.tls_cert.empty()) {
@@ -107,8 +157,9 @@ int RunServe(const ServeOptions& options) {
   }
   if (int rc = CheckAccessOptions(options, host); rc != 0) return rc;
   // ANONYMOUS until a users file loads.
-  auto authenticator = std::make_unique<Authenticator>(
-      options.allow_anonymous, options.tls_verify_peer && !options.users_file.empty(), options.verbose);
+  auto authenticator =
+      std::make_unique<Authenticator>(options.allow_anonymous, options.tls_verify_peer && !options.users_file.empty(),
+                                      options.verbose, /*tls=*/!options.tls_cert.empty());
   if (!options.users_file.empty()) {
     std::string error;
     if (!authenticator->Load(options.users_file, &error)) {
@@ -129,10 +180,18 @@ int RunServe(const ServeOptions& options) {
       fprintf(stderr, "sift: bad TLS credentials: %s\n", error.c_str());
       return 2;
     }
-    ssl = pn_ssl_domain(PN_SSL_MODE_SERVER);
     const std::string& key = options.tls_key.empty() ? options.tls_cert : options.tls_key;
-    if (ssl == nullptr || pn_ssl_domain_set_credentials(ssl, options.tls_cert.c_str(), key.c_str(),
-                                                        password.empty() ? nullptr : password.c_str()) != 0) {
+    if (!CheckPemFiles(options, key, password, &error)) {
+      fprintf(stderr, "sift: bad TLS credentials: %s\n", error.c_str());
+      explicit_bzero(password.data(), password.size());
+      return 2;
+    }
+    ssl = pn_ssl_domain(PN_SSL_MODE_SERVER);
+    // Never a null password: Proton then installs its own password callback, and OpenSSL's prompt
+    // (which reads the terminal, or stdin) can never run. CheckPemFiles refused an encrypted key
+    // without a password already.
+    if (ssl == nullptr ||
+        pn_ssl_domain_set_credentials(ssl, options.tls_cert.c_str(), key.c_str(), password.c_str()) != 0) {
       fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the certificate or its key%s\n",
               options.tls_cert.c_str(), password.empty() ? "" : " (with the given key password)");
       if (ssl) pn_ssl_domain_free(ssl);
@@ -146,6 +205,10 @@ int RunServe(const ServeOptions& options) {
       fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the CA certificates\n", options.tls_ca.c_str());
       pn_ssl_domain_free(ssl);
       return 2;
+    }
+    if (int rc = SetTlsVersionsAndCiphers(options, ssl); rc != 0) {
+      pn_ssl_domain_free(ssl);
+      return rc;
     }
   } else if (!options.tls_key.empty()) {
     fprintf(stderr, "sift: bad usage: --tls-key: needs --tls-cert\n");

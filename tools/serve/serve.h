@@ -24,6 +24,12 @@ class App;
 
 namespace sift::tools {
 
+// TLS 1.2 suites served by default: forward secret key exchange (ECDHE, DHE) and AEAD ciphers only,
+// so no RSA key exchange, no CBC with SHA-1, no CCM8; security level 2 (RSA keys of 2048 bits and
+// more, no SHA-1 signatures).
+inline constexpr const char* kDefaultTlsCiphers =
+    "ECDHE+AESGCM:ECDHE+CHACHA20:DHE+AESGCM:DHE+CHACHA20:!aNULL:!eNULL:!PSK:!SRP:!DSS:@SECLEVEL=2";
+
 struct ServeOptions {
   // HOST:PORT to listen on; port 0 picks a free port (the "listening on" line tells which).
   std::string listen = "127.0.0.1:5672";
@@ -47,6 +53,12 @@ struct ServeOptions {
   // neither). With a users file, SASL EXTERNAL then logs in the user named by the certificate's CN.
   std::string tls_ca;
   bool tls_verify_peer = false;
+  // The lowest TLS version served, "1.2" or "1.3".
+  std::string tls_min_version = "1.2";
+  // The TLS 1.2 cipher suites, in OpenSSL's cipher-list syntax; empty: kDefaultTlsCiphers. (TLS 1.3
+  // suites are OpenSSL's defaults, all of them forward secret and AEAD.) OpenSSL's security level is
+  // 2 unless the list sets another with @SECLEVEL=N.
+  std::string tls_ciphers;
   // fsync before `accepted` (true), or acknowledge once the append reached the OS (survives a process
   // crash, not a power loss).
   bool sync = true;

@@ -37,6 +37,12 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
   app->add_option("--tls-ca", o->tls_ca, "PEM CA certificates that sign client certificates (mutual TLS)")
       ->check(CLI::ExistingFile);
   app->add_flag("--tls-verify-peer", o->tls_verify_peer, "require a client certificate signed by a CA of --tls-ca");
+  app->add_option("--tls-min-version", o->tls_min_version, "lowest TLS version served: 1.2 or 1.3")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"1.2", "1.3"}));
+  app->add_option("--tls-ciphers", o->tls_ciphers,
+                  "TLS 1.2 cipher suites, OpenSSL cipher-list syntax (default: ECDHE and DHE with AES-GCM or "
+                  "ChaCha20-Poly1305)");
   app->add_flag("--no-sync{false}", o->sync,
                 "acknowledge appends before fsync (survive a crash of the process, not of the machine)");
   app->add_flag("--no-summary{false}", o->summarize,

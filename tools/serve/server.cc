@@ -639,6 +639,25 @@ void Server::Impl::OnWake(pn_connection_t* c) {
   }
 }
 
+void Server::Impl::OnTransportError(pn_transport_t* t) {
+  pn_condition_t* c = pn_transport_condition(t);
+  if (!pn_condition_is_set(c)) return;
+  const char* name = pn_condition_get_name(c);
+  const char* description = pn_condition_get_description(c);
+  // A TLS failure is logged whatever -v says: it is how a misconfigured client, or someone probing
+  // the port, shows up in the server's log.
+  const std::string cause = ssl == nullptr ? std::string()
+                                           : TlsFailureCause(name ? name : "", description ? description : "",
+                                                             pn_transport_is_encrypted(t));
+  if (!cause.empty()) {
+    const char* subject = pn_ssl_get_remote_subject(pn_ssl(t));
+    fprintf(stderr, "sift serve: TLS failed: %s: %s%s%s%s\n", PeerName(t).c_str(), PrintableText(cause).c_str(),
+            subject ? " (certificate subject '" : "", subject ? PrintableText(subject).c_str() : "", subject ? "')" : "");
+  } else if (options.verbose) {
+    fprintf(stderr, "sift serve: connection error: %s: %s\n", name, description);
+  }
+}
+
 void Server::Impl::ResumeOutput(ConnState* s) {
   const bool was_blocked = s->output_blocked;
   s->output_blocked = RefreshOutput(s) >= options.max_connection_output;
@@ -776,14 +795,7 @@ bool Server::Impl::Handle(pn_event_t* e) {
       break;
     }
     case PN_DELIVERY: OnDelivery(e); break;
-    case PN_TRANSPORT_ERROR: {
-      pn_condition_t* c = pn_transport_condition(pn_event_transport(e));
-      if (options.verbose && pn_condition_is_set(c)) {
-        fprintf(stderr, "sift serve: connection error: %s: %s\n", pn_condition_get_name(c),
-                pn_condition_get_description(c));
-      }
-      break;
-    }
+    case PN_TRANSPORT_ERROR: OnTransportError(pn_event_transport(e)); break;
     case PN_TRANSPORT: {  // output was produced or written: a held-back connection may send on
       pn_connection_t* c = pn_event_connection(e);
       ConnState* s = c ? Conn(c) : nullptr;

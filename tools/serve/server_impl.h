@@ -44,6 +44,7 @@
 #include "tools/serve/metrics_endpoint.h"
 #include "tools/serve/offset_annotation.h"
 #include "tools/serve/printable_text.h"
+#include "tools/serve/tls_failure.h"
 #include "tools/serve/user_id_check.h"
 
 namespace sift::tools {
@@ -347,6 +348,8 @@ struct Server::Impl {
   void ResumeOutput(ConnState* s);
 
   void OnTransportClosed(pn_connection_t* c);
+  // Logs a TLS failure (tls_failure.h) always, any other transport error when verbose.
+  void OnTransportError(pn_transport_t* t);
 
   // The event loop's timer (every kTickMs, kBlockedTickMs while a connection's output is blocked):
   // closes sockets past their handshake deadline, re-evaluates the alarms, and asks connections with
