@@ -31,6 +31,8 @@ struct Consumer::Impl {
   uint64_t released_chunks_skipped = 0;
   uint64_t released_chunks_pruned = 0;
   uint64_t released_bytes_pruned = 0;
+  uint64_t released_retention_lost = 0;
+  uint64_t released_retention_gaps = 0;
   Status released_last_skipped;
   MessageFilter filter;
   uint64_t matched_budget = 0;
@@ -116,6 +118,8 @@ void Consumer::Release() {
   impl.released_chunks_skipped += impl.reader->chunks_skipped();
   impl.released_chunks_pruned += impl.reader->chunks_pruned();
   impl.released_bytes_pruned += impl.reader->bytes_pruned();
+  impl.released_retention_lost += impl.reader->offsets_deleted();
+  impl.released_retention_gaps += impl.reader->gaps();
   const storage::Status& skipped = impl.reader->last_skipped();
   if (!skipped.ok()) impl.released_last_skipped = FromStorage(skipped, "corrupt chunk", impl.options.stream);
   impl.reader.reset();
@@ -123,6 +127,7 @@ void Consumer::Release() {
 
 Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
   batch->Clear();
+  retention_gap_ = RetentionGap{};
   if (done_) return final_status_;
   Impl& impl = *impl_;
   const ConsumerOptions& options = impl.options;
@@ -148,10 +153,14 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
 
   storage::Record record;
   uint32_t scanned = 0;
+  // The reader finds a gap as it enters a chunk: the record after one is a chunk_start, or there is none.
+  const uint64_t gaps_before = reader.gaps();
+  bool gap = false;
   while (batch->size() < options.credit && scanned < options.max_scan_per_poll &&
          (options.max_batch_bytes == 0 || batch_bytes < options.max_batch_bytes) &&
          !(timed && scanned > 0 && Clock::now() >= time_limit)) {
     if (!reader.Next(&record)) {
+      gap = reader.gaps() != gaps_before;
       const storage::Status& s = reader.status();
       if (!s.ok()) {
         done_ = true;
@@ -163,6 +172,7 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
         done_ = true;
         break;
       }
+      if (gap) break;  // the caller hears of it before the consumer waits
       // Tailing: wait for the next offset to be appended, within this poll's budget.
       const auto now = Clock::now();
       if (now >= deadline) break;
@@ -174,6 +184,7 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
       if (!appended) break;
       continue;
     }
+    if (record.chunk_start && reader.gaps() != gaps_before) gap = true;
     // End bound: [start, end).
     if ((options.end.kind == EndPosition::Kind::kOffset && record.offset >= options.end.offset) ||
         (options.end.kind == EndPosition::Kind::kTimestamp && record.timestamp_ms > options.end.timestamp_ms)) {
@@ -188,12 +199,16 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
       batch->Add(record.offset, record.timestamp_ms, record.data);
       batch_bytes += record.data.size();
     }
+    if (gap) break;  // one gap per Poll, last in its batch
   }
+  if (gap) retention_gap_ = RetentionGap{reader.last_gap().first, reader.last_gap().end};
   stats_.scanned += scanned;
   stats_.matched += batch->size();
   stats_.chunks_skipped = impl.released_chunks_skipped + reader.chunks_skipped();
   stats_.chunks_pruned = impl.released_chunks_pruned + reader.chunks_pruned();
   stats_.bytes_pruned = impl.released_bytes_pruned + reader.bytes_pruned();
+  stats_.retention_lost = impl.released_retention_lost + reader.offsets_deleted();
+  stats_.retention_gaps = impl.released_retention_gaps + reader.gaps();
   stats_.elapsed += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started - waited);
   return done_ ? final_status_ : Status::OK();
 }

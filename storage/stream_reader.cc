@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <rocksdb/db.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "storage/chunk_format.h"
@@ -157,6 +158,9 @@ class ChunkReader final : public StreamReader {
   const Status& last_skipped() const override { return last_skipped_; }
   uint64_t chunks_pruned() const override { return pruned_; }
   uint64_t bytes_pruned() const override { return bytes_pruned_; }
+  uint64_t gaps() const override { return gaps_; }
+  uint64_t offsets_deleted() const override { return offsets_deleted_; }
+  const OffsetRange& last_gap() const override { return last_gap_; }
 
  private:
   // Positions a fresh iterator at the chunk holding `offset`, or the first chunk after it.
@@ -239,8 +243,17 @@ class ChunkReader final : public StreamReader {
               it_->status(), fmt::format("stream '{}': read at offset {}", stream_->name, position_));
           return false;
         }
-        if (!options_.tailing || refreshed || stream_->deleted.load() || stream_->durable_end.load() <= position_)
-          return false;
+        if (!options_.tailing || stream_->deleted.load() || stream_->durable_end.load() <= position_) return false;
+        // Retention may have deleted every chunk from the position on: the stream then starts past it,
+        // and the reader goes on there (or waits there for it to be appended).
+        uint64_t first, next;
+        store_->StreamBounds(*stream_, &first, &next);
+        if (first > position_) {
+          PassDeleted(first);
+          SeekIterator();
+          continue;
+        }
+        if (refreshed) return false;
         SeekIterator();
         refreshed = true;
         continue;
@@ -253,6 +266,10 @@ class ChunkReader final : public StreamReader {
                                                  stream_->name, key.size(), position_));
         return false;
       }
+      // Offsets are dense, pruned and damaged chunks move the position past themselves, and a seek
+      // lands on the chunk holding the position: a chunk starting past it means the chunks between
+      // were deleted.
+      if (first > position_) PassDeleted(first);
       ChunkHeader h;
       const char* why = nullptr;
       ++visited_;
@@ -342,6 +359,20 @@ class ChunkReader final : public StreamReader {
     if (moved) pending_seek_ = PendingSeek::kFirstChunkFromPosition;
   }
 
+  // Moves the position from offsets that are no longer stored to `first_stored`, counting them.
+  void PassDeleted(uint64_t first_stored) {
+    const uint64_t end = std::min(first_stored, options_.end_offset);
+    if (end > position_) {
+      if (gaps_ == 0 || last_gap_.end != position_) {
+        ++gaps_;
+        last_gap_.first = position_;
+      }
+      last_gap_.end = end;
+      offsets_deleted_ += end - position_;
+    }
+    position_ = first_stored;
+  }
+
   // Handles a damaged chunk covering offsets [first, end): under kStop sets status_ and returns false;
   // under kSkip counts it, moves the position past it and returns true. The iterator must already be
   // past the chunk (or the caller leaves the chunk through in_chunk_ = false then Next()).
@@ -382,6 +413,9 @@ class ChunkReader final : public StreamReader {
   std::unique_ptr<rocksdb::Iterator> summary_it_;  // chunk summaries; made on first use
   uint64_t pruned_ = 0;
   uint64_t bytes_pruned_ = 0;
+  uint64_t gaps_ = 0;
+  uint64_t offsets_deleted_ = 0;
+  OffsetRange last_gap_;
 
   Status status_;
   Status last_skipped_;

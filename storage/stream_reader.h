@@ -30,6 +30,12 @@ struct Record {
   bool chunk_start = false;  // first record delivered from its chunk
 };
 
+// A run of offsets [first, end): `end` is the first offset after it.
+struct OffsetRange {
+  uint64_t first = 0;
+  uint64_t end = 0;
+};
+
 // The chunk the reader is in (the one holding the last record returned).
 struct ChunkInfo {
   uint64_t first_offset = 0;
@@ -57,7 +63,7 @@ class StreamReader {
   // later; see StreamStore::WaitForAppend), or the error (Corruption under CorruptionPolicy::kStop,
   // IOError). After a Corruption stop, Next() keeps returning false until a Seek or SkipChunk().
   // Offsets delivered are increasing; they are dense except where retention deleted chunks the reader
-  // had not reached yet, or where a corrupt chunk was skipped.
+  // had not reached yet (counted in gaps()), or where a corrupt chunk was skipped.
   virtual bool Next(Record* record) = 0;
 
   // Skips the rest of the current chunk (the next Next() starts a new chunk). After Next() stopped at
@@ -82,6 +88,16 @@ class StreamReader {
   // Chunks skipped unread because ReaderOptions::chunk_filter ruled them out, and their stored bytes.
   virtual uint64_t chunks_pruned() const = 0;
   virtual uint64_t bytes_pruned() const = 0;
+
+  // Offsets the reader reached after they were deleted (retention deleted their chunks before it
+  // read them, or a Seek named offsets already deleted): it goes on at the first offset still stored.
+  // How many runs of them it passed over (runs that touch count once), how many offsets in all
+  // (those at or after ReaderOptions::end_offset left out), and the last run (empty before the first).
+  // A gap is found as a chunk is entered: the record after one is a chunk_start, or Next() returns
+  // false (the first offset still stored is the end of the stream, or not yet durable).
+  virtual uint64_t gaps() const = 0;
+  virtual uint64_t offsets_deleted() const = 0;
+  virtual const OffsetRange& last_gap() const = 0;
 };
 
 }  // namespace sift::storage

@@ -19,6 +19,13 @@
 // Corruption: a chunk that fails its checksum stops the consumer with a Corruption status (kStop, the
 // default) or is skipped and counted (kSkip; its offsets are not delivered).
 //
+// Retention: a consumer that falls behind its stream's retention limit finds the offsets it was about
+// to read deleted. It goes on at the first offset still stored, and says so: the run of offsets it
+// passed over is Consumer::retention_gap() after the Poll that passed it, and ConsumerStats counts
+// them (retention_lost) and the runs (retention_gaps). A start offset already deleted when the
+// consumer first reads counts the same way. Checking costs nothing per record (gaps are found as a
+// chunk is entered) and allocates nothing.
+//
 // Thread safety: one Consumer is used by one thread at a time. Any number of consumers may run on as
 // many threads over the same StreamEngine, concurrently with appends to the streams they read (a
 // following consumer sees those appends). A consumer must be destroyed before its StreamEngine.
@@ -104,7 +111,19 @@ struct ConsumerStats {
   uint64_t chunks_skipped = 0;          // corrupt chunks skipped (CorruptionPolicy::kSkip)
   uint64_t chunks_pruned = 0;           // chunks skipped unread because their summary rules out every message
   uint64_t bytes_pruned = 0;            // stored bytes of those chunks
+  uint64_t retention_lost = 0;          // offsets (messages) retention deleted before the consumer read them
+  uint64_t retention_gaps = 0;          // runs of such offsets the consumer passed over
   std::chrono::nanoseconds elapsed{0};  // time spent in Poll, waits for appends excluded
+};
+
+// Offsets [first, end) that retention deleted before a consumer read them; it resumed at `end` (or
+// stopped there, at its end bound).
+struct RetentionGap {
+  uint64_t first = 0;
+  uint64_t end = 0;
+
+  bool empty() const { return first == end; }
+  uint64_t count() const { return end - first; }
 };
 
 class StreamEngine;
@@ -135,6 +154,13 @@ class Consumer {
   bool released() const;
 
   const ConsumerStats& stats() const { return stats_; }
+
+  // The offsets the last Poll found deleted by retention before the consumer read them; empty when
+  // it found none. A Poll returns as soon as it passes such a run, so its batch holds the deliveries
+  // from before the run (offsets below `first`) and at most one after it: the last, when its offset
+  // is at least `end`. (Were retention to delete again while the Poll moves past the first run, this
+  // is the last run; stats() counts both.)
+  const RetentionGap& retention_gap() const { return retention_gap_; }
   // The error of the last corrupt chunk skipped (ok when none).
   Status last_skipped() const;
 
@@ -145,6 +171,7 @@ class Consumer {
 
   std::unique_ptr<Impl> impl_;
   ConsumerStats stats_;
+  RetentionGap retention_gap_;
   bool done_ = false;
   Status final_status_;
 };

@@ -216,10 +216,137 @@ TEST_P(RetentionUnderConsumerTest, APausedConsumerGoesOnAtTheFirstRetainedOffset
     Status s = consumer->Poll(&batch);
     ASSERT_TRUE(s.ok()) << s.ToString();
     for (const Delivery& d : batch) offsets.push_back(d.offset());
+    if (polls == 0 && release) {
+      // Re-seeking, it finds offsets 25..599 gone: the first poll says so, and ends at the first offset after.
+      EXPECT_EQ(consumer->retention_gap().first, 25u);
+      EXPECT_EQ(consumer->retention_gap().end, 600u);
+      ASSERT_EQ(batch.size(), 1u);
+      EXPECT_EQ(batch[0].offset(), 600u);
+    } else {
+      EXPECT_TRUE(consumer->retention_gap().empty()) << polls;
+    }
   }
   ASSERT_FALSE(offsets.empty());
   EXPECT_EQ(offsets.back(), 629u);
   for (size_t i = 1; i < offsets.size(); ++i) EXPECT_LT(offsets[i - 1], offsets[i]);
+  // Kept, its iterator still holds the deleted chunks: it reads them, and loses nothing.
+  EXPECT_EQ(consumer->stats().retention_lost, release ? 575u : 0u);
+  EXPECT_EQ(consumer->stats().retention_gaps, release ? 1u : 0u);
+}
+
+// A following consumer that caught up, then fell behind while retention deleted what was appended: the
+// poll that passes the deleted offsets returns with them in retention_gap() (and the first message
+// after them, the last of its batch), the stats count them; a stream emptied by retention is a gap too.
+TEST_F(RetentionTest, AConsumerOvertakenByRetentionLearnsWhatItLost) {
+  ASSERT_TRUE(engine_->CreateStream("s").ok());
+  EXPECT_EQ(Append("s", 100), 0u);
+  ConsumerOptions options;
+  options.stream = "s";
+  options.follow = true;
+  options.credit = 1000;
+  std::unique_ptr<Consumer> consumer;
+  ASSERT_TRUE(engine_->NewConsumer(options, &consumer).ok());
+  DeliveryBatch batch;
+  ASSERT_TRUE(consumer->Poll(&batch).ok());
+  ASSERT_EQ(batch.size(), 100u);
+  EXPECT_TRUE(consumer->retention_gap().empty());
+  const uint64_t chunk_bytes = Info("s").bytes / Info("s").chunk_count;
+
+  EXPECT_EQ(Append("s", 100), 100u);
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 11 / 2, 0}).ok());
+  ASSERT_EQ(Info("s").first_offset, 150u);
+  ASSERT_TRUE(consumer->Poll(&batch).ok());
+  EXPECT_EQ(consumer->retention_gap().first, 100u);
+  EXPECT_EQ(consumer->retention_gap().end, 150u);
+  EXPECT_EQ(consumer->retention_gap().count(), 50u);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].offset(), 150u);
+  EXPECT_EQ(consumer->stats().retention_lost, 50u);
+  EXPECT_EQ(consumer->stats().retention_gaps, 1u);
+  ASSERT_TRUE(consumer->Poll(&batch).ok());
+  EXPECT_TRUE(consumer->retention_gap().empty());
+  ASSERT_EQ(batch.size(), 49u);
+  EXPECT_EQ(batch[0].offset(), 151u);
+
+  // Everything after the position deleted: the stream is empty, the consumer waits at its end.
+  EXPECT_EQ(Append("s", 10), 200u);
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, 0}).ok());
+  ASSERT_EQ(Info("s").message_count, 0u);
+  ASSERT_TRUE(consumer->Poll(&batch, std::chrono::milliseconds(10)).ok());
+  EXPECT_TRUE(batch.empty());
+  EXPECT_FALSE(consumer->done());
+  EXPECT_EQ(consumer->retention_gap().first, 200u);
+  EXPECT_EQ(consumer->retention_gap().end, 210u);
+  EXPECT_EQ(consumer->position(), 210u);
+  ASSERT_TRUE(consumer->Poll(&batch, std::chrono::milliseconds(10)).ok());
+  EXPECT_TRUE(batch.empty());
+  EXPECT_TRUE(consumer->retention_gap().empty());
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{}).ok());
+  EXPECT_EQ(Append("s", 10), 210u);
+  ASSERT_TRUE(consumer->Poll(&batch).ok());
+  EXPECT_TRUE(consumer->retention_gap().empty());
+  ASSERT_EQ(batch.size(), 10u);
+  EXPECT_EQ(batch[0].offset(), 210u);
+  EXPECT_EQ(consumer->stats().retention_lost, 60u);
+  EXPECT_EQ(consumer->stats().retention_gaps, 2u);
+}
+
+// A start offset already deleted is a gap as well (up to the end bound, when there is one); a consumer
+// starting at the oldest message, or one behind a filter that rejects the message after the gap, is
+// told the same way.
+TEST_F(RetentionTest, AStartOffsetAlreadyDeletedIsAGap) {
+  ASSERT_TRUE(engine_->CreateStream("s").ok());
+  EXPECT_EQ(Append("s", 100), 0u);
+  const uint64_t chunk_bytes = Info("s").bytes / Info("s").chunk_count;
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 7 / 2, 0}).ok());
+  ASSERT_EQ(Info("s").first_offset, 70u);
+  auto open = [&](StartPosition start, EndPosition end) {
+    ConsumerOptions options;
+    options.stream = "s";
+    options.start = start;
+    options.end = end;
+    std::unique_ptr<Consumer> consumer;
+    EXPECT_TRUE(engine_->NewConsumer(options, &consumer).ok());
+    return consumer;
+  };
+  DeliveryBatch batch;
+  std::unique_ptr<Consumer> c = open(StartPosition::Offset(5), EndPosition::None());
+  ASSERT_TRUE(c->Poll(&batch).ok());
+  EXPECT_EQ(c->retention_gap().first, 5u);
+  EXPECT_EQ(c->retention_gap().end, 70u);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].offset(), 70u);
+  Status s;
+  EXPECT_EQ(Drain(c.get(), &s), Iota(71, 100));
+  EXPECT_EQ(c->stats().retention_lost, 65u);
+  EXPECT_EQ(c->stats().retention_gaps, 1u);
+
+  c = open(StartPosition::Offset(5), EndPosition::Offset(40));
+  ASSERT_TRUE(c->Poll(&batch).ok());
+  EXPECT_TRUE(batch.empty());
+  EXPECT_TRUE(c->done());
+  EXPECT_EQ(c->retention_gap().first, 5u);
+  EXPECT_EQ(c->retention_gap().end, 40u);
+  EXPECT_EQ(c->stats().retention_lost, 35u);
+
+  c = open(StartPosition::First(), EndPosition::None());
+  EXPECT_EQ(Drain(c.get(), &s), Iota(70, 100));
+  EXPECT_EQ(c->stats().retention_lost, 0u);
+  EXPECT_EQ(c->stats().retention_gaps, 0u);
+
+  ConsumerOptions options;
+  options.stream = "s";
+  options.start = StartPosition::Offset(0);
+  FilterSpec spec;
+  spec.AddSql("amount < 0");  // no order
+  ASSERT_TRUE(spec.Compile(&options.filter).ok());
+  ASSERT_TRUE(engine_->NewConsumer(options, &c).ok());
+  ASSERT_TRUE(c->Poll(&batch).ok());
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(c->retention_gap().first, 0u);
+  EXPECT_EQ(c->retention_gap().end, 70u);
+  EXPECT_EQ(c->stats().scanned, 1u);
+  EXPECT_EQ(c->stats().retention_lost, 70u);
 }
 
 INSTANTIATE_TEST_SUITE_P(KeptOrReleased, RetentionUnderConsumerTest, ::testing::Bool());

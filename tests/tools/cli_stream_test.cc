@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -77,6 +78,39 @@ TEST_F(CliStreamTest, AppendChunkFlagsBoundTheChunksItWrites) {
   ExpectUsageError("append --store other --stream a --max-chunk-messages 0 orders.amqp", "sift append",
                    "--max-chunk-messages");
   EXPECT_FALSE(std::filesystem::exists(Path("other")));  // a bad flag writes nothing
+}
+
+// A following replay that starts at offsets retention already deleted says so on stderr, one line for
+// the run of them, and goes on at the oldest offset kept; --stats counts them. A replay that ends
+// inside the run resumes nowhere; one starting at the oldest offset kept has nothing to say.
+TEST_F(CliStreamTest, FollowingReplayReportsOffsetsDeletedByRetention) {
+  ASSERT_EQ(Sift("append --store store --stream s --no-sync --max-chunk-messages 100 orders.amqp").exit_code, 0);
+  const uint64_t chunk_bytes = Info("s")["bytes"].get<uint64_t>() / 30;
+  CliResult r =
+      Sift("stream set-retention --store store --stream s --max-bytes " + std::to_string(chunk_bytes * 11 / 2));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(Info("s")["first_offset"], 2500);
+  const std::string replay = "timeout 20 " + Quote(SiftBinary()) + " replay --store store --stream s --follow ";
+
+  r = RunShell(replay + "-o 5 --until 2503 --stats", dir_->path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.OutLines(), (std::vector<std::string>{"2500", "2501", "2502"}));
+  const std::vector<std::string> err = r.ErrLines();
+  ASSERT_EQ(err.size(), 2u) << r.err;
+  EXPECT_EQ(err[0],
+            "sift: replay: stream 's': offsets 5..2499 were deleted by retention before they were read; resuming "
+            "at 2500");
+  EXPECT_NE(err[1].find(", deleted by retention before read 2495"), std::string::npos) << err[1];
+
+  r = RunShell(replay + "-o 5 --until 100", dir_->path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // nothing matched
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "sift: replay: stream 's': offsets 5..99 were deleted by retention before they were read\n");
+
+  r = RunShell(replay + "-o beginning --until 2502", dir_->path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.OutLines(), (std::vector<std::string>{"2500", "2501"}));
+  EXPECT_EQ(r.err, "");
 }
 
 TEST_F(CliStreamTest, RetentionIsSetShownAndAppliedAtOnce) {

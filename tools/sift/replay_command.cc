@@ -7,7 +7,10 @@
 // range is [start, end). Without --follow the replay ends at the end of the stream as it was when it
 // started; with --follow it waits for appends (until --until or -c is reached, or it is killed).
 // Without --follow the range is scanned on --threads threads (default: every core) through
-// StreamEngine::ParallelScan, with the output in offset order all the same.
+// StreamEngine::ParallelScan, with the output in offset order all the same. With --follow, each run of
+// offsets retention deleted before the replay read them (engine::Consumer::retention_gap) is one line
+// on stderr, between the matches before it and those after:
+//   sift: replay: stream 'orders': offsets 5..69 were deleted by retention before they were read; resuming at 70
 #include <CLI/CLI.hpp>
 
 #include <charconv>
@@ -127,6 +130,7 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
              std::to_string(stats.bytes_pruned) + " bytes not read)";
   }
   if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
+  if (stats.retention_lost > 0) extra += ", deleted by retention before read " + std::to_string(stats.retention_lost);
   report->Finish(stats.scanned, writer->matched(), stats.bytes, extra);
   if (!status.ok()) return ReportError(status);
   if (!flushed.ok()) return ReportError(flushed);
@@ -136,6 +140,14 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
                    " corrupt chunk(s); last: " + std::string(last_skipped.why()));
   }
   return MatchExitCode(writer->matched());
+}
+
+// The line for offsets [gap.first, gap.end) found deleted; a replay that ends at gap.end resumes nowhere.
+void ReportRetentionGap(const std::string& stream, const engine::RetentionGap& gap, bool done) {
+  std::string why = "offsets " + std::to_string(gap.first) + ".." + std::to_string(gap.end - 1) +
+                    " were deleted by retention before they were read";
+  if (!done) why += "; resuming at " + std::to_string(gap.end);
+  PrintError("replay", "stream '" + stream + "'", why);
 }
 
 int RunReplay(const ReplayOptions& options) {
@@ -205,7 +217,15 @@ int RunReplay(const ReplayOptions& options) {
   bool limit_reached = false;
   while (!consumer->done() && !limit_reached) {
     status = consumer->Poll(&batch, std::chrono::milliseconds(options.follow ? 200 : 0));
+    const engine::RetentionGap gap = consumer->retention_gap();
+    bool gap_reported = gap.empty();
     for (const engine::Delivery& delivery : batch) {
+      if (!gap_reported && delivery.offset() >= gap.end) {
+        // After the matches before the gap (those already written): a terminal shows it where offsets jump.
+        (void)sink->Flush();
+        ReportRetentionGap(options.stream, gap, /*done=*/false);
+        gap_reported = true;
+      }
       engine::Status s = writer.Add(delivery.offset(), delivery.bytes());
       if (!s.ok()) {
         status = s;
@@ -215,6 +235,10 @@ int RunReplay(const ReplayOptions& options) {
         limit_reached = true;
         break;
       }
+    }
+    if (!gap_reported && !limit_reached && status.ok()) {
+      (void)sink->Flush();
+      ReportRetentionGap(options.stream, gap, consumer->done());
     }
     if (!status.ok()) break;
     if (options.follow && !batch.empty()) (void)sink->Flush();  // a tail shows matches as they come
