@@ -109,6 +109,8 @@ MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine) const 
     out.scanned = c->scanned.load(std::memory_order_relaxed);
     out.matched = c->matched.load(std::memory_order_relaxed);
     out.chunks_pruned = c->chunks_pruned.load(std::memory_order_relaxed);
+    out.retention_lost = c->retention_lost.load(std::memory_order_relaxed);
+    out.retention_gaps = c->retention_gaps.load(std::memory_order_relaxed);
     out.credit = c->credit.load(std::memory_order_relaxed);
     auto end = next_offsets.find(c->stream);
     if (end != next_offsets.end() && end->second > position) out.lag_messages = end->second - position;
@@ -232,6 +234,12 @@ std::string RenderPrometheusText(const MetricsSnapshot& s) {
       {"sift_consumer_pruned_chunks_total", "counter",
        "Chunks the consumer link skipped unread because their summary rules out every message.",
        &Consumer::chunks_pruned},
+      {"sift_consumer_retention_lost_messages_total", "counter",
+       "Messages retention deleted before the consumer link read them (it went on after them).",
+       &Consumer::retention_lost},
+      {"sift_consumer_retention_gaps_total", "counter",
+       "Times the consumer link found the messages it was about to read deleted by retention.",
+       &Consumer::retention_gaps},
       {"sift_consumer_lag_messages", "gauge",
        "Messages between the consumer link's position and the end of its stream.", &Consumer::lag_messages},
   };

@@ -78,7 +78,9 @@ struct ConsumerCounters {
   std::atomic<uint64_t> scanned{0};
   std::atomic<uint64_t> matched{0};
   std::atomic<uint64_t> chunks_pruned{0};
-  std::atomic<uint64_t> position{0};  // the next offset the consumer looks at
+  std::atomic<uint64_t> retention_lost{0};  // offsets retention deleted before the link read them
+  std::atomic<uint64_t> retention_gaps{0};  // runs of them
+  std::atomic<uint64_t> position{0};        // the next offset the consumer looks at
   std::atomic<int64_t> credit{0};
 };
 
@@ -99,6 +101,8 @@ struct MetricsSnapshot {
     uint64_t scanned = 0;
     uint64_t matched = 0;
     uint64_t chunks_pruned = 0;
+    uint64_t retention_lost = 0;
+    uint64_t retention_gaps = 0;
     uint64_t lag_messages = 0;  // the stream's next offset minus the consumer's position
     int64_t credit = 0;
   };

@@ -71,6 +71,9 @@ struct ConsumerLink {
   std::string stream;
   std::unique_ptr<engine::Consumer> consumer;  // used by whoever holds `polling`
   engine::DeliveryBatch batch;                 // reader scratch
+  // Offsets retention deleted before the consumer read them, passed since its last delivery: the next
+  // delivery tells the client (x-opt-sift-retention-skipped). Used by whoever holds `polling`.
+  uint64_t retention_untold = 0;
   std::string scratch;
 
   std::mutex mu;                                         // guards the fields below

@@ -1,7 +1,8 @@
 // The reader pool of `sift serve`: reader threads take consumers from a queue, poll each for one
 // bounded turn (engine::Consumer::Poll with the time and byte bounds of ServeOptions), annotate each
-// match with its offset and post the deliveries to the connection; a consumer that caught up parks
-// until its stream is appended to (the per-stream waiting lists).
+// match with its offset (and the first after a retention gap with the offsets passed over) and post the
+// deliveries to the connection; a consumer that caught up parks until its stream is appended to (the
+// per-stream waiting lists).
 #include "tools/serve/server_impl.h"
 
 namespace sift::tools {
@@ -101,20 +102,32 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
   Status s = c->consumer->Poll(&c->batch);
   std::vector<std::pair<uint64_t, std::string>> out;
   out.reserve(c->batch.size());
+  // A poll passes at most one gap; deliveries from before it come first in the batch. What earlier polls
+  // passed goes on this batch's first delivery, this poll's gap on the first delivery after it, and
+  // what no delivery has told yet waits for the next batch.
+  engine::RetentionGap gap = c->consumer->retention_gap();
   for (const engine::Delivery& d : c->batch) {
+    if (!gap.empty() && d.offset() >= gap.end) {
+      c->retention_untold += gap.count();
+      gap = {};
+    }
     std::string bytes;
-    if (!AddOffsetAnnotation(d.bytes(), d.offset(), &bytes)) {
+    const uint64_t skipped = std::exchange(c->retention_untold, 0);
+    if (!AddOffsetAnnotation(d.bytes(), d.offset(), &bytes, skipped)) {
       s = Status::Corruption("corrupt message", "stream " + c->stream + ", offset " + std::to_string(d.offset()),
                              "the stored bytes are not well-formed sections");
       break;
     }
     out.emplace_back(d.offset(), std::move(bytes));
   }
+  c->retention_untold += gap.count();
   c->batch.Clear();
   const engine::ConsumerStats& stats = c->consumer->stats();
   c->metrics->scanned.store(stats.scanned, std::memory_order_relaxed);
   c->metrics->matched.store(stats.matched, std::memory_order_relaxed);
   c->metrics->chunks_pruned.store(stats.chunks_pruned, std::memory_order_relaxed);
+  c->metrics->retention_lost.store(stats.retention_lost, std::memory_order_relaxed);
+  c->metrics->retention_gaps.store(stats.retention_gaps, std::memory_order_relaxed);
   c->metrics->position.store(c->consumer->position(), std::memory_order_release);  // after the counters
   bool notify = !out.empty();
   bool requeue = false, park = false;

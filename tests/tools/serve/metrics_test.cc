@@ -29,15 +29,27 @@ TEST(Metrics, LabelValuesAreEscapedAsTheTextFormatSays) {
 
 TEST(Metrics, EveryFamilyHasHelpAndTypeEvenWithoutSamples) {
   const std::string text = RenderPrometheusText(MetricsSnapshot{});
-  for (const char* family :
-       {"sift_stream_appended_messages_total counter", "sift_stream_appended_bytes_total counter",
-        "sift_stream_stored_messages gauge", "sift_stream_stored_bytes gauge",
-        "sift_stream_retention_deleted_messages_total counter", "sift_stream_next_offset gauge",
-        "sift_consumer_scanned_records_total counter", "sift_consumer_matched_records_total counter",
-        "sift_consumer_pruned_chunks_total counter", "sift_consumer_lag_messages gauge", "sift_consumer_credit gauge",
-        "sift_connections_open gauge", "sift_producer_links gauge", "sift_consumer_links gauge",
-        "sift_memory_alarm gauge", "sift_disk_alarm gauge", "sift_appends_rejected_total counter",
-        "sift_appends_failed_total counter", "sift_fsync_duration_seconds histogram"}) {
+  for (const char* family : {"sift_stream_appended_messages_total counter",
+                             "sift_stream_appended_bytes_total counter",
+                             "sift_stream_stored_messages gauge",
+                             "sift_stream_stored_bytes gauge",
+                             "sift_stream_retention_deleted_messages_total counter",
+                             "sift_stream_next_offset gauge",
+                             "sift_consumer_scanned_records_total counter",
+                             "sift_consumer_matched_records_total counter",
+                             "sift_consumer_pruned_chunks_total counter",
+                             "sift_consumer_retention_lost_messages_total counter",
+                             "sift_consumer_retention_gaps_total counter",
+                             "sift_consumer_lag_messages gauge",
+                             "sift_consumer_credit gauge",
+                             "sift_connections_open gauge",
+                             "sift_producer_links gauge",
+                             "sift_consumer_links gauge",
+                             "sift_memory_alarm gauge",
+                             "sift_disk_alarm gauge",
+                             "sift_appends_rejected_total counter",
+                             "sift_appends_failed_total counter",
+                             "sift_fsync_duration_seconds histogram"}) {
     EXPECT_TRUE(Contains(text, std::string("# TYPE ") + family + "\n")) << family;
     const std::string name = std::string(family).substr(0, std::string(family).find(' '));
     EXPECT_TRUE(Contains(text, "# HELP " + name + " ")) << name;
@@ -65,6 +77,8 @@ TEST(Metrics, StreamsAndConsumersAreLabelledAndEscaped) {
   c.scanned = 100;
   c.matched = 10;
   c.chunks_pruned = 4;
+  c.retention_lost = 575;
+  c.retention_gaps = 1;
   c.lag_messages = 12;
   c.credit = -1;  // a link's credit can go negative after the client lowers it
   s.consumers.push_back(c);
@@ -81,6 +95,8 @@ TEST(Metrics, StreamsAndConsumersAreLabelledAndEscaped) {
   EXPECT_TRUE(Contains(text, "\nsift_consumer_scanned_records_total" + link + " 100\n"));
   EXPECT_TRUE(Contains(text, "\nsift_consumer_matched_records_total" + link + " 10\n"));
   EXPECT_TRUE(Contains(text, "\nsift_consumer_pruned_chunks_total" + link + " 4\n"));
+  EXPECT_TRUE(Contains(text, "\nsift_consumer_retention_lost_messages_total" + link + " 575\n"));
+  EXPECT_TRUE(Contains(text, "\nsift_consumer_retention_gaps_total" + link + " 1\n"));
   EXPECT_TRUE(Contains(text, "\nsift_consumer_lag_messages" + link + " 12\n"));
   EXPECT_TRUE(Contains(text, "\nsift_consumer_credit" + link + " -1\n"));
   EXPECT_TRUE(Contains(text, "\nsift_connections_open 2\n"));

@@ -81,6 +81,47 @@ TEST(OffsetAnnotation, KeepsExistingAnnotationsAndReplacesAnEarlierOffset) {
   pn_message_free(m);
 }
 
+// After a retention gap the delivery carries how many offsets were skipped, once: an earlier entry of
+// that name in the stored message is dropped, and without a gap none is written.
+TEST(OffsetAnnotation, RetentionSkippedIsAddedWhenNotZero) {
+  pn_message_t* m = pn_message();
+  pn_data_t* a = pn_message_annotations(m);
+  pn_data_put_map(a);
+  pn_data_enter(a);
+  pn_data_put_symbol(a, pn_bytes(28, "x-opt-sift-retention-skipped"));
+  pn_data_put_long(a, 5);
+  pn_data_put_symbol(a, pn_bytes(15, "x-opt-partition"));
+  pn_data_put_int(a, 3);
+  pn_data_exit(a);
+  pn_data_put_string(pn_message_body(m), pn_bytes(1, "x"));
+  const std::string stored = Encode(m);
+  std::string out;
+  ASSERT_TRUE(AddOffsetAnnotation(stored, 600, &out, 575));
+  Validate(out);
+  pn_message_t* back = pn_message();
+  EXPECT_EQ(AnnotationOf(out, "x-stream-offset", back), 600);
+  EXPECT_EQ(AnnotationOf(out, "x-opt-sift-retention-skipped", back), 575);
+  pn_data_t* b = pn_message_annotations(back);
+  pn_data_rewind(b);
+  ASSERT_TRUE(pn_data_next(b));
+  EXPECT_EQ(pn_data_get_map(b), 6u);  // x-opt-partition, the offset, one retention entry
+
+  ASSERT_TRUE(AddOffsetAnnotation(stored, 601, &out));
+  Validate(out);
+  EXPECT_EQ(AnnotationOf(out, "x-stream-offset", back), 601);
+  EXPECT_EQ(AnnotationOf(out, "x-opt-sift-retention-skipped", back), -1);
+
+  pn_message_t* bare = pn_message();  // no annotations section yet
+  pn_data_put_string(pn_message_body(bare), pn_bytes(1, "y"));
+  ASSERT_TRUE(AddOffsetAnnotation(Encode(bare), 9, &out, 4));
+  Validate(out);
+  EXPECT_EQ(AnnotationOf(out, "x-stream-offset", back), 9);
+  EXPECT_EQ(AnnotationOf(out, "x-opt-sift-retention-skipped", back), 4);
+  pn_message_free(bare);
+  pn_message_free(back);
+  pn_message_free(m);
+}
+
 TEST(OffsetAnnotation, MessageWithHeaderOnlyGetsTheSectionAtTheEnd) {
   pn_message_t* m = pn_message();
   pn_message_set_durable(m, true);

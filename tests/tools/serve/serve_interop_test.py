@@ -12,7 +12,7 @@ the CLI, SIFT_CLI, is built) and that a Python reference gives (always). Other c
 (bad filters, with position and reason), malformed transfers (rejected, nothing stored), kill -9
 mid-publish and SIGTERM mid-publish (every accepted message present after a restart), SASL PLAIN,
 TLS, per-connection limits, and retention (the default age limit applied by the server's timer, also
-under a paused consumer).
+under a paused consumer; a consumer overtaken by a byte limit told so by an annotation and a metric).
 serve_auth_test.py has the rest of authentication and the permissions.
 
 Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
@@ -21,6 +21,7 @@ Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -28,6 +29,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.request
 
 from proton import (Delivery, Described, Message, ProtonException, SSLDomain, symbol, timestamp, ubyte,
                     ulong)
@@ -56,6 +58,11 @@ class Server:
         self.proc = subprocess.Popen([SERVE, "--listen", "127.0.0.1:0", "--store", store] + self.extra,
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.proc.stdout.readline()
+        self.metrics_port = None
+        metrics = re.match(r"sift serve: metrics on http://[^ ]+:(\d+)/metrics", line)
+        if metrics:  # --metrics: that line comes first
+            self.metrics_port = int(metrics.group(1))
+            line = self.proc.stdout.readline()
         if "listening on" not in line:
             self.proc.kill()
             self.log.seek(0)
@@ -796,6 +803,61 @@ class RetentionTest(ServeTestCase):
                 self.assertEqual(message_id, "order-%d" % offset)  # each offset holds its own message
             self.assertEqual(offsets[-30:], list(range(600, 630)))  # every new message
             self.assertLess(len(offsets), 630)  # what was deleted before it was read ahead never came
+            rcv.close()
+            conn.close()
+        finally:
+            self.assertEqual(server.stop(), 0)
+
+    def test_a_consumer_overtaken_by_retention_is_told(self):
+        # A consumer takes 20 of 100 messages and pauses (no credit: the server holds no iterator for it,
+        # and at most a batch read ahead); 1,500 more are published under a 64 KiB byte limit, so
+        # retention deletes what it had not read yet. Resuming, it gets what was read ahead, then the first
+        # message kept, which alone carries x-opt-sift-retention-skipped: the offsets passed over, equal
+        # to the jump in x-stream-offset. The link's metrics count them, and the one gap.
+        server = Server(os.path.join(self.tmp, "retention-lag-store"), "--retention-max-bytes", "64KiB",
+                        "--retention-interval", "200ms", "--max-chunk-messages", "10", "--metrics", "127.0.0.1:0")
+        try:
+            rng = random.Random(6)
+            self.assertEqual(len(publish(server.url, "lagging", [make_message(i, rng) for i in range(100)]).accepted),
+                             100)
+            conn = BlockingConnection(server.url, timeout=30)
+            rcv = conn.create_receiver("lagging", name="lagging-reader", credit=5)
+            got = []  # (offset, message id, retention annotation or None)
+
+            def take_one(timeout=30):
+                m = rcv.receive(timeout=timeout)
+                rcv.accept()
+                skipped = m.annotations.get(symbol("x-opt-sift-retention-skipped"))
+                got.append((int(m.annotations[symbol("x-stream-offset")]), m.id,
+                            None if skipped is None else int(skipped)))
+
+            for _ in range(20):
+                take_one()
+            self.assertEqual([o for o, _, _ in got], list(range(20)))
+            fresh = publish(server.url, "lagging", [make_message(i, rng) for i in range(100, 1600)])
+            self.assertEqual(len(fresh.accepted), 1500)
+            try:
+                while got[-1][0] != 1599:
+                    take_one(timeout=10)
+            except Timeout:
+                self.fail("the consumer stopped at offset %d" % got[-1][0])
+            offsets = [o for o, _, _ in got]
+            self.assertEqual(offsets, sorted(set(offsets)))  # in order, none twice
+            for offset, message_id, _ in got:
+                self.assertEqual(message_id, "order-%d" % offset)  # each offset holds its own message
+            told = [(i, skipped) for i, (_, _, skipped) in enumerate(got) if skipped is not None]
+            self.assertEqual(len(told), 1, told)
+            at, skipped = told[0]
+            self.assertGreater(skipped, 0)
+            self.assertEqual(offsets[at] - offsets[at - 1] - 1, skipped)  # the jump it announces
+            self.assertEqual(offsets[at:], list(range(offsets[at], 1600)))  # dense after it
+            self.assertEqual(offsets[:at], list(range(offsets[at - 1] + 1)))  # dense before it
+
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % server.metrics_port, timeout=30) as r:
+                page = r.read().decode()
+            link = '{stream="lagging",link="1"}'
+            self.assertIn("\nsift_consumer_retention_lost_messages_total%s %d\n" % (link, skipped), page)
+            self.assertIn("\nsift_consumer_retention_gaps_total%s 1\n" % link, page)
             rcv.close()
             conn.close()
         finally:
