@@ -646,14 +646,17 @@ void Server::Impl::OnTransportError(pn_transport_t* t) {
   const char* description = pn_condition_get_description(c);
   // A TLS failure is logged whatever -v says: it is how a misconfigured client, or someone probing
   // the port, shows up in the server's log.
-  const std::string cause = ssl == nullptr ? std::string()
-                                           : TlsFailureCause(name ? name : "", description ? description : "",
-                                                             pn_transport_is_encrypted(t));
+  const std::string cause =
+      ssl == nullptr ? std::string()
+                     : TlsFailureCause(name ? name : "", description ? description : "", pn_transport_is_encrypted(t));
   if (!cause.empty()) {
     const char* subject = pn_ssl_get_remote_subject(pn_ssl(t));
     fprintf(stderr, "sift serve: TLS failed: %s: %s%s%s%s\n", PeerName(t).c_str(), PrintableText(cause).c_str(),
-            subject ? " (certificate subject '" : "", subject ? PrintableText(subject).c_str() : "", subject ? "')" : "");
-  } else if (options.verbose) {
+            subject ? " (certificate subject '" : "", subject ? PrintableText(subject).c_str() : "",
+            subject ? "')" : "");
+  } else if (options.verbose && (ssl == nullptr || pn_transport_is_encrypted(t))) {
+    // Not for a cleartext client of the TLS port: Proton's description may quote the bytes it sent
+    // (a pipelined SASL init, password and all), and its refusal is logged already.
     fprintf(stderr, "sift serve: connection error: %s: %s\n", name, description);
   }
 }
