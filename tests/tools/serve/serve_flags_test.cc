@@ -162,5 +162,21 @@ TEST(ServeFlags, MetricsTakesHostAndPortAndRefusesAnythingElse) {
   }
 }
 
+TEST(ServeFlags, TlsVersionAndCiphers) {
+  ServeOptions defaults;
+  ASSERT_EQ(Parse({}, &defaults), "");
+  EXPECT_EQ(defaults.tls_min_version, "1.2");
+  EXPECT_EQ(defaults.tls_ciphers, "");  // kDefaultTlsCiphers
+  ServeOptions o;
+  ASSERT_EQ(Parse({"--tls-min-version", "1.3", "--tls-ciphers", "ECDHE+AESGCM:AES128-GCM-SHA256"}, &o), "");
+  EXPECT_EQ(o.tls_min_version, "1.3");
+  EXPECT_EQ(o.tls_ciphers, "ECDHE+AESGCM:AES128-GCM-SHA256");
+  for (const char* bad : {"1.1", "1.0", "tls1.3", "1.2.0", ""}) {
+    ServeOptions b;
+    const std::string error = Parse({"--tls-min-version", bad}, &b);
+    EXPECT_NE(error.find("--tls-min-version"), std::string::npos) << bad << ": " << error;
+  }
+}
+
 }  // namespace
 }  // namespace sift::tools
