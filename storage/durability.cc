@@ -3,8 +3,12 @@
 //
 // RocksDB stops taking writes after a failed write-ahead-log write or sync, or a failed background
 // flush or compaction (a full disk), and grades the error. A full disk and an I/O error the file
-// system calls retryable are "hard" errors RocksDB resumes from by itself: its SstFileManager polls
-// the free space (every 5 s) and resumes once there is room, and a retryable error is retried at
+// system calls retryable are "hard" errors RocksDB can resume from. It would resume from a full disk
+// by itself, through its SstFileManager, but only once the free space exceeds what it reserves for
+// pending compactions as well (hundreds of MB for a store with a few table files, far more than the
+// flush that recovery needs), so the store turns that off and resumes itself: each append, and each
+// EnforceRetention() call, tries DB::Resume() (at most every kRecoveryInterval), which writes out the
+// memtable and succeeds as soon as there is room for it. A retryable error is retried by RocksDB at
 // bgerror_resume_retry_interval; DB::Resume() answers Busy meanwhile and OK once it is done. Any
 // other I/O error of the log (a failed fsync) is fatal to RocksDB: Resume() refuses, and the streams
 // stay fenced until the store is reopened (StoreHealth::needs_reopen). What a failed
@@ -39,10 +43,21 @@ class BackgroundErrorListener : public rocksdb::EventListener {
   explicit BackgroundErrorListener(StreamStore::Impl* store) : store_(store) {}
   const char* Name() const override { return "SiftBackgroundErrorListener"; }
 
-  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
+    if (error == nullptr || error->ok()) return;
+    // A failed log write leaves RocksDB's writer of that log refusing every later call, and a build
+    // with assertions (Debian's) aborts on the next one. RocksDB's recovery replaces the log only
+    // when it flushes a memtable that holds something: a write that failed into an empty memtable
+    // (the first write after a memtable switch) would leave the refusing log in place, and the next
+    // write after recovery would abort the process. Such a store is not resumed in place.
+    if (reason == rocksdb::BackgroundErrorReason::kWriteCallback && store_->ActiveMemtableEmpty())
+      store_->StoppedUntilReopen(*error);
     // A soft error (RocksDB slows down, still takes writes) leaves the store writable.
-    if (error != nullptr && !error->ok() && error->severity() >= rocksdb::Status::Severity::kHardError)
-      store_->BackgroundError(*error);
+    if (error->severity() >= rocksdb::Status::Severity::kHardError) store_->BackgroundError(*error);
+  }
+  // RocksDB's own recovery from a full disk waits for compaction headroom too (see the top of the file).
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status, bool* auto_recovery) override {
+    if (auto_recovery != nullptr) *auto_recovery = false;
   }
   void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
     if (info.new_bg_error.ok()) store_->BackgroundRecovered();
@@ -62,6 +77,19 @@ void StreamStore::Impl::BackgroundError(const rocksdb::Status& error) {
   const Status status = FromRocks(error, fmt::format("store '{}'", path_));
   std::lock_guard<std::mutex> lock(mu_);
   EnterFailedState({}, status);
+}
+
+bool StreamStore::Impl::ActiveMemtableEmpty() const {
+  uint64_t entries = 0;
+  // Unknown counts as empty: refusing to resume in place is the safe side.
+  return !db_->GetIntProperty(rocksdb::DB::Properties::kNumEntriesActiveMemTable, &entries) || entries == 0;
+}
+
+void StreamStore::Impl::StoppedUntilReopen(const rocksdb::Status& error) {
+  const Status status = FromRocks(error, fmt::format("store '{}'", path_));
+  std::lock_guard<std::mutex> lock(mu_);
+  EnterFailedState({}, status);
+  needs_reopen_ = true;
 }
 
 void StreamStore::Impl::BackgroundRecovered() {

@@ -22,6 +22,7 @@
 #include "base/byte_order.h"
 #include "storage/chunk_format.h"
 #include "storage/crc32c.h"
+#include "storage/info_log.h"
 #include "storage/key_layout.h"
 #include "storage/stream_reader_impl.h"
 #include "storage/stream_record.h"
@@ -263,6 +264,15 @@ Status StreamStore::Impl::OpenDb() {
   // docs/store-format.md show no compression scanning fastest (no decompression copy per block).
   o.compression = rocksdb::kNoCompression;
   o.keep_log_file_num = 4;
+  if (!options_.read_only) {
+    // RocksDB's own info log aborts the process on the line after a failed write when it is built with
+    // assertions (info_log.h). A read-only open writes no log.
+    if (options_.create_if_missing) {
+      std::error_code ec;
+      std::filesystem::create_directories(path_, ec);  // a failure is DB::Open's to report
+    }
+    o.info_log = NewStoreInfoLog(path_, /*keep_old=*/3, /*max_bytes=*/64ull << 20);
+  }
   if (options_.read_only) {
     // A read-only open serves one short command: open table files when a read reaches them rather
     // than all of them up front (a selective replay of a long stream touches few of them). With a
@@ -486,6 +496,7 @@ Status StreamStore::Impl::CreateStream(std::string_view name, const StreamOption
   if (options.retention.max_age_ms < 0)
     return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
   std::lock_guard<std::mutex> wlock(write_mu_);
+  if (!RecoverIfFailed().ok()) return FencedError("");
   uint32_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -512,6 +523,7 @@ Status StreamStore::Impl::CreateStream(std::string_view name, const StreamOption
 
 Status StreamStore::Impl::DeleteStream(std::string_view name) {
   std::lock_guard<std::mutex> wlock(write_mu_);
+  if (!RecoverIfFailed().ok()) return FencedError(name);
   std::shared_ptr<StreamState> st = FindStream(name);
   if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
   rocksdb::WriteBatch batch;
@@ -582,6 +594,7 @@ Status StreamStore::Impl::SetRetention(std::string_view name, const RetentionPol
   if (retention.max_age_ms < 0)
     return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
   std::lock_guard<std::mutex> wlock(write_mu_);
+  if (!RecoverIfFailed().ok()) return FencedError(name);
   std::shared_ptr<StreamState> st = FindStream(name);
   if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
   rocksdb::Status s =
@@ -598,15 +611,18 @@ Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st,
   size_t n;
   uint64_t first, new_floor, freed = 0;
   RetentionPolicy retention;
+  bool failed;
   {
     std::lock_guard<std::mutex> lock(mu_);
     n = ChunksToDelete(st->chunks, st->bytes, st->retention, now_ms);
     if (n == 0 || st->deleted.load()) return Status::OK();
+    failed = failed_;  // a write after a failed one may abort RocksDB (durability.cc): none until recovery
     first = st->chunks.front().first_offset;
     new_floor = n < st->chunks.size() ? st->chunks[n].first_offset : st->next_offset.load();
     for (size_t i = 0; i < n; ++i) freed += st->chunks[i].bytes;
     retention = st->retention;
   }
+  if (failed) return FencedError(st->name);
   rocksdb::WriteBatch batch;
   batch.DeleteRange(keys::ChunkKey(st->id, first), keys::ChunkKey(st->id, new_floor));
   batch.DeleteRange(keys::IndexKey(st->id, first), keys::IndexKey(st->id, new_floor));
@@ -679,6 +695,7 @@ Status StreamStore::Impl::GetChunkSummary(std::string_view name, uint64_t first_
 Status StreamStore::Impl::PutChunkSummary(std::string_view name, uint64_t first_offset, std::string_view summary) {
   // write_mu_: retention cannot delete the chunk between the check and the write.
   std::lock_guard<std::mutex> wlock(write_mu_);
+  if (!RecoverIfFailed().ok()) return FencedError(name);
   std::shared_ptr<StreamState> st = FindStream(name);
   if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
   ChunkMeta meta;
@@ -1077,6 +1094,19 @@ Status StreamStore::Impl::Flush() {
     for (const auto& [name, st] : streams_) {
       if (st->next_offset.load() > st->durable_end.load())
         written.push_back(Written{st, st->next_offset.load(), st->epoch.load()});
+    }
+  }
+  {
+    // After a failed write RocksDB's log may refuse every call, and a sync of it would abort a build
+    // with assertions: what was written since is discarded by recovery, never synced (durability.cc).
+    std::lock_guard<std::mutex> lock(mu_);
+    if (failed_) {
+      std::vector<std::shared_ptr<StreamState>> fenced;
+      for (const Written& w : written) fenced.push_back(w.stream);
+      EnterFailedState(fenced, failure_);
+      return Status::IOError(
+          fmt::format("store '{}': flush: the store takes no writes until it recovers from a failed write: {}", path_,
+                      failure_.why()));
     }
   }
   rocksdb::Status s = db_->FlushWAL(/*sync=*/true);

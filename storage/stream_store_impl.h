@@ -91,6 +91,10 @@ class StreamStore::Impl {
   // RocksDB met an error that stops writes, or resumed by itself (its event listener); mu_ not held.
   void BackgroundError(const rocksdb::Status& error);
   void BackgroundRecovered();
+  // Whether RocksDB's active memtable holds nothing (see BackgroundErrorListener).
+  bool ActiveMemtableEmpty() const;
+  // The store takes no write until it is reopened: RocksDB could not be resumed in place safely.
+  void StoppedUntilReopen(const rocksdb::Status& error);
 
   // For readers: the stream's state by name (null if none), and the first offset of the first chunk
   // whose last timestamp is >= T (nullopt-like: returns false when there is none).
