@@ -46,6 +46,7 @@ FlowState FlowControl::state() const {
   FlowState s;
   s.memory_alarm = memory_alarm_.load(std::memory_order_relaxed);
   s.disk_alarm = disk_alarm_.load(std::memory_order_relaxed);
+  s.store_unwritable = store_unwritable_.load(std::memory_order_relaxed);
   // The counters are sums of signed deltas from several threads: a momentary wrap below zero reads as 0.
   const uint64_t in = inbound_.load(std::memory_order_relaxed);
   const uint64_t out = outbound_.load(std::memory_order_relaxed);

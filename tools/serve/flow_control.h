@@ -6,8 +6,9 @@
 // budget, the memory alarm is raised and producers get no more credit (no top-ups, and new producer
 // links start with none) until the count falls below the low-water mark (90% of the budget). The
 // disk alarm is raised while the store's file system has less than the threshold free and withholds
-// producer credit the same way. Consumers are never held back by an alarm: what they read drains the
-// memory.
+// producer credit the same way, and so does a store that takes no appends (a write failed: the disk
+// filled up under it, whatever the threshold said) until it has recovered. Consumers are never held
+// back by an alarm: what they read drains the memory.
 //
 // Thread safety: the byte counters are updated from any thread; Evaluate and SetDiskFree run on one
 // thread (the event loop); FlowState is a snapshot that anyone may take (a metrics exporter, logs).
@@ -24,14 +25,15 @@ namespace sift::tools {
 struct FlowState {
   bool memory_alarm = false;
   bool disk_alarm = false;
-  uint64_t inbound_bytes = 0;   // received transfers not yet appended
-  uint64_t outbound_bytes = 0;  // deliveries queued for consumers, not yet written
-  uint64_t memory_budget = 0;   // 0: no budget
-  uint64_t disk_free = 0;       // free bytes of the store's file system at the last check
-  uint64_t min_disk_free = 0;   // 0: no threshold
+  bool store_unwritable = false;  // the store refuses appends until it recovers from a failed write
+  uint64_t inbound_bytes = 0;     // received transfers not yet appended
+  uint64_t outbound_bytes = 0;    // deliveries queued for consumers, not yet written
+  uint64_t memory_budget = 0;     // 0: no budget
+  uint64_t disk_free = 0;         // free bytes of the store's file system at the last check
+  uint64_t min_disk_free = 0;     // 0: no threshold
 
   // Producers may be granted credit.
-  bool producers_may_send() const { return !memory_alarm && !disk_alarm; }
+  bool producers_may_send() const { return !memory_alarm && !disk_alarm && !store_unwritable; }
 };
 
 class FlowControl {
@@ -46,6 +48,9 @@ class FlowControl {
   // Records the free bytes of the store's file system.
   void SetDiskFree(uint64_t bytes) { disk_free_.store(bytes, std::memory_order_relaxed); }
 
+  // Records whether the store takes appends (its own log line says when this changes).
+  void SetStoreWritable(bool writable) { store_unwritable_.store(!writable, std::memory_order_relaxed); }
+
   // Raises or clears the alarms from the counters (hysteresis for memory). Returns true when either
   // alarm changed; *change then says how, for the log ("memory alarm raised: 64.0MiB in use, budget
   // 64.0MiB"), else it is left alone.
@@ -53,7 +58,8 @@ class FlowControl {
 
   // Whether producers may be granted credit now (no alarm raised).
   bool producers_may_send() const {
-    return !memory_alarm_.load(std::memory_order_relaxed) && !disk_alarm_.load(std::memory_order_relaxed);
+    return !memory_alarm_.load(std::memory_order_relaxed) && !disk_alarm_.load(std::memory_order_relaxed) &&
+           !store_unwritable_.load(std::memory_order_relaxed);
   }
 
   FlowState state() const;
@@ -67,6 +73,7 @@ class FlowControl {
   std::atomic<uint64_t> disk_free_{UINT64_MAX};
   std::atomic<bool> memory_alarm_{false};
   std::atomic<bool> disk_alarm_{false};
+  std::atomic<bool> store_unwritable_{false};
 };
 
 // The free bytes (for an unprivileged user) of the file system holding `path`; false with *error set

@@ -563,6 +563,7 @@ void Server::Impl::CheckAlarms() {
       Log("sift serve: cannot read the free space of the store: %s\n", store_path + ": " + error);
     }
   }
+  flow.SetStoreWritable(store_writable.load());
   std::string change;
   if (flow.Evaluate(&change)) {
     fprintf(stderr, "sift serve: %s\n", change.c_str());
@@ -826,7 +827,7 @@ int Server::Run(const std::string& host, const std::string& port) {
   m.CheckAlarms();  // a full disk withholds credit from the first producer on
   m.append_thread = std::thread([&m] { m.AppendLoop(); });
   for (uint32_t i = 0; i < m.options.reader_threads; ++i) m.readers.emplace_back([&m] { m.ReaderLoop(); });
-  if (m.options.retention_interval_ms > 0) m.retention_thread = std::thread([&m] { m.RetentionLoop(); });
+  m.retention_thread = std::thread([&m] { m.RetentionLoop(); });  // also retries a failed store
 
   // SIGTERM / SIGINT are blocked in every thread (RunServe blocks them before starting any) and
   // taken here, synchronously, so the handler may call into Proton.

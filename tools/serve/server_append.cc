@@ -108,10 +108,18 @@ void Server::Impl::AppendRound(std::vector<AppendJob>& jobs,
 }
 
 void Server::Impl::RetentionLoop() {
+  // Retention on its timer (none with --retention-interval 0). While the store takes no appends,
+  // producers get no credit, so no append comes to try the store again: this loop does, every
+  // kStoreRecoveryRetry, so that appends resume soon after space returns (a try also applies
+  // retention, which frees space).
   const auto interval = std::chrono::milliseconds(options.retention_interval_ms);
+  auto next_retention = Clock::now() + interval;
   std::string last_error;
   std::unique_lock<std::mutex> lock(retention_mu);
-  while (!retention_cv.wait_for(lock, interval, [&] { return retention_stop; })) {
+  while (!retention_cv.wait_for(lock, kStoreRecoveryRetry, [&] { return retention_stop; })) {
+    const bool retention_due = interval.count() > 0 && Clock::now() >= next_retention;
+    if (!retention_due && store_writable.load()) continue;
+    if (retention_due) next_retention = Clock::now() + interval;
     lock.unlock();
     Status s = engine->EnforceRetention();
     LogStoreHealth();

@@ -60,6 +60,8 @@ constexpr int kTickMs = 100;
 constexpr int kBlockedTickMs = 10;
 // How often the store's free disk space is looked at.
 constexpr auto kDiskCheckInterval = std::chrono::seconds(1);
+// How often a store that takes no appends is tried again (the retention thread).
+constexpr auto kStoreRecoveryRetry = std::chrono::milliseconds(500);
 
 using Clock = std::chrono::steady_clock;
 
