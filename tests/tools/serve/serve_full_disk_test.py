@@ -209,7 +209,7 @@ class ServeFullDiskTest(TmpfsTestCase):
                 size += 96 * MiB
                 log_before = recovered_before
                 self.grow(size)
-                deadline = time.monotonic() + 30
+                deadline = time.monotonic() + 60
                 while time.monotonic() < deadline:
                     if server.stderr().count("the store takes appends again") > log_before:
                         break
