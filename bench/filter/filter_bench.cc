@@ -59,8 +59,6 @@
 #include <vector>
 
 #include "bench/filter/malloc_counter.h"
-#include "bench/paired_turns.h"
-#include "bench/filter/proton_field_source.h"
 #include "bench/filter/record_buffer.h"
 #include "engine/amqp/proton_message.h"
 #include "engine/amqp/typed_json.h"
@@ -72,6 +70,8 @@
 #include "sift/filter_spec.h"
 #include "sift/stream_engine.h"
 #include "tests/support/allocation_counter.h"
+#include "tools/baseline/paired_reject.h"
+#include "tools/baseline/proton_field_source.h"
 
 namespace sift::bench {
 namespace {
@@ -442,7 +442,7 @@ void BM_Baseline(benchmark::State& state, CorpusKey key, SelectorCase selector_c
   const Range r = ThreadRange(state, buffer.count());
   const selector::Selector selector = Compile(selector_case);
   pn_message_t* message = pn_message();
-  ProtonFieldSource source(selector.fields());
+  baseline::ProtonFieldSource source(selector.fields());
   source.Reset(message);
   selector::EvalContext context;
   const uint8_t* begin = buffer.bytes().data() + buffer.start(r.first);
@@ -470,78 +470,32 @@ void BM_Baseline(benchmark::State& state, CorpusKey key, SelectorCase selector_c
 
 // The reject path and the baseline in turns over the same records. Measured one after the other,
 // the two meet different machines: on a shared VM the baseline's rate moved by half between runs
-// at the same code while sift's held. Here each block of kPairedBlock records is filtered by both,
-// which goes first alternating from block to block, and each turn starts from a cold cache (a pass
-// over a buffer twice the last-level cache, untimed), as one pass over the whole corpus would.
-// Each turn is timed on the thread's CPU clock, so a neighbour's load is not counted. Counters:
-// sift_ns_per_msg, baseline_ns_per_msg and `ratio`, the baseline's time over sift's, which the
-// reject-path targets of bench/run read.
-constexpr size_t kPairedBlock = 50'000;
-constexpr size_t kEvictionBytes = size_t{128} << 20;  // this machine's L3 is 48 MiB
-
-void EvictCaches() {
-  static const std::vector<uint64_t> buffer(kEvictionBytes / 8, 1);
-  uint64_t sum = 0;
-  for (uint64_t w : buffer) sum += w;
-  benchmark::DoNotOptimize(sum);
-}
-
+// at the same code while sift's held. baseline::PairedReject (tools/baseline/paired_reject.h, the
+// measurement `sift bench` makes on a user's messages) filters each block of 50,000 records with
+// both, which goes first alternating from block to block, each turn from a cold cache and timed on
+// the thread's CPU clock. Counters: sift_ns_per_msg, baseline_ns_per_msg and `ratio`, the baseline's
+// time over sift's, which the reject-path targets of bench/run read.
 void BM_RejectPaired(benchmark::State& state, CorpusKey key, SelectorCase selector_case) {
   const RecordBuffer& buffer = TheCorpora().Get(key);
   const selector::Selector selector = Compile(selector_case);
-  engine::MessageFilter filter(selector, {.prefilter = true});
-  pn_message_t* decoded = pn_message();
-  ProtonFieldSource source(selector.fields());
-  source.Reset(decoded);
-  selector::EvalContext context;
-  for (size_t i = 0; i < std::min<size_t>(buffer.count(), 1000); ++i) {
-    benchmark::DoNotOptimize(filter.Matches(buffer.message(i)));
-  }
-  const uint8_t* const data = buffer.bytes().data();
+  baseline::PairedReject paired(selector, buffer.bytes());
   double sift_ns = 0, baseline_ns = 0;
-  uint64_t sift_matches = 0, baseline_matches = 0;
-  bool failed = false;
-  // Each turn starts from a cold cache; the eviction is not timed.
-  auto sift_turn = [&](const uint8_t* begin, const uint8_t* end) {
-    EvictCaches();
-    const double t = ThreadCpuNs();
-    std::span<const uint8_t> m;
-    for (const uint8_t* p = begin; p < end;) {
-      p = NextMessage(p, &m);
-      sift_matches += filter.Matches(m);
-    }
-    sift_ns += ThreadCpuNs() - t;
-  };
-  auto baseline_turn = [&](const uint8_t* begin, const uint8_t* end) {
-    EvictCaches();
-    const double t = ThreadCpuNs();
-    std::span<const uint8_t> m;
-    for (const uint8_t* p = begin; p < end && !failed;) {
-      p = NextMessage(p, &m);
-      failed = pn_message_decode(decoded, reinterpret_cast<const char*>(m.data()), m.size()) != 0;
-      baseline_matches += selector.Evaluate(source, context) == selector::Truth::kTrue;
-    }
-    baseline_ns += ThreadCpuNs() - t;
-  };
-  PairedTurns turns;
+  uint64_t sift_matches = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    for (size_t first = 0; first < buffer.count() && !failed; first += kPairedBlock) {
-      const size_t last = std::min(buffer.count(), first + kPairedBlock);
-      const uint8_t* begin = data + buffer.start(first);
-      const uint8_t* end = data + buffer.start(last);
-      turns.Run([&] { sift_turn(begin, end); }, [&] { baseline_turn(begin, end); });
-    }
+    const baseline::PairedFigures pass = paired.Pass();
     state.ResumeTiming();
-  }
-  pn_message_free(decoded);
-  if (failed) {
-    state.SkipWithError("pn_message_decode failed");
-    return;
-  }
-  if (sift_matches != baseline_matches) {
-    state.SkipWithError("sift and the baseline found different numbers of matches");
-    return;
+    if (pass.decode_failed) {
+      state.SkipWithError("pn_message_decode failed");
+      return;
+    }
+    if (pass.sift.matches != pass.baseline.matches || pass.sift.match_digest != pass.baseline.match_digest) {
+      state.SkipWithError("sift and the baseline found different matches");
+      return;
+    }
+    sift_ns += pass.sift.cpu_ns;
+    baseline_ns += pass.baseline.cpu_ns;
+    sift_matches += pass.sift.matches;
   }
   const double messages = static_cast<double>(state.iterations()) * static_cast<double>(buffer.count());
   state.counters["sift_ns_per_msg"] = sift_ns / messages;
@@ -644,7 +598,7 @@ void BM_Store(benchmark::State& state, SelectorCase selector_case, StoreMode mod
   options.skip_chunks = false;
   if (mode == StoreMode::kSift) options.filter = engine::ToCompiledFilter(selector);  // the baseline's: everything
   pn_message_t* message = pn_message();
-  ProtonFieldSource source(selector.fields());
+  baseline::ProtonFieldSource source(selector.fields());
   source.Reset(message);
   selector::EvalContext context;
   engine::DeliveryBatch batch;
