@@ -31,6 +31,7 @@ struct Consumer::Impl {
   uint64_t released_chunks_skipped = 0;
   uint64_t released_chunks_pruned = 0;
   uint64_t released_bytes_pruned = 0;
+  uint64_t released_summary_bytes_read = 0;
   uint64_t released_retention_lost = 0;
   uint64_t released_retention_gaps = 0;
   Status released_last_skipped;
@@ -118,6 +119,7 @@ void Consumer::Release() {
   impl.released_chunks_skipped += impl.reader->chunks_skipped();
   impl.released_chunks_pruned += impl.reader->chunks_pruned();
   impl.released_bytes_pruned += impl.reader->bytes_pruned();
+  impl.released_summary_bytes_read += impl.reader->summary_bytes_read();
   impl.released_retention_lost += impl.reader->offsets_deleted();
   impl.released_retention_gaps += impl.reader->gaps();
   const storage::Status& skipped = impl.reader->last_skipped();
@@ -207,6 +209,7 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
   stats_.chunks_skipped = impl.released_chunks_skipped + reader.chunks_skipped();
   stats_.chunks_pruned = impl.released_chunks_pruned + reader.chunks_pruned();
   stats_.bytes_pruned = impl.released_bytes_pruned + reader.bytes_pruned();
+  stats_.summary_bytes_read = impl.released_summary_bytes_read + reader.summary_bytes_read();
   stats_.retention_lost = impl.released_retention_lost + reader.offsets_deleted();
   stats_.retention_gaps = impl.released_retention_gaps + reader.gaps();
   stats_.elapsed += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started - waited);

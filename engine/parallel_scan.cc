@@ -248,6 +248,7 @@ Status StreamEngine::ParallelScan(const ParallelScanOptions& options, ScanSink* 
       out.consumer.chunks_skipped += c.chunks_skipped;
       out.consumer.chunks_pruned += c.chunks_pruned;
       out.consumer.bytes_pruned += c.bytes_pruned;
+      out.consumer.summary_bytes_read += c.summary_bytes_read;
       out.consumer.retention_lost += c.retention_lost;
       out.consumer.retention_gaps += c.retention_gaps;
       if (!handover.range(k).last_skipped.ok()) out.last_skipped = handover.range(k).last_skipped;

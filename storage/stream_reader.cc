@@ -158,6 +158,7 @@ class ChunkReader final : public StreamReader {
   const Status& last_skipped() const override { return last_skipped_; }
   uint64_t chunks_pruned() const override { return pruned_; }
   uint64_t bytes_pruned() const override { return bytes_pruned_; }
+  uint64_t summary_bytes_read() const override { return summary_bytes_read_; }
   uint64_t gaps() const override { return gaps_; }
   uint64_t offsets_deleted() const override { return offsets_deleted_; }
   const OffsetRange& last_gap() const override { return last_gap_; }
@@ -333,6 +334,7 @@ class ChunkReader final : public StreamReader {
       std::string_view summary;
       const rocksdb::Slice key = summary_it_->key();
       const rocksdb::Slice value = summary_it_->value();
+      summary_bytes_read_ += key.size() + value.size();
       if (!keys::ParseOffsetKey(std::string_view(key.data(), key.size()), keys::kSummaryPrefix, stream_->id, &first))
         break;
       if (!DecodeSummaryEntry(std::string_view(value.data(), value.size()), &count, &bytes, &summary)) {
@@ -413,6 +415,7 @@ class ChunkReader final : public StreamReader {
   std::unique_ptr<rocksdb::Iterator> summary_it_;  // chunk summaries; made on first use
   uint64_t pruned_ = 0;
   uint64_t bytes_pruned_ = 0;
+  uint64_t summary_bytes_read_ = 0;
   uint64_t gaps_ = 0;
   uint64_t offsets_deleted_ = 0;
   OffsetRange last_gap_;

@@ -88,6 +88,8 @@ class StreamReader {
   // Chunks skipped unread because ReaderOptions::chunk_filter ruled them out, and their stored bytes.
   virtual uint64_t chunks_pruned() const = 0;
   virtual uint64_t bytes_pruned() const = 0;
+  // Bytes of chunk summaries read to decide which chunks to skip (keys and values).
+  virtual uint64_t summary_bytes_read() const = 0;
 
   // Offsets the reader reached after they were deleted (retention deleted their chunks before it
   // read them, or a Seek named offsets already deleted): it goes on at the first offset still stored.

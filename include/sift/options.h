@@ -68,6 +68,12 @@ struct StoreOptions {
   // RocksDB memtable size, in bytes: appended chunks stay in memory until this much is buffered.
   size_t write_buffer_bytes = 64u << 20;
 
+  // Bulk appends (AppendBatch's table files) leave what they write in the page cache, as every other
+  // write does: the replay a user runs after an append then reads memory, not the disk. false drops the
+  // written pages as they are written, for bulk loads larger than memory that should not evict what
+  // readers are using.
+  bool cache_bulk_writes = true;
+
   // Clock for append timestamps and retention ages, in milliseconds since the Unix epoch; called from
   // appending threads and from EnforceRetention. Default (empty): the system clock. Timestamps are made
   // non-decreasing per stream: a clock going backwards repeats the last timestamp.

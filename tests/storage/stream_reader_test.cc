@@ -373,6 +373,9 @@ TEST(ReaderPruning, ChunksRuledOutAreNeverRead) {
     // The chunk delivered from, if any, plus summary and index blocks (a few KiB); not a second chunk.
     EXPECT_LT(read, (c.delivered > 0 ? chunk_bytes : 0) + chunk_bytes / 2) << c.keep << " from " << c.seek;
     EXPECT_EQ(reader->chunks_visited(), c.delivered > 0 ? 1u : 0u) << c.keep;
+    // Each summary read is counted, and no more than the stream holds.
+    EXPECT_GT(reader->summary_bytes_read(), 0u) << c.keep;
+    EXPECT_LT(reader->summary_bytes_read(), 40u * 32) << c.keep;
   }
 }
 

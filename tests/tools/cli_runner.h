@@ -103,18 +103,27 @@ inline CliResult RunSift(const std::string& args, const std::filesystem::path& d
 }
 
 // True when `err` is exactly one stats line: "sift: stats: scanned N, matched M, R msgs/s, B MB/s,
-// elapsed S s" (then ", chunks C" when `chunks`), with N == scanned. (Parsed by hand: std::regex trips
-// GCC 12's maybe-uninitialized warning under the asan preset.)
+// elapsed S s, read from storage D MB (R MB/s)" (then ", chunks C" and what a replay adds when `chunks`),
+// with N == scanned. (Parsed by hand: std::regex trips GCC 12's maybe-uninitialized warning under the
+// asan preset.)
 inline bool IsStatsLine(const std::string& err, uint64_t scanned, bool chunks) {
   unsigned long long n = 0, m = 0, c = 0;
-  double rate = 0, mbps = 0, seconds = 0;
+  double rate = 0, mbps = 0, seconds = 0, read_mb = 0, read_rate = 0;
   int used = 0;
-  const std::string format =
-      chunks ? "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s, chunks %llu\n%n"
-             : "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s\n%n";
-  const int fields = chunks ? std::sscanf(err.c_str(), format.c_str(), &n, &m, &rate, &mbps, &seconds, &c, &used)
-                            : std::sscanf(err.c_str(), format.c_str(), &n, &m, &rate, &mbps, &seconds, &used);
-  return fields == (chunks ? 6 : 5) && static_cast<size_t>(used) == err.size() && n == scanned && m <= n;
+  const char* format =
+      "sift: stats: scanned %llu, matched %llu, %lf msgs/s, %lf MB/s, elapsed %lf s, read from storage %lf MB "
+      "(%lf MB/s)%n";
+  if (std::sscanf(err.c_str(), format, &n, &m, &rate, &mbps, &seconds, &read_mb, &read_rate, &used) != 7) return false;
+  if (n != scanned || m > n || read_mb < 0) return false;
+  std::string rest = err.substr(static_cast<size_t>(used));
+  if (chunks) {
+    int more = 0;
+    if (std::sscanf(rest.c_str(), ", chunks %llu%n", &c, &more) != 1) return false;
+    rest = rest.substr(static_cast<size_t>(more));
+    // What a replay adds after the chunks: ", chunks skipped by summary ...", ", summaries read ...".
+    if (rest != "\n" && rest.rfind(", ", 0) != 0) return false;
+  }
+  return rest.size() >= 1 && rest.back() == '\n' && rest.find('\n') == rest.size() - 1 && (chunks || rest == "\n");
 }
 
 }  // namespace sift::testing

@@ -234,6 +234,19 @@ TEST_F(CliStoreTest, ReplayStatsLine) {
   CliResult r = Sift("replay --store store --stream orders -e \"amount > 990\" -f count --stats");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(IsStatsLine(r.err, 3000, /*chunks=*/true)) << r.err;
+  // The summaries consulted to decide what to skip are counted.
+  EXPECT_NE(r.err.find(", summaries read "), std::string::npos) << r.err;
+  CliResult all = Sift("replay --store store --stream orders -f count --stats");
+  EXPECT_EQ(all.err.find("summaries read"), std::string::npos) << all.err;
+}
+
+TEST_F(CliStoreTest, AppendWithoutPageCacheStoresTheSame) {
+  CliResult r = Sift("append --store store --stream orders --no-page-cache orders.amqp");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.out, "0.." + std::to_string(kMessages - 1) + "\n");
+  CliResult amqp = Sift("replay --store store --stream orders -f amqp > all.amqp");
+  ASSERT_EQ(amqp.exit_code, 0) << amqp.err;
+  EXPECT_EQ(ReadFile(Path("all.amqp")), ReadFile(Path("orders.amqp")));
 }
 
 TEST_F(CliStoreTest, ReplayFollowEndsAtItsBound) {

@@ -1,6 +1,6 @@
-// `sift append [--store DIR] --stream NAME [--format amqp|json] [--no-sync] [--max-chunk-bytes SIZE]
-// [--max-chunk-messages N] [FILE|-]`: stores a record file (or typed JSON lines) at the end of a
-// stream, creating the store and the stream when missing, and prints the offset range appended
+// `sift append [--store DIR] --stream NAME [--format amqp|json] [--no-sync] [--no-page-cache]
+// [--max-chunk-bytes SIZE] [--max-chunk-messages N] [FILE|-]`: stores a record file (or typed JSON lines) at the end of
+// a stream, creating the store and the stream when missing, and prints the offset range appended
 // ("FIRST..LAST") on stdout. The chunk flags bound the chunks this run writes. Every record is
 // validated first; a malformed one stops the run (exit 2) naming the record and byte. Messages are
 // appended in atomic batches, so an interrupted run leaves a prefix of the input stored, never a torn
@@ -9,7 +9,8 @@
 // A record file is loaded in large batches through the store's bulk path (StreamEngine::IngestBatch:
 // chunks written once, as table files, durable whatever --no-sync says); a short tail batch, and
 // typed JSON lines (read one at a time, so they may trickle in through a pipe), take the group-commit
-// path (AppendBatch), which --no-sync affects.
+// path (AppendBatch), which --no-sync affects. What is written stays in the page cache (the replay
+// after an append reads memory) unless --no-page-cache asks for a load larger than memory.
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -62,6 +63,7 @@ struct AppendOptions {
   std::string input = "-";
   bool no_sync = false;
   bool no_summary = false;
+  bool no_page_cache = false;
   bool stats = false;
   ChunkBounds chunks;
 };
@@ -261,7 +263,12 @@ int RunAppend(const AppendOptions& options) {
                                              /*validate=*/false, &input);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<engine::StreamEngine> engine;
-  status = OpenStore(options.store, StoreUse::kCreate, &engine, !options.no_sync, !options.no_summary, options.chunks);
+  AppendSettings settings;
+  settings.sync = !options.no_sync;
+  settings.summarize = !options.no_summary;
+  settings.cache_bulk_writes = !options.no_page_cache;
+  settings.chunks = options.chunks;
+  status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);
   status = engine->CreateStream(options.stream);
   if (!status.ok()) return ReportError(status);
@@ -295,6 +302,9 @@ Command AddAppendCommand(CLI::App& app) {
                 "are loaded in bulk, durable either way");
   sub->add_flag("--no-summary", options->no_summary,
                 "Write no chunk summaries (filtered replays then read every chunk; 'sift reindex' adds them later)");
+  sub->add_flag("--no-page-cache", options->no_page_cache,
+                "Drop the table files a record file is loaded into from the page cache as they are written (for "
+                "loads larger than memory; by default what is appended stays cached for the replays after it)");
   AddChunkFlags(sub, &options->chunks);
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
   sub->add_option("input", options->input, "Input file ('-': stdin)")->capture_default_str();

@@ -129,6 +129,7 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
     extra += ", chunks skipped by summary " + std::to_string(stats.chunks_pruned) + " (" +
              std::to_string(stats.bytes_pruned) + " bytes not read)";
   }
+  if (stats.summary_bytes_read > 0) extra += ", summaries read " + std::to_string(stats.summary_bytes_read) + " bytes";
   if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
   if (stats.retention_lost > 0) extra += ", deleted by retention before read " + std::to_string(stats.retention_lost);
   report->Finish(stats.scanned, writer->matched(), stats.bytes, extra);

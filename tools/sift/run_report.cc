@@ -4,14 +4,32 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <string>
 
 namespace sift::tools {
+namespace {
+
+// Bytes this process has read from block devices, or -1 when the kernel does not say (no /proc, or
+// a kernel without I/O accounting).
+int64_t StorageBytesRead() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  int64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "read_bytes:") return value;
+  }
+  return -1;
+}
+
+}  // namespace
 
 RunReport::RunReport(bool print_stats)
     : print_stats_(print_stats),
       terminal_(isatty(STDERR_FILENO) == 1),
       start_(std::chrono::steady_clock::now()),
-      last_draw_(start_) {}
+      last_draw_(start_),
+      storage_read_at_start_(print_stats ? StorageBytesRead() : -1) {}
 
 void RunReport::Progress(uint64_t position, double fraction, uint64_t scanned) {
   if (!terminal_) return;
@@ -41,9 +59,18 @@ void RunReport::Finish(uint64_t scanned, uint64_t matched, uint64_t bytes, const
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = seconds > 0 ? scanned / seconds : 0;
   const double mbps = seconds > 0 ? bytes / seconds / 1e6 : 0;
-  std::fprintf(stderr, "sift: stats: scanned %llu, matched %llu, %.0f msgs/s, %.1f MB/s, elapsed %.3f s%s\n",
+  std::string storage;
+  const int64_t read_now = storage_read_at_start_ >= 0 ? StorageBytesRead() : -1;
+  if (read_now >= storage_read_at_start_ && storage_read_at_start_ >= 0) {
+    const double read_mb = static_cast<double>(read_now - storage_read_at_start_) / 1e6;
+    char text[96];
+    std::snprintf(text, sizeof text, ", read from storage %.1f MB (%.1f MB/s)", read_mb,
+                  seconds > 0 ? read_mb / seconds : 0);
+    storage = text;
+  }
+  std::fprintf(stderr, "sift: stats: scanned %llu, matched %llu, %.0f msgs/s, %.1f MB/s, elapsed %.3f s%s%s\n",
                static_cast<unsigned long long>(scanned), static_cast<unsigned long long>(matched), rate, mbps, seconds,
-               extra.c_str());
+               storage.c_str(), extra.c_str());
   std::fflush(stderr);
 }
 

@@ -28,15 +28,16 @@ void AddChunkFlags(CLI::App* command, ChunkBounds* bounds) {
       ->type_name("N");
 }
 
-engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out, bool sync,
-                         bool summarize, const ChunkBounds& chunks) {
+engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out,
+                         const AppendSettings& append) {
   engine::EngineOptions options;
   options.store.create_if_missing = use == StoreUse::kCreate;
   options.store.read_only = use == StoreUse::kRead;
-  options.store.sync = sync;
-  options.summarize_chunks = summarize;
-  if (chunks.max_bytes > 0) options.store.max_chunk_bytes = chunks.max_bytes;
-  if (chunks.max_messages > 0) options.store.max_chunk_messages = chunks.max_messages;
+  options.store.sync = append.sync;
+  options.store.cache_bulk_writes = append.cache_bulk_writes;
+  options.summarize_chunks = append.summarize;
+  if (append.chunks.max_bytes > 0) options.store.max_chunk_bytes = append.chunks.max_bytes;
+  if (append.chunks.max_messages > 0) options.store.max_chunk_messages = append.chunks.max_messages;
   // The CLI validates every record as it reads it (naming the record and byte), before the engine.
   options.validate = false;
   return engine::StreamEngine::Open(StorePath(flag), options, out);

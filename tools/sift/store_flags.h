@@ -45,9 +45,17 @@ struct ChunkBounds {
 // (1 to 1048576) bound to *bounds.
 void AddChunkFlags(CLI::App* command, ChunkBounds* bounds);
 
-// Opens the store for `use`. `summarize`: appends write chunk summaries (EngineOptions::summarize_chunks).
+// How a writing command appends (the store's defaults unless a flag says otherwise).
+struct AppendSettings {
+  bool sync = true;               // StoreOptions::sync
+  bool summarize = true;          // EngineOptions::summarize_chunks
+  bool cache_bulk_writes = true;  // StoreOptions::cache_bulk_writes
+  ChunkBounds chunks;
+};
+
+// Opens the store for `use`.
 engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out,
-                         bool sync = true, bool summarize = true, const ChunkBounds& chunks = {});
+                         const AppendSettings& append = {});
 
 }  // namespace sift::tools
 
