@@ -45,6 +45,7 @@ struct Command {
 Command AddAppendCommand(CLI::App& app);
 Command AddReplayCommand(CLI::App& app);
 Command AddFilterCommand(CLI::App& app);
+Command AddBenchCommand(CLI::App& app);
 Command AddExplainCommand(CLI::App& app);
 Command AddCheckCommand(CLI::App& app);
 Command AddStatsCommand(CLI::App& app);

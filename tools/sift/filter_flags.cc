@@ -58,7 +58,7 @@ std::string CaretLines(std::string_view text, size_t position) {
   return out;
 }
 
-bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out) {
+bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out, std::string_view origin) {
   engine::FilterSpec spec = flags.Spec();
   engine::FilterError error;
   engine::Status status = spec.Compile(out, &error);
@@ -72,8 +72,8 @@ bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out) {
     ++of_kind;
     if (i <= error.clause) ++nth;
   }
-  std::string where = kFlag[static_cast<int>(clause.kind)];
-  if (of_kind > 1) where += " #" + std::to_string(nth);
+  std::string where = origin.empty() ? kFlag[static_cast<int>(clause.kind)] : std::string(origin);
+  if (origin.empty() && of_kind > 1) where += " #" + std::to_string(nth);
   if (error.has_position) {
     size_t column = 1;
     const size_t line_start = [&] {

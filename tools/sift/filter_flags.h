@@ -31,8 +31,9 @@ struct FilterFlags {
 void AddFilterFlags(CLI::App* command, FilterFlags* flags, bool required = false);
 
 // Compiles the flags into *out. On failure prints the error (and caret) and returns false; the exit
-// code is then kExitUsage.
-bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out);
+// code is then kExitUsage. The error names the flag (`--sql #2 column 7`), or `origin` when given (a
+// filter read from a file: `filters.txt:3 column 7`).
+bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out, std::string_view origin = {});
 
 // The caret display: the line of `text` holding byte `position`, then a line with '^' under it,
 // each indented by two spaces (columns counted in code points, tabs kept).

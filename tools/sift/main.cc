@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   add(&sift::tools::AddAppendCommand);
   add(&sift::tools::AddReplayCommand);
   add(&sift::tools::AddFilterCommand);
+  add(&sift::tools::AddBenchCommand);
   add(&sift::tools::AddExplainCommand);
   add(&sift::tools::AddCheckCommand);
   add(&sift::tools::AddStatsCommand);
