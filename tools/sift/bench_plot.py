@@ -47,10 +47,12 @@ def main():
     ax.set_xticks(range(len(filters)))
     ax.set_xticklabels(labels, fontsize=7)
     ax.set_yscale("log")
+    values = [row(f)["msgs_per_s"] for _, row, _ in series for f in filters]
+    ax.set_ylim(max(1.0, min(values) / 3), max(values) * 6)  # room for the legend above the bars
     ax.set_ylabel("messages per second, one thread (CPU time)")
     source = doc["input"]["source"]
     ax.set_title("sift bench: %d messages from %s" % (doc["input"]["messages"], source[-60:]), fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper right", ncol=2)
     fig.tight_layout()
     try:
         fig.savefig(sys.argv[1], dpi=120)
