@@ -700,6 +700,7 @@ Command AddBenchCommand(CLI::App& app) {
       "bench",
       "Measure sift against decoding every message (Proton), on your messages and selectors, each filter alone");
   AddFilterFlags(sub, &options->filters);
+  sub->get_option_group("FILTER")->description("Filters (each measured alone, not ANDed)");
   sub->add_option("--filters", options->filters_file,
                   "A file of filters, one a line: [sql:|jms:|properties:|application-properties:] TEXT (# comments)")
       ->type_name("FILE");
