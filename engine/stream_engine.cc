@@ -95,7 +95,9 @@ Status StreamEngine::GetStreamInfo(std::string_view name, StreamInfo* info) cons
   info->bytes = s.bytes;
   info->first_timestamp_ms = s.first_timestamp_ms;
   info->last_timestamp_ms = s.last_timestamp_ms;
+  info->raw_bytes = s.raw_bytes;
   info->retention = s.retention;
+  info->compression = s.compression;
   return Status::OK();
 }
 
@@ -103,6 +105,12 @@ Status StreamEngine::SetRetention(std::string_view name, const RetentionPolicy& 
   storage::Status s = impl_->store->SetRetention(name, retention);
   if (s.IsNotFound()) return NoSuchStream(path_, name);
   return FromStorage(s, "cannot set retention", name);
+}
+
+Status StreamEngine::SetCompression(std::string_view name, const ChunkCompression& compression) {
+  storage::Status s = impl_->store->SetCompression(name, compression);
+  if (s.IsNotFound()) return NoSuchStream(path_, name);
+  return FromStorage(s, "cannot set compression", name);
 }
 
 Status StreamEngine::EnforceRetention() {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/byte_order.h"
+#include "storage/chunk_compression.h"
 #include "storage/crc32c.h"
 
 namespace sift::storage {
@@ -29,11 +30,46 @@ void AppendVarint(std::string* out, uint64_t v) {
   out->append(buf, n);
 }
 
+// Fills in the 48 header bytes at h, for a stored payload of `stored` bytes after it.
+void WriteHeader(char* h, uint8_t flags, uint32_t count, size_t records_bytes, uint64_t first_offset, int64_t first_ts,
+                 int64_t last_ts, size_t stored) {
+  base::StoreLE32(h, kChunkMagic);
+  h[4] = static_cast<char>(kChunkVersion);
+  h[5] = static_cast<char>(flags);
+  base::StoreLE16(h + 6, static_cast<uint16_t>(kChunkHeaderSize));
+  base::StoreLE32(h + 8, count);
+  base::StoreLE32(h + 12, static_cast<uint32_t>(records_bytes));
+  base::StoreLE64(h + 16, first_offset);
+  base::StoreLE64(h + 24, static_cast<uint64_t>(first_ts));
+  base::StoreLE64(h + 32, static_cast<uint64_t>(last_ts));
+  base::StoreLE32(h + 40, crc32c::Value(h + kChunkHeaderSize, stored));
+  base::StoreLE32(h + 44, crc32c::Value(h, 44));
+}
+
 }  // namespace
+
+void AppendRecordsAtOneTime(std::span<const std::string_view> messages, std::string* out) {
+  for (const std::string_view m : messages) {
+    AppendVarint(out, 0);
+    AppendVarint(out, m.size());
+    out->append(m);
+  }
+}
+
+void EncodeCompressedChunk(uint64_t first_offset, int64_t timestamp_ms, uint32_t count, uint32_t records_bytes,
+                           std::string_view zstd_frame, std::string* value) {
+  value->assign(kChunkHeaderSize, '\0');
+  value->append(zstd_frame);
+  WriteHeader(value->data(), kChunkFlagZstd, count, records_bytes, first_offset, timestamp_ms, timestamp_ms,
+              zstd_frame.size());
+}
 
 size_t ChunkBuilder::RecordSize(int64_t timestamp_delta, size_t message_size) {
   return VarintLength(static_cast<uint64_t>(timestamp_delta)) + VarintLength(message_size) + message_size;
 }
+
+ChunkBuilder::ChunkBuilder() = default;
+ChunkBuilder::~ChunkBuilder() = default;
 
 void ChunkBuilder::Reset(uint64_t first_offset, int64_t first_timestamp_ms) {
   buffer_.assign(kChunkHeaderSize, '\0');
@@ -51,21 +87,18 @@ void ChunkBuilder::Add(int64_t timestamp_ms, std::string_view message) {
   ++count_;
 }
 
-std::string_view ChunkBuilder::Finish() {
-  char* h = buffer_.data();
+std::string_view ChunkBuilder::Finish(const int* zstd_level) {
   const size_t payload = buffer_.size() - kChunkHeaderSize;
-  base::StoreLE32(h, kChunkMagic);
-  h[4] = static_cast<char>(kChunkVersion);
-  h[5] = 0;
-  base::StoreLE16(h + 6, static_cast<uint16_t>(kChunkHeaderSize));
-  base::StoreLE32(h + 8, count_);
-  base::StoreLE32(h + 12, payload);
-  base::StoreLE64(h + 16, first_offset_);
-  base::StoreLE64(h + 24, static_cast<uint64_t>(first_ts_));
-  base::StoreLE64(h + 32, static_cast<uint64_t>(last_ts_));
-  base::StoreLE32(h + 40, crc32c::Value(h + kChunkHeaderSize, payload));
-  base::StoreLE32(h + 44, crc32c::Value(h, 44));
-  return buffer_;
+  std::string* value = &buffer_;
+  if (zstd_level != nullptr) {
+    if (compressor_ == nullptr) compressor_ = std::make_unique<ChunkCompressor>();
+    compressed_.assign(kChunkHeaderSize, '\0');
+    const std::string_view records(buffer_.data() + kChunkHeaderSize, payload);
+    if (compressor_->Compress(records, *zstd_level, &compressed_)) value = &compressed_;
+  }
+  WriteHeader(value->data(), value == &compressed_ ? kChunkFlagZstd : 0, count_, payload, first_offset_, first_ts_,
+              last_ts_, value->size() - kChunkHeaderSize);
+  return *value;
 }
 
 bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* header, const char** why) {
@@ -86,10 +119,13 @@ bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* heade
     *why = "unsupported chunk version";
     return false;
   }
-  if (base::LoadLE16(h + 6) != kChunkHeaderSize || static_cast<uint8_t>(h[5]) != 0) {
+  const uint8_t flags = static_cast<uint8_t>(h[5]);
+  if (base::LoadLE16(h + 6) != kChunkHeaderSize || (flags != 0 && flags != kChunkFlagZstd)) {
     *why = "bad header size or flags";
     return false;
   }
+  header->compressed = flags == kChunkFlagZstd;
+  header->stored_bytes = static_cast<uint32_t>(value.size() - kChunkHeaderSize);
   header->count = base::LoadLE32(h + 8);
   header->payload_bytes = base::LoadLE32(h + 12);
   header->first_offset = base::LoadLE64(h + 16);
@@ -100,7 +136,8 @@ bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* heade
     *why = "empty chunk";
     return false;
   }
-  if (header->payload_bytes != value.size() - kChunkHeaderSize) {
+  if (header->compressed ? header->stored_bytes == 0 || header->payload_bytes > kMaxChunkRecordsBytes
+                         : header->payload_bytes != value.size() - kChunkHeaderSize) {
     *why = "payload size does not match the value size";
     return false;
   }
@@ -112,7 +149,7 @@ bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* heade
     *why = "offset range overflows";
     return false;
   }
-  if (verify_payload && crc32c::Value(h + kChunkHeaderSize, header->payload_bytes) != header->payload_crc) {
+  if (verify_payload && crc32c::Value(h + kChunkHeaderSize, header->stored_bytes) != header->payload_crc) {
     *why = "payload checksum mismatch";
     return false;
   }

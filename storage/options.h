@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -60,8 +61,12 @@ using ChunkSummarizerFactory = std::function<std::unique_ptr<ChunkSummarizer>()>
 // Per-stream retention: the embedding API's (engine::RetentionPolicy, sift/options.h).
 using RetentionPolicy = engine::RetentionPolicy;
 
+using ChunkCompression = engine::ChunkCompression;
+
 struct StreamOptions {
   RetentionPolicy retention;  // default: keep everything
+  // How the stream stores its chunks' records. Unset: StoreOptions::compression.
+  std::optional<ChunkCompression> compression;
 };
 
 // The store's settings are the embedding API's (engine::StoreOptions, sift/options.h): durability,

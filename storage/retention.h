@@ -16,9 +16,10 @@ namespace sift::storage {
 struct ChunkMeta {
   uint64_t first_offset = 0;
   uint32_t count = 0;
-  uint32_t bytes = 0;  // stored value size: header + records
+  uint32_t bytes = 0;  // stored value size: header + records (compressed or not)
   int64_t first_timestamp_ms = 0;
   int64_t last_timestamp_ms = 0;
+  uint32_t raw_bytes = 0;  // header + records before compression (== bytes for a raw chunk)
 };
 
 // The number of oldest chunks to delete from `chunks` (oldest first, `total_bytes` their summed

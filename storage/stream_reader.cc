@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "storage/chunk_compression.h"
 #include "storage/chunk_format.h"
 #include "storage/key_layout.h"
 #include "storage/stream_reader_impl.h"
@@ -298,13 +299,20 @@ class ChunkReader final : public StreamReader {
         pending_seek_ = PendingSeek::kNextChunk;
         continue;
       }
+      std::string_view records(value.data() + kChunkHeaderSize, h.payload_bytes);
+      if (h.compressed && !decompressor_.Decompress(std::string_view(value.data() + kChunkHeaderSize, h.stored_bytes),
+                                                    h.payload_bytes, &records, &why)) {
+        it_->Next();  // past the chunk, as ChunkDamaged expects outside a chunk
+        if (!ChunkDamaged(h.first_offset, h.first_offset + h.count, why)) return false;
+        continue;
+      }
       chunk_.first_offset = h.first_offset;
       chunk_.count = h.count;
       chunk_.first_timestamp_ms = h.first_timestamp_ms;
       chunk_.last_timestamp_ms = h.last_timestamp_ms;
       chunk_.bytes = static_cast<uint32_t>(value.size());
-      p_ = value.data() + kChunkHeaderSize;
-      limit_ = p_ + h.payload_bytes;
+      p_ = records.data();
+      limit_ = p_ + records.size();
       remaining_ = h.count;
       record_offset_ = h.first_offset;
       delivered_in_chunk_ = false;
@@ -405,6 +413,7 @@ class ChunkReader final : public StreamReader {
   const rocksdb::Slice lower_slice_, upper_slice_;
   rocksdb::ReadOptions read_options_;
   std::unique_ptr<rocksdb::Iterator> it_;
+  ChunkDecompressor decompressor_;  // the records of the current chunk when it is compressed
   // How the chunk iterator is to be moved before the next chunk is entered.
   enum class PendingSeek { kNone, kChunkHoldingPosition, kFirstChunkFromPosition, kNextChunk };
   PendingSeek pending_seek_ = PendingSeek::kNone;

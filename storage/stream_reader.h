@@ -1,7 +1,8 @@
 // StreamReader: forward iteration over one stream's messages, zero-copy.
 //
 // A reader is positioned with one of the Seek calls and then yields records with Next(). A record's
-// `data` is a view into the chunk value pinned by the reader's RocksDB iterator: it stays valid until
+// `data` is a view into the chunk value pinned by the reader's RocksDB iterator (or, for a compressed
+// chunk, into the reader's own buffer of its decompressed records, reused chunk after chunk): it stays valid until
 // the reader moves to another chunk (a Next() that returns a record of a different chunk or false, any
 // Seek*, SkipChunk()) or is destroyed. Copy the bytes to keep them longer. `Record::chunk_start` marks
 // the first record the reader delivers from each chunk, so a consumer can count chunks.

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "base/byte_order.h"
+#include "storage/chunk_compression.h"
 #include "storage/chunk_format.h"
 #include "storage/crc32c.h"
 #include "storage/info_log.h"
@@ -31,8 +32,11 @@
 namespace sift::storage {
 namespace {
 
-constexpr uint32_t kStoreFormatVersion = 1;
-constexpr size_t kIndexEntrySize = 4 + 4 + 8 + 8 + 4;
+// Version 2 added compressed chunks: index entries carry the bytes before compression, stream records
+// the compression. A version 1 store is read as it is and becomes version 2 when opened for writing.
+constexpr uint32_t kStoreFormatVersion = 2;
+constexpr size_t kIndexEntrySize = 4 + 4 + 4 + 8 + 8 + 4;
+constexpr size_t kIndexEntryV1Size = 4 + 4 + 8 + 8 + 4;
 constexpr size_t kMaxGroupBytes = 64u << 20;  // one leader writes at most this much per group
 
 std::string EncodeIndexEntry(const ChunkMeta& m) {
@@ -40,6 +44,7 @@ std::string EncodeIndexEntry(const ChunkMeta& m) {
   v.reserve(kIndexEntrySize);
   base::AppendLE32(&v, m.count);
   base::AppendLE32(&v, m.bytes);
+  base::AppendLE32(&v, m.raw_bytes);
   base::AppendLE64(&v, static_cast<uint64_t>(m.first_timestamp_ms));
   base::AppendLE64(&v, static_cast<uint64_t>(m.last_timestamp_ms));
   base::AppendLE32(&v, crc32c::Value(v.data(), v.size()));
@@ -98,9 +103,16 @@ std::string SummaryEntryFor(uint32_t count, uint32_t bytes, std::string_view sum
 // WriteBatch) and the bulk path (chunks into table files).
 class ChunkCutter {
  public:
+  // `compression`: how the chunks it cuts store their records.
   ChunkCutter(const StoreOptions& options, ChunkBuilder* builder, ChunkSummarizer* summarizer, uint64_t next_offset,
-              int64_t timestamp_ms)
-      : options_(options), builder_(builder), summarizer_(summarizer), next_(next_offset), timestamp_(timestamp_ms) {}
+              int64_t timestamp_ms, const ChunkCompression& compression)
+      : options_(options),
+        builder_(builder),
+        summarizer_(summarizer),
+        next_(next_offset),
+        timestamp_(timestamp_ms),
+        zstd_level_(compression.level),
+        compress_(compression.codec == ChunkCompression::Codec::kZstd) {}
 
   // True when a chunk of `count` records and `payload` bytes must be closed before a message of
   // `size` bytes (every record of one cut shares its timestamp: a delta of 0).
@@ -149,13 +161,14 @@ class ChunkCutter {
   template <typename Emit>
   void Close(Emit&& emit) {
     if (!open_) return;
-    const std::string_view value = builder_->Finish();
-    const ChunkMeta m{next_ - builder_->count(), builder_->count(), static_cast<uint32_t>(value.size()), timestamp_,
-                      timestamp_};
+    const std::string_view value = builder_->Finish(compress_ ? &zstd_level_ : nullptr);
+    const ChunkMeta m{
+        next_ - builder_->count(), builder_->count(), static_cast<uint32_t>(value.size()), timestamp_, timestamp_,
+        builder_->raw_bytes()};
     summary_entry_.clear();
     if (summarizer_ != nullptr) {
       summarizer_->Finish(&summary_);
-      summary_entry_ = SummaryEntryFor(m.count, m.bytes, summary_);
+      summary_entry_ = SummaryEntryFor(m.count, m.raw_bytes, summary_);
     }
     emit(m, value, std::string_view(summary_entry_));
     open_ = false;
@@ -171,18 +184,25 @@ class ChunkCutter {
   std::string summary_, summary_entry_;
   uint64_t next_;
   int64_t timestamp_;
+  const int zstd_level_;
+  const bool compress_;
   bool open_ = false;
 };
 
+// Reads an index entry of either version (version 1 has no raw bytes: its chunks are all raw).
 bool DecodeIndexEntry(std::string_view v, uint64_t first_offset, ChunkMeta* m) {
-  if (v.size() != kIndexEntrySize) return false;
-  if (base::LoadLE32(v.data() + 24) != crc32c::Value(v.data(), 24)) return false;
+  if (v.size() != kIndexEntrySize && v.size() != kIndexEntryV1Size) return false;
+  const size_t body = v.size() - 4;
+  if (base::LoadLE32(v.data() + body) != crc32c::Value(v.data(), body)) return false;
+  const bool v1 = v.size() == kIndexEntryV1Size;
+  const char* ts = v.data() + (v1 ? 8 : 12);
   m->first_offset = first_offset;
   m->count = base::LoadLE32(v.data());
   m->bytes = base::LoadLE32(v.data() + 4);
-  m->first_timestamp_ms = static_cast<int64_t>(base::LoadLE64(v.data() + 8));
-  m->last_timestamp_ms = static_cast<int64_t>(base::LoadLE64(v.data() + 16));
-  return m->count > 0;
+  m->raw_bytes = v1 ? m->bytes : base::LoadLE32(v.data() + 8);
+  m->first_timestamp_ms = static_cast<int64_t>(base::LoadLE64(ts));
+  m->last_timestamp_ms = static_cast<int64_t>(base::LoadLE64(ts + 8));
+  return m->count > 0 && m->raw_bytes >= kChunkHeaderSize;
 }
 
 std::string EncodeStoreRecord(uint32_t next_stream_id) {
@@ -192,8 +212,9 @@ std::string EncodeStoreRecord(uint32_t next_stream_id) {
   return v;
 }
 
-std::string EncodeStreamRecordFields(uint32_t id, const RetentionPolicy& retention, uint64_t floor) {
-  return EncodeStreamRecord(StreamRecord{id, retention, floor});
+std::string EncodeStreamRecordFields(uint32_t id, const RetentionPolicy& retention, uint64_t floor,
+                                     const ChunkCompression& compression) {
+  return EncodeStreamRecord(StreamRecord{id, retention, floor, compression});
 }
 
 Status ValidateStreamName(std::string_view name) {
@@ -219,6 +240,10 @@ Status ValidateOptions(const StoreOptions& o) {
     return Status::InvalidArgument("options: max_message_bytes + max_chunk_bytes must stay below 4 GiB");
   }
   if (o.linger.count() < 0) return Status::InvalidArgument("options: linger must not be negative");
+  if (o.compression.level < engine::kMinZstdLevel || o.compression.level > engine::kMaxZstdLevel) {
+    return Status::InvalidArgument(
+        fmt::format("options: compression level must be within {}..{}", engine::kMinZstdLevel, engine::kMaxZstdLevel));
+  }
   if (o.deferred_sync && o.sync) return Status::InvalidArgument("options: deferred_sync needs sync off");
   if (o.write_buffer_bytes < (1u << 16))
     return Status::InvalidArgument("options: write_buffer_bytes must be >= 64 KiB");
@@ -338,11 +363,16 @@ Status StreamStore::Impl::Recover() {
     if (value.size() != 8)
       return Status::Corruption(fmt::format("store '{}': store record has {} bytes, want 8", path_, value.size()));
     const uint32_t version = base::LoadLE32(value.data());
-    if (version != kStoreFormatVersion) {
-      return Status::NotSupported(
-          fmt::format("store '{}': format version {} (this build reads {})", path_, version, kStoreFormatVersion));
+    if (version != 1 && version != kStoreFormatVersion) {
+      return Status::NotSupported(fmt::format("store '{}': format version {} (this build reads 1 and {})", path_,
+                                              version, kStoreFormatVersion));
     }
     next_stream_id_ = base::LoadLE32(value.data() + 4);
+    if (version != kStoreFormatVersion && !options_.read_only) {
+      // What this build writes (index entries, stream records) is version 2: say so before writing any.
+      s = db_->Put(WriteOpts(), keys::kStoreKey, EncodeStoreRecord(next_stream_id_));
+      if (!s.ok()) return FromRocks(s, fmt::format("store '{}': upgrade the store record", path_));
+    }
   }
 
   const std::string stream_begin(1, keys::kStreamPrefix);
@@ -362,6 +392,7 @@ Status StreamStore::Impl::Recover() {
     st->id = record.id;
     st->retention = record.retention;
     st->floor = record.floor;
+    st->compression = record.compression;
     streams_.emplace(st->name, st);
     next_stream_id_ = std::max(next_stream_id_, st->id + 1);
   }
@@ -389,6 +420,7 @@ Status StreamStore::Impl::Recover() {
       }
       st->chunks.push_back(m);
       st->bytes += m.bytes;
+      st->raw_bytes += m.raw_bytes;
       index_end = m.first_offset + m.count;
     }
     if (!ii->status().ok())
@@ -419,9 +451,11 @@ Status StreamStore::Impl::Recover() {
         chunk_end = first + h.count;
         if (first >= index_end) {
           // A chunk without index entry (not written by this version): index it from its header.
+          const uint32_t raw = static_cast<uint32_t>(kChunkHeaderSize + h.payload_bytes);
           st->chunks.push_back(ChunkMeta{first, h.count, static_cast<uint32_t>(ci->value().size()),
-                                         h.first_timestamp_ms, h.last_timestamp_ms});
+                                         h.first_timestamp_ms, h.last_timestamp_ms, raw});
           st->bytes += ci->value().size();
+          st->raw_bytes += raw;
         }
       }
       // A damaged last chunk is reported when read; its index entry still gives the next offset.
@@ -483,7 +517,7 @@ rocksdb::WriteOptions StreamStore::Impl::WriteOpts() const {
 }
 
 std::string StreamStore::Impl::EncodeStreamRecord(const StreamState& stream) const {
-  return EncodeStreamRecordFields(stream.id, stream.retention, stream.floor);
+  return EncodeStreamRecordFields(stream.id, stream.retention, stream.floor, stream.compression);
 }
 
 std::shared_ptr<StreamState> StreamStore::Impl::FindStream(std::string_view name) const {
@@ -516,6 +550,7 @@ Status StreamStore::Impl::CreateStream(std::string_view name, const StreamOption
   st->id = id;
   st->name = std::string(name);
   st->retention = options.retention;
+  st->compression = options.compression.value_or(options_.compression);
   rocksdb::WriteBatch batch;
   batch.Put(keys::StreamKey(name), EncodeStreamRecord(*st));
   batch.Put(keys::kStoreKey, EncodeStoreRecord(id + 1));
@@ -564,6 +599,8 @@ Status StreamStore::Impl::GetStreamInfo(std::string_view name, StreamInfo* info)
   info->message_count = info->next_offset - info->first_offset;
   info->chunk_count = st.chunks.size();
   info->bytes = st.bytes;
+  info->raw_bytes = st.raw_bytes;
+  info->compression = st.compression;
   info->first_timestamp_ms = st.chunks.empty() ? 0 : st.chunks.front().first_timestamp_ms;
   info->last_timestamp_ms = st.chunks.empty() ? 0 : st.chunks.back().last_timestamp_ms;
   info->retention = st.retention;
@@ -603,8 +640,8 @@ Status StreamStore::Impl::SetRetention(std::string_view name, const RetentionPol
   if (!RecoverIfFailed().ok()) return FencedError(name);
   std::shared_ptr<StreamState> st = FindStream(name);
   if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
-  rocksdb::Status s =
-      db_->Put(WriteOpts(), keys::StreamKey(name), EncodeStreamRecordFields(st->id, retention, st->floor));
+  rocksdb::Status s = db_->Put(WriteOpts(), keys::StreamKey(name),
+                               EncodeStreamRecordFields(st->id, retention, st->floor, st->compression));
   if (!s.ok()) return FromRocks(s, fmt::format("stream '{}': set retention", name));
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -613,10 +650,29 @@ Status StreamStore::Impl::SetRetention(std::string_view name, const RetentionPol
   return ApplyRetention(st, Now());
 }
 
+Status StreamStore::Impl::SetCompression(std::string_view name, const ChunkCompression& compression) {
+  if (compression.level < engine::kMinZstdLevel || compression.level > engine::kMaxZstdLevel) {
+    return Status::InvalidArgument(fmt::format("stream '{}': zstd level {} is not within {}..{}", name,
+                                               compression.level, engine::kMinZstdLevel, engine::kMaxZstdLevel));
+  }
+  std::lock_guard<std::mutex> wlock(write_mu_);  // no chunk is being cut meanwhile
+  if (!RecoverIfFailed().ok()) return FencedError(name);
+  std::shared_ptr<StreamState> st = FindStream(name);
+  if (st == nullptr) return Status::NotFound(fmt::format("stream '{}' not found", name));
+  if (st->compression == compression) return Status::OK();
+  rocksdb::Status s = db_->Put(WriteOpts(), keys::StreamKey(name),
+                               EncodeStreamRecordFields(st->id, st->retention, st->floor, compression));
+  if (!s.ok()) return FromRocks(s, fmt::format("stream '{}': set compression", name));
+  std::lock_guard<std::mutex> lock(mu_);
+  st->compression = compression;
+  return Status::OK();
+}
+
 Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st, int64_t now_ms) {
   size_t n;
-  uint64_t first, new_floor, freed = 0;
+  uint64_t first, new_floor, freed = 0, freed_raw = 0;
   RetentionPolicy retention;
+  ChunkCompression compression;
   bool failed;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -625,15 +681,19 @@ Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st,
     failed = failed_;  // a write after a failed one may abort RocksDB (durability.cc): none until recovery
     first = st->chunks.front().first_offset;
     new_floor = n < st->chunks.size() ? st->chunks[n].first_offset : st->next_offset.load();
-    for (size_t i = 0; i < n; ++i) freed += st->chunks[i].bytes;
+    for (size_t i = 0; i < n; ++i) {
+      freed += st->chunks[i].bytes;
+      freed_raw += st->chunks[i].raw_bytes;
+    }
     retention = st->retention;
+    compression = st->compression;
   }
   if (failed) return FencedError(st->name);
   rocksdb::WriteBatch batch;
   batch.DeleteRange(keys::ChunkKey(st->id, first), keys::ChunkKey(st->id, new_floor));
   batch.DeleteRange(keys::IndexKey(st->id, first), keys::IndexKey(st->id, new_floor));
   batch.DeleteRange(keys::SummaryKey(st->id, first), keys::SummaryKey(st->id, new_floor));
-  batch.Put(keys::StreamKey(st->name), EncodeStreamRecordFields(st->id, retention, new_floor));
+  batch.Put(keys::StreamKey(st->name), EncodeStreamRecordFields(st->id, retention, new_floor, compression));
   rocksdb::Status s = db_->Write(WriteOpts(), &batch);
   if (!s.ok()) {
     return FromRocks(s, fmt::format("stream '{}': retention delete of offsets {}..{}", st->name, first, new_floor - 1));
@@ -641,6 +701,7 @@ Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st,
   std::lock_guard<std::mutex> lock(mu_);
   st->chunks.erase(st->chunks.begin(), st->chunks.begin() + static_cast<std::ptrdiff_t>(n));
   st->bytes -= freed;
+  st->raw_bytes -= freed_raw;
   st->floor = new_floor;
   return Status::OK();
 }
@@ -717,7 +778,7 @@ Status StreamStore::Impl::PutChunkSummary(std::string_view name, uint64_t first_
   rocksdb::WriteOptions w;
   w.sync = true;
   rocksdb::Status s =
-      db_->Put(w, keys::SummaryKey(st->id, first_offset), EncodeSummaryEntry(meta.count, meta.bytes, summary));
+      db_->Put(w, keys::SummaryKey(st->id, first_offset), EncodeSummaryEntry(meta.count, meta.raw_bytes, summary));
   if (!s.ok())
     return FromRocks(s, fmt::format("stream '{}': write the summary of the chunk at offset {}", name, first_offset));
   return Status::OK();
@@ -803,6 +864,7 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
     int64_t timestamp = 0;
     std::vector<ChunkMeta> chunks;
     uint64_t bytes = 0;
+    uint64_t raw_bytes = 0;
   };
   std::vector<StreamGroup> streams;
   // After a failed write nothing is appended until the store has recovered (durability.cc).
@@ -818,20 +880,19 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
     }
     auto sg = std::find_if(streams.begin(), streams.end(), [&](const StreamGroup& g) { return g.stream == w->stream; });
     if (sg == streams.end()) {
-      streams.push_back(StreamGroup{w->stream, {}, 0, 0, {}, 0});
+      streams.push_back(StreamGroup{w->stream, {}, 0, 0, {}, 0, 0});
       sg = streams.end() - 1;
     }
     sg->writers.push_back(w);
   }
   const int64_t now = Now();
   rocksdb::WriteBatch batch;
-  ChunkBuilder builder;
   if (options_.chunk_summarizer && group_summarizer_ == nullptr) group_summarizer_ = options_.chunk_summarizer();
   ChunkSummarizer* const summarizer = group_summarizer_.get();
   for (StreamGroup& sg : streams) {
     StreamState& st = *sg.stream;
     sg.timestamp = std::max(now, st.last_timestamp_ms);
-    ChunkCutter cutter(options_, &builder, summarizer, st.next_offset.load(), sg.timestamp);
+    ChunkCutter cutter(options_, &group_builder_, summarizer, st.next_offset.load(), sg.timestamp, st.compression);
     auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view summary) {
       batch.Put(keys::ChunkKey(st.id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
       batch.Put(keys::IndexKey(st.id, m.first_offset), EncodeIndexEntry(m));
@@ -839,6 +900,7 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
         batch.Put(keys::SummaryKey(st.id, m.first_offset), rocksdb::Slice(summary.data(), summary.size()));
       sg.chunks.push_back(m);
       sg.bytes += m.bytes;
+      sg.raw_bytes += m.raw_bytes;
     };
     for (Writer* w : sg.writers) {
       w->first_offset = cutter.next();
@@ -865,6 +927,7 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
       StreamState& st = *sg.stream;
       st.chunks.insert(st.chunks.end(), sg.chunks.begin(), sg.chunks.end());
       st.bytes += sg.bytes;
+      st.raw_bytes += sg.raw_bytes;
       st.last_timestamp_ms = sg.timestamp;
       st.next_offset.store(sg.next);
       // Durable now (the write was synced), or never to be until a Flush with deferred_sync.
@@ -978,6 +1041,39 @@ Status StreamStore::Impl::PrepareIngest(std::span<const std::string_view> messag
   return s;
 }
 
+namespace {
+
+// The records of each range compressed at zstd `level`, on every core; an empty frame for a range whose
+// records do not shrink (stored raw).
+std::vector<std::string> CompressRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
+                                        int level) {
+  std::vector<std::string> frames(ranges.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    ChunkCompressor compressor;
+    std::string records;
+    for (size_t k = next.fetch_add(1); k < ranges.size(); k = next.fetch_add(1)) {
+      records.clear();
+      AppendRecordsAtOneTime(messages.subspan(ranges[k].begin, ranges[k].end - ranges[k].begin), &records);
+      if (!compressor.Compress(records, level, &frames[k])) frames[k].clear();
+    }
+  };
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(ranges.size(), 1));
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // fewer threads: this one does the rest
+    }
+  }
+  work();
+  for (std::thread& t : helpers) t.join();
+  return frames;
+}
+
+}  // namespace
+
 Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
                                       uint64_t* first_offset, const std::vector<std::string>* prepared) {
   size_t bytes = 0;
@@ -1013,14 +1109,16 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
                                /*invalidate_page_cache=*/!options_.cache_bulk_writes);
   rocksdb::Status s = chunks.Open(chunk_file);
   if (s.ok()) s = index.Open(index_file);
+  const bool compress = st->compression.codec == ChunkCompression::Codec::kZstd;
   // Summaries: prepared by the caller (PrepareIngest, while the batch before this one was written),
   // or built now on other threads while this thread builds and writes the chunks.
-  const std::vector<ChunkCutter::Range> ranges =
-      options_.chunk_summarizer ? ChunkCutter::Ranges(options_, messages) : std::vector<ChunkCutter::Range>();
+  const std::vector<ChunkCutter::Range> ranges = options_.chunk_summarizer || compress
+                                                     ? ChunkCutter::Ranges(options_, messages)
+                                                     : std::vector<ChunkCutter::Range>();
   std::vector<std::string> built;
   const std::vector<std::string>* summary_entries = prepared;
   std::thread summary_thread;
-  if (!ranges.empty() && (prepared == nullptr || prepared->size() != ranges.size())) {
+  if (options_.chunk_summarizer && !ranges.empty() && (prepared == nullptr || prepared->size() != ranges.size())) {
     summary_entries = &built;
     try {
       summary_thread = std::thread([&] { (void)SummarizeRanges(messages, ranges, &built); });  // no check: cannot fail
@@ -1028,21 +1126,46 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
       (void)SummarizeRanges(messages, ranges, &built);  // no thread to be had: build them here first
     }
   }
+  // Compressed records: the records of a bulk batch all carry the batch's timestamp, so each chunk's are
+  // compressed ahead on every core, and only their headers are made here, in order.
+  const std::vector<std::string> frames =
+      compress && s.ok() ? CompressRanges(messages, ranges, st->compression.level) : std::vector<std::string>();
   ChunkBuilder builder;
-  ChunkCutter cutter(options_, &builder, /*summarizer=*/nullptr, first, timestamp);
   std::vector<ChunkMeta> metas;
-  uint64_t stored = 0;
+  uint64_t stored = 0, raw = 0;
   auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view) {
     if (s.ok()) s = chunks.Put(keys::ChunkKey(st->id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
     if (s.ok()) s = index.Put(keys::IndexKey(st->id, m.first_offset), EncodeIndexEntry(m));
     metas.push_back(m);
     stored += m.bytes;
+    raw += m.raw_bytes;
   };
-  for (const std::string_view m : messages) {
-    cutter.Add(m, emit);
-    if (!s.ok()) break;
+  if (compress) {
+    std::string compressed;
+    for (size_t k = 0; k < ranges.size() && s.ok(); ++k) {
+      const uint64_t chunk_first = first + ranges[k].begin;
+      const auto count = static_cast<uint32_t>(ranges[k].end - ranges[k].begin);
+      std::string_view value;
+      if (!frames[k].empty()) {
+        EncodeCompressedChunk(chunk_first, timestamp, count, ranges[k].bytes - static_cast<uint32_t>(kChunkHeaderSize),
+                              frames[k], &compressed);
+        value = compressed;
+      } else {  // records that do not shrink are stored raw
+        builder.Reset(chunk_first, timestamp);
+        for (size_t i = ranges[k].begin; i < ranges[k].end; ++i) builder.Add(timestamp, messages[i]);
+        value = builder.Finish();
+      }
+      emit(ChunkMeta{chunk_first, count, static_cast<uint32_t>(value.size()), timestamp, timestamp, ranges[k].bytes},
+           value, {});
+    }
+  } else {
+    ChunkCutter cutter(options_, &builder, /*summarizer=*/nullptr, first, timestamp, st->compression);
+    for (const std::string_view m : messages) {
+      cutter.Add(m, emit);
+      if (!s.ok()) break;
+    }
+    cutter.Close(emit);
   }
-  cutter.Close(emit);
   if (summary_thread.joinable()) summary_thread.join();
   if (s.ok()) s = chunks.Finish();
   // The summaries ("M" keys) follow the index entries ("I" keys) in key order: same table file.
@@ -1052,7 +1175,7 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
       const std::string& entry = (*summary_entries)[k];
       uint32_t count = 0, bytes = 0;
       std::string_view body;
-      if (entry.empty() || !DecodeSummaryEntry(entry, &count, &bytes, &body) || bytes != metas[k].bytes ||
+      if (entry.empty() || !DecodeSummaryEntry(entry, &count, &bytes, &body) || bytes != metas[k].raw_bytes ||
           count != metas[k].count) {
         continue;  // not the chunk the summary was built for (never expected): it gets none
       }
@@ -1073,9 +1196,10 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   std::unique_lock<std::mutex> lock(mu_);
   st->chunks.insert(st->chunks.end(), metas.begin(), metas.end());
   st->bytes += stored;
+  st->raw_bytes += raw;
   st->last_timestamp_ms = timestamp;
-  st->next_offset.store(cutter.next());
-  st->durable_end.store(cutter.next());  // an ingested table file is durable once ingested
+  st->next_offset.store(first + messages.size());
+  st->durable_end.store(first + messages.size());  // an ingested table file is durable once ingested
   appended_cv_.notify_all();
   lock.unlock();
   RetainAfterAppend(st, now);
@@ -1177,6 +1301,10 @@ Status StreamStore::GetStreamInfo(std::string_view name, StreamInfo* info) const
 Status StreamStore::SetRetention(std::string_view name, const RetentionPolicy& retention) {
   if (Status s = impl_->Writable(); !s.ok()) return s;
   return impl_->SetRetention(name, retention);
+}
+Status StreamStore::SetCompression(std::string_view name, const ChunkCompression& compression) {
+  if (Status s = impl_->Writable(); !s.ok()) return s;
+  return impl_->SetCompression(name, compression);
 }
 Status StreamStore::Append(std::string_view stream, std::string_view message, uint64_t* offset) {
   if (Status s = impl_->Writable(); !s.ok()) return s;

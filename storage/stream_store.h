@@ -46,10 +46,12 @@ struct StreamInfo {
                                // gets unless appends wait for a deferred Flush
   uint64_t message_count = 0;  // next_offset - first_offset
   uint64_t chunk_count = 0;
-  uint64_t bytes = 0;              // stored bytes: chunk headers + records
+  uint64_t bytes = 0;              // stored bytes: chunk headers + records (compressed or not)
+  uint64_t raw_bytes = 0;          // the same before compression (== bytes when nothing is compressed)
   int64_t first_timestamp_ms = 0;  // append time of first_offset; 0 when empty
   int64_t last_timestamp_ms = 0;   // append time of next_offset - 1; 0 when empty
   RetentionPolicy retention;
+  ChunkCompression compression;  // of the chunks appended from now on
 };
 
 // Whether the store takes writes (StreamStore::Health).
@@ -87,6 +89,9 @@ class StreamStore {
   Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
   // Changes the stream's retention (stored durably) and applies it now.
   Status SetRetention(std::string_view name, const RetentionPolicy& retention);
+  // Changes how the stream's next chunks store their records (stored durably); chunks already written
+  // stay as they are. InvalidArgument for a zstd level out of range.
+  Status SetCompression(std::string_view name, const ChunkCompression& compression);
 
   // Appends one message; on success *offset (if not null) is its offset. Blocks until the message is
   // durable (see the file comment). Errors: NotFound (no such stream), InvalidArgument (message larger

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/chunk_format.h"
 #include "storage/options.h"
 #include "storage/retention.h"
 #include "storage/status.h"
@@ -30,7 +31,8 @@
 
 namespace sift::storage {
 
-// A chunk a bulk load will cut: messages [begin, end) of the batch, `bytes` stored.
+// A chunk a bulk load will cut: messages [begin, end) of the batch, `bytes` its header and records
+// before compression.
 struct ChunkRange {
   size_t begin = 0, end = 0;
   uint32_t bytes = 0;
@@ -43,6 +45,8 @@ struct StreamState {
   uint64_t floor = 0;                    // persisted: no message below this offset is stored any more
   std::deque<ChunkMeta> chunks;          // stored chunks, oldest first
   uint64_t bytes = 0;                    // sum of chunks[i].bytes
+  uint64_t raw_bytes = 0;                // sum of chunks[i].raw_bytes
+  ChunkCompression compression;          // of the chunks appended from now on; changed under write_mu_
   int64_t last_timestamp_ms = 0;         // last assigned timestamp (kept even when all chunks are deleted)
   std::atomic<uint64_t> next_offset{0};  // written under both locks: what the next append gets
   // The durable-end mark: readers deliver no offset at or past it. It moves once a write is durable
@@ -73,6 +77,7 @@ class StreamStore::Impl {
   Status ListStreams(std::vector<std::string>* names) const;
   Status GetStreamInfo(std::string_view name, StreamInfo* info) const;
   Status SetRetention(std::string_view name, const RetentionPolicy& retention);
+  Status SetCompression(std::string_view name, const ChunkCompression& compression);
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset);
   Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages, uint64_t* first_offset,
                      const std::vector<std::string>* prepared);
@@ -164,6 +169,7 @@ class StreamStore::Impl {
   // about 10 us (its tables), as much as summarizing 16 messages, and a server whose producers send
   // one message at a time commits groups of a few.
   std::unique_ptr<ChunkSummarizer> group_summarizer_;
+  ChunkBuilder group_builder_;  // the group commit leader's (under write_mu_): keeps its buffers and zstd context
   mutable std::mutex mu_;
   mutable std::condition_variable appended_cv_;  // notified after every commit and stream deletion
   std::map<std::string, std::shared_ptr<StreamState>, std::less<>> streams_;

@@ -27,6 +27,26 @@ struct RetentionPolicy {
   bool operator==(const RetentionPolicy&) const = default;
 };
 
+// How a stream stores its chunks' records (docs/store-format.md, "Compressed chunks"). Chunk
+// summaries are never compressed, so skipping a chunk decompresses nothing; a chunk whose records do
+// not shrink is stored raw. Each chunk says how it is stored, so a stream's setting can change at any
+// time: it applies to the chunks written after.
+struct ChunkCompression {
+  enum class Codec : uint8_t {
+    kNone = 0,  // records stored as appended
+    kZstd = 1,  // one zstd frame per chunk
+  };
+  Codec codec = Codec::kNone;
+  // zstd's level, -7 to 19: 1 (the default) stored orders in 19% of their bytes at 465 MB/s per core
+  // where 3 gave 20% at 283 MB/s; negative levels are faster and larger.
+  int level = 1;
+
+  bool operator==(const ChunkCompression&) const = default;
+};
+
+inline constexpr int kMinZstdLevel = -7;
+inline constexpr int kMaxZstdLevel = 19;
+
 struct StoreOptions {
   // Durability. true (the default, and what the server uses): an append returns only after its chunk
   // is in RocksDB's write-ahead log and the log has been fsync'd, so an acknowledged message survives a
@@ -73,6 +93,10 @@ struct StoreOptions {
   // written pages as they are written, for bulk loads larger than memory that should not evict what
   // readers are using.
   bool cache_bulk_writes = true;
+
+  // The compression of the streams created through this store (CreateStream); a stream keeps its own
+  // setting from then on (StreamEngine::SetCompression changes it). Default: none.
+  ChunkCompression compression;
 
   // Clock for append timestamps and retention ages, in milliseconds since the Unix epoch; called from
   // appending threads and from EnforceRetention. Default (empty): the system clock. Timestamps are made

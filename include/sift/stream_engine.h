@@ -80,10 +80,12 @@ struct StreamInfo {
                               // what the next append gets (unless appends wait for a deferred Flush)
   uint64_t message_count = 0;
   uint64_t chunk_count = 0;
-  uint64_t bytes = 0;              // stored bytes, chunk headers included
+  uint64_t bytes = 0;              // stored bytes, chunk headers included (compressed or not)
+  uint64_t raw_bytes = 0;          // the same before compression (== bytes when nothing is compressed)
   int64_t first_timestamp_ms = 0;  // append time of the oldest message (0 when empty)
   int64_t last_timestamp_ms = 0;   // append time of the newest message (0 when empty)
   RetentionPolicy retention;       // the stream's retention (all zero: keeps everything)
+  ChunkCompression compression;    // how the stream's next chunks store their records
 };
 
 // Whether the store takes appends (StreamEngine::Health).
@@ -136,6 +138,10 @@ class StreamEngine {
   // chunks it rules out are deleted before it returns. Errors: NotFound, InvalidArgument (negative
   // max_age_ms), NotSupported (store opened read-only), IOError.
   Status SetRetention(std::string_view name, const RetentionPolicy& retention);
+  // Changes how the stream's next chunks store their records (stored durably, kept across reopen);
+  // chunks already written stay as they are and stay readable. Errors: NotFound, InvalidArgument (a
+  // zstd level out of range), NotSupported (store opened read-only), IOError.
+  Status SetCompression(std::string_view name, const ChunkCompression& compression);
   // Applies every stream's retention now. Byte limits are also applied after every append, and age
   // limits then too, but a stream nobody appends to ages only through this call (or SetRetention): an
   // embedder with age limits calls it periodically (`sift serve` does, every --retention-interval).

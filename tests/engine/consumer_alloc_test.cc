@@ -20,6 +20,12 @@ class ConsumerAllocTest : public ::testing::Test {
     ASSERT_TRUE(StreamEngine::Open(folder_->path(), options, &engine_).ok());
     ASSERT_TRUE(engine_->CreateStream("orders").ok());
     AppendOrders(engine_.get(), "orders", 0, kMessages, 1, 4096);
+    // The same orders in compressed chunks: each is decompressed into the consumer's buffer.
+    ASSERT_TRUE(engine_->CreateStream("compressed").ok());
+    ChunkCompression zstd;
+    zstd.codec = ChunkCompression::Codec::kZstd;
+    ASSERT_TRUE(engine_->SetCompression("compressed", zstd).ok());
+    AppendOrders(engine_.get(), "compressed", 0, kMessages, 1, 4096);
   }
   static void TearDownTestSuite() {
     engine_.reset();
@@ -28,9 +34,9 @@ class ConsumerAllocTest : public ::testing::Test {
 
   // Scans the whole stream with `sql` (which must reject everything); returns the allocations made
   // after the first poll, and checks that every message was scanned.
-  static uint64_t AllocationsAfterWarmUp(const std::string& sql) {
+  static uint64_t AllocationsAfterWarmUp(const std::string& sql, const std::string& stream = "orders") {
     ConsumerOptions options;
-    options.stream = "orders";
+    options.stream = stream;
     options.filter = Sql(sql);
     options.max_scan_per_poll = 1000;  // the first poll (the warm-up) scans 1,000 messages
     // The per-message reject path is what is measured: chunk summaries would skip these chunks unread.
@@ -73,6 +79,13 @@ TEST_F(ConsumerAllocTest, RejectingFilterOverSeveralSectionsAllocatesNothingPerM
 
 TEST_F(ConsumerAllocTest, RejectingStringFunctionsAllocateNothingPerMessage) {
   EXPECT_EQ(AllocationsAfterWarmUp("UPPER(region) = 'MARS' OR region + '/' + color = 'x'"), 0u);
+}
+
+TEST_F(ConsumerAllocTest, RejectingCompressedChunksAllocatesNothingPerChunk) {
+  StreamInfo info;
+  ASSERT_TRUE(engine_->GetStreamInfo("compressed", &info).ok());
+  ASSERT_LT(info.bytes * 2, info.raw_bytes);  // the chunks are compressed
+  EXPECT_EQ(AllocationsAfterWarmUp("region = 'mars' AND amount > 0", "compressed"), 0u);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ std::deque<ChunkMeta> Chunks(std::initializer_list<std::pair<uint32_t, int64_t>>
   std::deque<ChunkMeta> out;
   uint64_t first = 0;
   for (auto [bytes, ts] : bytes_and_last_ts) {
-    out.push_back(ChunkMeta{first, 1, bytes, ts, ts});
+    out.push_back(ChunkMeta{first, 1, bytes, ts, ts, bytes});
     ++first;
   }
   return out;
@@ -100,7 +100,7 @@ TEST_F(RetentionTest, MaxBytesDeletesWholeOldestChunksAfterAppend) {
 
 TEST_F(RetentionTest, MaxAgeDeletesExpiredChunksOnEnforce) {
   Open();
-  ASSERT_TRUE(store_->CreateStream("s", StreamOptions{RetentionPolicy{0, 2500}}).ok());
+  ASSERT_TRUE(store_->CreateStream("s", StreamOptions{RetentionPolicy{0, 2500}, {}}).ok());
   Fill("s", 5);  // chunks at 1000..5000; each append applies retention at its own time
   StreamInfo info = Info("s");
   EXPECT_EQ(info.first_offset, 20u);  // 5000 - 2500 = 2500: chunks at 1000 and 2000 expired
@@ -142,7 +142,7 @@ TEST_F(RetentionTest, OffsetsAreNeverReusedEvenWhenEverythingIsDeleted) {
 
 TEST_F(RetentionTest, RetentionSurvivesReopen) {
   Open();
-  ASSERT_TRUE(store_->CreateStream("s", StreamOptions{RetentionPolicy{100000, 0}}).ok());
+  ASSERT_TRUE(store_->CreateStream("s", StreamOptions{RetentionPolicy{100000, 0}, {}}).ok());
   Fill("s", 4);
   const uint64_t chunk_bytes = Info("s").bytes / 4;
   ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{2 * chunk_bytes, 0}).ok());

@@ -11,45 +11,71 @@
 namespace sift::storage {
 namespace {
 
+ChunkCompression Zstd(int level) {
+  ChunkCompression c;
+  c.codec = ChunkCompression::Codec::kZstd;
+  c.level = level;
+  return c;
+}
+
 TEST(StreamRecordTest, RoundTrips) {
   const StreamRecord samples[] = {
       {},
-      {1, {0, 0}, 0},
-      {7, {1u << 30, 3'600'000}, 123'456'789},
+      {1, {0, 0}, 0, {}},
+      {7, {1u << 30, 3'600'000}, 123'456'789, Zstd(1)},
       {0xfffffffe,
        {std::numeric_limits<uint64_t>::max(), std::numeric_limits<int64_t>::min()},
-       std::numeric_limits<uint64_t>::max()},
-      {42, {0, -1}, 1},
+       std::numeric_limits<uint64_t>::max(),
+       Zstd(-7)},
+      {42, {0, -1}, 1, Zstd(19)},
   };
   for (const StreamRecord& r : samples) {
     const std::string v = EncodeStreamRecord(r);
     ASSERT_EQ(v.size(), kStreamRecordSize);
-    StreamRecord back{99, {99, 99}, 99};
+    StreamRecord back{99, {99, 99}, 99, Zstd(5)};
     ASSERT_TRUE(DecodeStreamRecord(v, &back));
     EXPECT_EQ(back, r);
   }
 }
 
 // The bytes are the stored format (docs/store-format.md): version, id, max bytes, max age, floor,
-// CRC32C of the 29 bytes before it, every integer little-endian.
+// codec, level, CRC32C of the 31 bytes before it, every integer little-endian.
 TEST(StreamRecordTest, KnownImage) {
-  const std::string v = EncodeStreamRecord({0x01020304, {0x1112131415161718, -2}, 0x2122232425262728});
+  const std::string v = EncodeStreamRecord({0x01020304, {0x1112131415161718, -2}, 0x2122232425262728, Zstd(-3)});
   const std::string body(
-      "\x01"
+      "\x02"
       "\x04\x03\x02\x01"
       "\x18\x17\x16\x15\x14\x13\x12\x11"
       "\xfe\xff\xff\xff\xff\xff\xff\xff"
-      "\x28\x27\x26\x25\x24\x23\x22\x21",
-      29);
-  ASSERT_EQ(body.size(), 29u);
+      "\x28\x27\x26\x25\x24\x23\x22\x21"
+      "\x01\xfd",
+      31);
+  ASSERT_EQ(body.size(), 31u);
   const uint32_t crc = crc32c::Value(body.data(), body.size());
   std::string want = body;
   for (int i = 0; i < 4; ++i) want.push_back(static_cast<char>(crc >> (8 * i)));
   EXPECT_EQ(v, want);
 }
 
+// Version 1 (before compressed chunks): 33 bytes, no codec and level; read as uncompressed.
+TEST(StreamRecordTest, ReadsVersionOne) {
+  std::string v1(
+      "\x01"
+      "\x04\x03\x02\x01"
+      "\x18\x17\x16\x15\x14\x13\x12\x11"
+      "\xfe\xff\xff\xff\xff\xff\xff\xff"
+      "\x28\x27\x26\x25\x24\x23\x22\x21",
+      29);
+  const uint32_t crc = crc32c::Value(v1.data(), v1.size());
+  for (int i = 0; i < 4; ++i) v1.push_back(static_cast<char>(crc >> (8 * i)));
+  StreamRecord r{9, {9, 9}, 9, Zstd(9)};
+  ASSERT_TRUE(DecodeStreamRecord(v1, &r));
+  EXPECT_EQ(r, (StreamRecord{0x01020304, {0x1112131415161718, -2}, 0x2122232425262728, {}}));
+  EXPECT_FALSE(DecodeStreamRecord(v1 + "xx", &r));  // a version 1 record of version 2's size
+}
+
 TEST(StreamRecordTest, RefusesDamagedRecords) {
-  const std::string good = EncodeStreamRecord({3, {100, 200}, 300});
+  const std::string good = EncodeStreamRecord({3, {100, 200}, 300, Zstd(1)});
   StreamRecord r;
   ASSERT_TRUE(DecodeStreamRecord(good, &r));
   EXPECT_FALSE(DecodeStreamRecord("", &r));
@@ -60,12 +86,14 @@ TEST(StreamRecordTest, RefusesDamagedRecords) {
     bad[i] = static_cast<char>(bad[i] ^ 0x20);
     EXPECT_FALSE(DecodeStreamRecord(bad, &r)) << i;
   }
-  // Another version with a correct checksum is refused too.
-  std::string v2 = good.substr(0, kStreamRecordSize - 4);
-  v2[0] = 2;
-  const uint32_t crc = crc32c::Value(v2.data(), v2.size());
-  for (int i = 0; i < 4; ++i) v2.push_back(static_cast<char>(crc >> (8 * i)));
-  EXPECT_FALSE(DecodeStreamRecord(v2, &r));
+  // Another version, an unknown codec or a level out of range, with a correct checksum, are refused.
+  for (const auto& [at, byte] : {std::pair<size_t, char>{0, 3}, {29, 2}, {30, 20}, {30, static_cast<char>(-8)}}) {
+    std::string other = good.substr(0, kStreamRecordSize - 4);
+    other[at] = byte;
+    const uint32_t crc = crc32c::Value(other.data(), other.size());
+    for (int i = 0; i < 4; ++i) other.push_back(static_cast<char>(crc >> (8 * i)));
+    EXPECT_FALSE(DecodeStreamRecord(other, &r)) << at;
+  }
 }
 
 }  // namespace

@@ -693,7 +693,7 @@ TEST(StreamStore, ReopenAfterCleanCloseKeepsEverything) {
   {
     auto store = OpenStore(dir.path());
     ASSERT_TRUE(store->CreateStream("a").ok());
-    ASSERT_TRUE(store->CreateStream("b", StreamOptions{RetentionPolicy{123456, 7890}}).ok());
+    ASSERT_TRUE(store->CreateStream("b", StreamOptions{RetentionPolicy{123456, 7890}, {}}).ok());
     for (int i = 0; i < 300; ++i) {
       msgs.push_back(RandomBytes(50 + i, i));
       ASSERT_TRUE(store->Append(i % 3 ? "a" : "b", msgs.back()).ok());

@@ -118,7 +118,9 @@ TEST_F(CliStreamTest, RetentionIsSetShownAndAppliedAtOnce) {
   CliResult r = Sift("stream info --store store --stream s");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.rfind("s messages=3000 offsets=0..2999 chunks=30 bytes=", 0) == 0) << r.out;
-  EXPECT_NE(r.out.find(" max-bytes=- max-age=-\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" raw-bytes="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" stored=100.0% "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" max-bytes=- max-age=- compression=none\n"), std::string::npos) << r.out;
   nlohmann::json info = Info("s");
   EXPECT_EQ(info["max_bytes"], 0);
   EXPECT_EQ(info["max_age_ms"], 0);
@@ -136,7 +138,7 @@ TEST_F(CliStreamTest, RetentionIsSetShownAndAppliedAtOnce) {
   // A limit not given is kept; units are read and shown back.
   r = Sift("stream set-retention --store store --stream s --max-age 3d");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(" max-age=3d\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" max-age=3d compression=none\n"), std::string::npos) << r.out;
   info = Info("s");
   EXPECT_EQ(info["max_bytes"], chunk_bytes * 11 / 2);
   EXPECT_EQ(info["max_age_ms"], 3 * 86'400'000LL);
@@ -159,7 +161,44 @@ TEST_F(CliStreamTest, RetentionIsSetShownAndAppliedAtOnce) {
   EXPECT_EQ(info["max_age_ms"], 0);
   r = Sift("stream set-retention --store store --stream s --max-bytes 1GiB --max-age 36h");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(" max-bytes=1GiB max-age=36h\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" max-bytes=1GiB max-age=36h compression=none\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliStreamTest, CompressionIsChosenAtCreateAndAppendAndShown) {
+  CliResult r = Sift("stream create --store store --stream s --compression zstd:3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "s messages=0 offsets=- chunks=0 bytes=0 raw-bytes=0 stored=- first=- last=- max-bytes=- max-age=- "
+            "compression=zstd:3\n");
+  ASSERT_EQ(Sift("append --store store --stream s --no-sync --max-chunk-messages 100 orders.amqp").exit_code, 0);
+  nlohmann::json info = Info("s");
+  EXPECT_EQ(info["compression"], "zstd:3");
+  EXPECT_LT(info["bytes"].get<uint64_t>() * 3, info["raw_bytes"].get<uint64_t>()) << info.dump();
+  CliResult amqp = Sift("replay --store store --stream s -f amqp > back.amqp");
+  ASSERT_EQ(amqp.exit_code, 0) << amqp.err;
+  EXPECT_EQ(ReadFile(Path("back.amqp")), ReadFile(Path("orders.amqp")));
+
+  // append --compression on a stream that exists changes its setting for what it appends and after.
+  ASSERT_EQ(Sift("append --store store --stream s --no-sync --compression none orders.amqp").exit_code, 0);
+  info = Info("s");
+  EXPECT_EQ(info["compression"], "none");
+  EXPECT_EQ(info["messages"], 6000);
+  ASSERT_EQ(Sift("append --store store --stream t --no-sync --compression zstd orders.amqp").exit_code, 0);
+  EXPECT_EQ(Info("t")["compression"], "zstd:1");
+  r = Sift("stats --store store --stream t");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("stored=100.0%"), std::string::npos) << r.out;
+
+  for (const char* bad : {"lz4", "zstd:20", "zstd:-8", "zstd:", "zstd:1x", "ZSTD"}) {
+    r = Sift(std::string("append --store store --stream s --compression ") + bad + " orders.amqp");
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--compression: '" + std::string(bad) + "' is not none, zstd or zstd:LEVEL"),
+              std::string::npos)
+        << r.err;
+    r = Sift(std::string("stream create --store store --stream u --compression ") + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+  }
+  EXPECT_EQ(Info("s")["messages"], 6000);  // nothing appended by the refused runs
 }
 
 TEST_F(CliStreamTest, BadRetentionValuesAreUsageErrorsNamingTheFlag) {
@@ -196,7 +235,9 @@ TEST_F(CliStreamTest, BadRetentionValuesAreUsageErrorsNamingTheFlag) {
 TEST_F(CliStreamTest, CreateWithRetentionAndDelete) {
   CliResult r = Sift("stream create --store store --stream s --max-bytes 64MiB --max-age 12h");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "s messages=0 offsets=- chunks=0 bytes=0 first=- last=- max-bytes=64MiB max-age=12h\n");
+  EXPECT_EQ(r.out,
+            "s messages=0 offsets=- chunks=0 bytes=0 raw-bytes=0 stored=- first=- last=- max-bytes=64MiB max-age=12h "
+            "compression=none\n");
   r = Sift("stream create --store store --stream s");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "sift: cannot create stream: s: it exists (sift stream set-retention changes its retention)\n");

@@ -248,6 +248,7 @@ int RunServe(const ServeOptions& options) {
   eo.store.deferred_sync = options.sync;
   eo.store.max_message_bytes = options.max_message_bytes;
   eo.summarize_chunks = options.summarize;
+  if (options.compression) eo.store.compression = *options.compression;
   if (options.max_chunk_bytes > 0) eo.store.max_chunk_bytes = options.max_chunk_bytes;
   if (options.max_chunk_messages > 0) eo.store.max_chunk_messages = options.max_chunk_messages;
   // eo.validate stays on: the engine validates each transfer and refuses a malformed one alone

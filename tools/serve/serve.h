@@ -16,7 +16,10 @@
 #define SIFT_TOOLS_SERVE_SERVE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "sift/options.h"
 
 namespace CLI {
 class App;
@@ -88,6 +91,8 @@ struct ServeOptions {
   // set-retention` changes it).
   uint64_t retention_max_bytes = 0;
   int64_t retention_max_age_ms = 0;
+  // How the streams the server creates store their chunks (StoreOptions::compression).
+  std::optional<engine::ChunkCompression> compression;
   // Every this many milliseconds the server applies every stream's retention
   // (StreamEngine::EnforceRetention), so age limits also hold on streams nobody appends to; appends
   // apply it to the streams they touch in any case. 0: no timer.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tools/serve/serve.h"
+#include "tools/compression_flag.h"
 #include "tools/unit_flags.h"
 
 namespace sift::tools {
@@ -78,6 +79,7 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
   AddDurationOption(app, "--retention-max-age", &o->retention_max_age_ms, 0, std::numeric_limits<int64_t>::max(),
                     "streams the server creates keep messages this long, e.g. 7d (0: no limit)")
       ->capture_default_str();
+  AddCompressionFlag(app, &o->compression, "the streams the server creates (default: none)");
   AddDurationOption(app, "--retention-interval", &o->retention_interval_ms, 0, int64_t{7} * 86'400'000,
                     "apply every stream's retention this often, e.g. 30s (0: only on append)")
       ->default_str("5s");

@@ -1,6 +1,7 @@
 // `sift append [--store DIR] --stream NAME [--format amqp|json] [--no-sync] [--no-page-cache]
-// [--max-chunk-bytes SIZE] [--max-chunk-messages N] [FILE|-]`: stores a record file (or typed JSON lines) at the end of
-// a stream, creating the store and the stream when missing, and prints the offset range appended
+// [--compression CODEC] [--max-chunk-bytes SIZE] [--max-chunk-messages N] [FILE|-]`: stores a record file (or typed
+// JSON lines) at the end of a stream, creating the store and the stream when missing, and prints the offset range
+// appended
 // ("FIRST..LAST") on stdout. The chunk flags bound the chunks this run writes. Every record is
 // validated first; a malformed one stops the run (exit 2) naming the record and byte. Messages are
 // appended in atomic batches, so an interrupted run leaves a prefix of the input stored, never a torn
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <future>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +31,7 @@
 #include "tools/sift/command.h"
 #include "tools/sift/message_input.h"
 #include "tools/sift/run_report.h"
+#include "tools/compression_flag.h"
 #include "tools/sift/store_flags.h"
 
 namespace sift::tools {
@@ -64,6 +67,7 @@ struct AppendOptions {
   bool no_sync = false;
   bool no_summary = false;
   bool no_page_cache = false;
+  std::optional<engine::ChunkCompression> compression;
   bool stats = false;
   ChunkBounds chunks;
 };
@@ -268,9 +272,12 @@ int RunAppend(const AppendOptions& options) {
   settings.summarize = !options.no_summary;
   settings.cache_bulk_writes = !options.no_page_cache;
   settings.chunks = options.chunks;
+  settings.compression = options.compression;
   status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);
   status = engine->CreateStream(options.stream);
+  // A stream that was there keeps its compression unless the flag says otherwise.
+  if (status.ok() && options.compression) status = engine->SetCompression(options.stream, *options.compression);
   if (!status.ok()) return ReportError(status);
 
   RunReport report(options.stats);
@@ -306,6 +313,8 @@ Command AddAppendCommand(CLI::App& app) {
                 "Drop the table files a record file is loaded into from the page cache as they are written (for "
                 "loads larger than memory; by default what is appended stays cached for the replays after it)");
   AddChunkFlags(sub, &options->chunks);
+  AddCompressionFlag(sub, &options->compression,
+                     "this run and the stream's later appends (kept as the stream's setting; default: the stream's)");
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
   sub->add_option("input", options->input, "Input file ('-': stdin)")->capture_default_str();
   return {sub, [options] { return RunAppend(*options); }};

@@ -35,6 +35,7 @@ engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<
   options.store.read_only = use == StoreUse::kRead;
   options.store.sync = append.sync;
   options.store.cache_bulk_writes = append.cache_bulk_writes;
+  if (append.compression) options.store.compression = *append.compression;
   options.summarize_chunks = append.summarize;
   if (append.chunks.max_bytes > 0) options.store.max_chunk_bytes = append.chunks.max_bytes;
   if (append.chunks.max_messages > 0) options.store.max_chunk_messages = append.chunks.max_messages;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "sift/status.h"
@@ -51,6 +52,8 @@ struct AppendSettings {
   bool summarize = true;          // EngineOptions::summarize_chunks
   bool cache_bulk_writes = true;  // StoreOptions::cache_bulk_writes
   ChunkBounds chunks;
+  // StoreOptions::compression: of the streams the command creates. Unset: the store's default.
+  std::optional<engine::ChunkCompression> compression;
 };
 
 // Opens the store for `use`.

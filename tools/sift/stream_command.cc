@@ -1,8 +1,8 @@
 // `sift stream SUBCOMMAND [--store DIR] ...`: one stream's settings and life.
 //
-//   create --stream NAME [--max-bytes SIZE] [--max-age DURATION]
-//       creates the store (when missing) and the stream with that retention; a stream of that name
-//       already there is an input error (exit 2): set-retention changes it
+//   create --stream NAME [--max-bytes SIZE] [--max-age DURATION] [--compression none|zstd|zstd:LEVEL]
+//       creates the store (when missing) and the stream with that retention and compression; a stream
+//       of that name already there is an input error (exit 2): set-retention changes it
 //   info --stream NAME [--json]
 //       the `sift stats` line of the stream followed by its retention (stream_info.h); read-only
 //   set-retention --stream NAME [--max-bytes SIZE] [--max-age DURATION]
@@ -22,10 +22,12 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "sift/stream_engine.h"
 #include "tools/sift/command.h"
+#include "tools/compression_flag.h"
 #include "tools/sift/store_flags.h"
 #include "tools/sift/stream_info.h"
 #include "tools/unit_flags.h"
@@ -37,6 +39,7 @@ struct StreamOptions {
   std::string store;
   std::string stream;
   bool json = false;
+  std::optional<engine::ChunkCompression> compression;
   uint64_t max_bytes = 0;
   int64_t max_age_ms = 0;
   // set-retention's two flags (create has its own, only their values are read), to tell given from not.
@@ -54,7 +57,9 @@ int PrintInfo(const engine::StreamEngine& engine, const std::string& stream, boo
 
 int RunCreate(const StreamOptions& options) {
   std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, StoreUse::kCreate, &engine);
+  AppendSettings settings;
+  settings.compression = options.compression;
+  engine::Status status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);
   engine::StreamInfo info;
   if (engine->GetStreamInfo(options.stream, &info).ok()) {
@@ -135,6 +140,7 @@ Command AddStreamCommand(CLI::App& app) {
   AddStoreFlag(create, &options->store);
   create->add_option("--stream", options->stream, "Stream name")->required();
   AddRetentionFlags(create, options.get());
+  AddCompressionFlag(create, &options->compression, "the stream's appends");
   create->add_flag("--json", options->json, "Print the stream as a JSON object");
 
   CLI::App* info = stream->add_subcommand("info", "Show a stream: messages, offsets, chunks, bytes, retention");

@@ -22,7 +22,21 @@ std::string IsoTime(int64_t ms) {
   return text;
 }
 
+// Stored bytes as a share of the bytes before compression: "100%" for a raw stream, "-" when empty.
+std::string StoredShare(const engine::StreamInfo& info) {
+  if (info.raw_bytes == 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%",
+                100.0 * static_cast<double>(info.bytes) / static_cast<double>(info.raw_bytes));
+  return text;
+}
+
 }  // namespace
+
+std::string FormatCompression(const engine::ChunkCompression& compression) {
+  if (compression.codec == engine::ChunkCompression::Codec::kNone) return "none";
+  return "zstd:" + std::to_string(compression.level);
+}
 
 std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool with_retention) {
   if (json) {
@@ -33,11 +47,13 @@ std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool wit
     j["next_offset"] = info.next_offset;
     j["chunks"] = info.chunk_count;
     j["bytes"] = info.bytes;
+    j["raw_bytes"] = info.raw_bytes;
     j["first_timestamp"] = info.first_timestamp_ms;
     j["last_timestamp"] = info.last_timestamp_ms;
     if (with_retention) {
       j["max_bytes"] = info.retention.max_bytes;
       j["max_age_ms"] = info.retention.max_age_ms;
+      j["compression"] = FormatCompression(info.compression);
     }
     return j.dump();
   }
@@ -45,11 +61,13 @@ std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool wit
       info.message_count == 0 ? "-" : std::to_string(info.first_offset) + ".." + std::to_string(info.next_offset - 1);
   std::string line = info.name + " messages=" + std::to_string(info.message_count) + " offsets=" + range +
                      " chunks=" + std::to_string(info.chunk_count) + " bytes=" + std::to_string(info.bytes) +
+                     " raw-bytes=" + std::to_string(info.raw_bytes) + " stored=" + StoredShare(info) +
                      " first=" + IsoTime(info.first_timestamp_ms) + " last=" + IsoTime(info.last_timestamp_ms);
   if (with_retention) {
     const engine::RetentionPolicy& r = info.retention;
     line += " max-bytes=" + (r.max_bytes == 0 ? std::string("-") : base::FormatByteSize(r.max_bytes));
     line += " max-age=" + (r.max_age_ms == 0 ? std::string("-") : base::FormatDuration(r.max_age_ms));
+    line += " compression=" + FormatCompression(info.compression);
   }
   return line;
 }

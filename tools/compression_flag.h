@@ -1,0 +1,60 @@
+// The --compression flag of the commands that create streams or append (`sift stream create`, `sift
+// append`, `sift serve`): none, zstd (level 1) or zstd:LEVEL, LEVEL from -7 to 19. A bad value is a
+// CLI11 validation error naming the flag and the value, a usage error (exit code 2).
+#ifndef SIFT_TOOLS_COMPRESSION_FLAG_H_
+#define SIFT_TOOLS_COMPRESSION_FLAG_H_
+
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "sift/options.h"
+
+namespace sift::tools {
+
+// Adds --compression bound to *out (set only when given), `what` saying what it applies to.
+inline CLI::Option* AddCompressionFlag(CLI::App* command, std::optional<engine::ChunkCompression>* out,
+                                       const std::string& what) {
+  return command
+      ->add_option_function<std::string>(
+          "--compression",
+          [out](const std::string& text) {
+            engine::ChunkCompression c;
+            if (text == "none") {
+              *out = c;
+              return;
+            }
+            c.codec = engine::ChunkCompression::Codec::kZstd;
+            if (text == "zstd") {
+              *out = c;
+              return;
+            }
+            const std::string prefix = "zstd:";
+            size_t used = 0;
+            int level = 0;
+            bool ok = text.rfind(prefix, 0) == 0 && text.size() > prefix.size();
+            if (ok) {
+              try {
+                level = std::stoi(text.substr(prefix.size()), &used);
+              } catch (const std::exception&) {
+                ok = false;
+              }
+            }
+            if (!ok || used != text.size() - prefix.size() || level < engine::kMinZstdLevel ||
+                level > engine::kMaxZstdLevel) {
+              throw CLI::ValidationError("--compression", "'" + text + "' is not none, zstd or zstd:LEVEL (LEVEL " +
+                                                              std::to_string(engine::kMinZstdLevel) + " to " +
+                                                              std::to_string(engine::kMaxZstdLevel) + ")");
+            }
+            c.level = level;
+            *out = c;
+          },
+          "How " + what + " store chunks: none, zstd (level 1) or zstd:LEVEL (-7 to 19)")
+      ->type_name("CODEC");
+}
+
+}  // namespace sift::tools
+
+#endif  // SIFT_TOOLS_COMPRESSION_FLAG_H_
