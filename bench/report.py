@@ -4,7 +4,8 @@
     bench/report.py --results DIR --out FILE
 
 Reads, from DIR: filter-summary.md (bench/plot.py), whole.md (bench/whole/run), skip.md and skip.png
-(bench/skip/run), codec.json, selector.json and storage.json (Google Benchmark JSON), serve.md
+(bench/skip/run), codec.json, selector.json and storage.json (Google Benchmark JSON), history.md and
+history.json (bench/history/run, when present), serve.md
 (bench/serve/run), and commands.txt (the command of each part, one `name: command` per line). Every
 figure it writes is one of those files' figures, with the command that measured it; the targets are
 checked here against the same figures. Nothing is carried over from an earlier run.
@@ -83,6 +84,55 @@ def machine():
 
 def check(rows, want, got, met):
     rows.append(f"| {want[0]} | {want[1]} | {got} | {'yes' if met else '**no**'} |")
+
+
+def history_section(r, commands, w, targets):
+    """Replays of history from disk (bench/history/run): raw and compressed, cold and warm."""
+    h = json.loads(read(os.path.join(r, "history.json")))
+    w("## History beyond memory: replays from disk, compressed chunks")
+    w("")
+    w(f"`{commands.get('history', 'bench/history/run')}`:")
+    w("")
+    for line in read(os.path.join(r, "history.md")).strip().splitlines():
+        w(line)
+    w("")
+    first, second = h["readme_first_seconds"], h["readme_second_seconds"]
+    check(targets, ("README main job: its replay against the same replay run again", "<= 1.5x"),
+          f"{first / second:.2f}x", first / second <= 1.5)
+    raw_bytes = h["stored"]["raw"]
+    if h["cold"]:
+        cat, full, one = h["cat_seconds"], h["full_cold_seconds"], h["one_cold_seconds"]
+        x = cat["raw"] / full["raw"]
+        check(targets, ("cold full replay of the raw store against the disk (`cat`), same bytes", ">= 0.8x"),
+              f"{x:.2f}x", x >= 0.8)
+        check(targets, ("cold one-customer query, whole process", "<= 0.1 s"), f"{one['raw']:.3f} s",
+              one["raw"] <= 0.1)
+        # The compressed store read cold: against what the disk or the warm scan allows, and the raw store.
+        ratio = raw_bytes / h["stored"]["zstd"]
+        disk_rate = raw_bytes / cat["raw"]
+        warm_rate = raw_bytes / h["full_warm_seconds"]["zstd"]
+        limit = min(disk_rate * ratio, warm_rate)
+        got = raw_bytes / full["zstd"]
+        check(targets, ("cold full replay of the zstd store against min(disk x ratio, its warm rate)", ">= 0.8x"),
+              f"{got / limit:.2f}x", got / limit >= 0.8)
+        check(targets, ("cold full replay, zstd store against raw store", ">= 1.0x the speed"),
+              f"{full['raw'] / full['zstd']:.2f}x", full["zstd"] <= full["raw"])
+    share = h["one_summary_bytes"] / h["all_summary_bytes"]
+    check(targets, ("one customer: summary bytes read, against the summaries of every chunk", "<= 0.1x"),
+          f"{share:.2f}x ({h['one_summary_bytes'] / 1e6:.1f} of {h['all_summary_bytes'] / 1e6:.1f} MB)", share <= 0.1)
+    for profile, most in (("orders", 0.30), ("wide", 0.35)):
+        share = h["shares"][f"{profile}/zstd"]
+        check(targets, (f"zstd store of {profile}, summaries included, against the record file", f"<= {most:.0%}"),
+              f"{share:.1%}", share <= most)
+    n = h["newest_warm_seconds"]
+    check(targets, ("warm replay of the newest 1,000,000 messages, zstd against raw", ">= 0.95x the speed"),
+          f"{n['raw'] / n['zstd']:.2f}x", n["raw"] / n["zstd"] >= 0.95)
+    f = h["full_warm_seconds"]
+    check(targets, ("warm full replay, zstd against raw", ">= 0.5x the speed"), f"{f['raw'] / f['zstd']:.2f}x",
+          f["raw"] / f["zstd"] >= 0.5)
+    a = h["append_seconds"]
+    check(targets, ("`sift append` with zstd against raw, whole process, on disk", ">= 0.9x the speed"),
+          f"{a['raw'] / a['zstd']:.2f}x", a["raw"] / a["zstd"] >= 0.9)
 
 
 def main():
@@ -337,6 +387,10 @@ def main():
         if "items_per_second" in b:
             w(f"| `{name}` | {b['items_per_second']:,.0f} |")
     w("")
+
+    # History from disk.
+    if os.path.exists(os.path.join(r, "history.json")):
+        history_section(r, commands, w, targets)
 
     # Serve.
     w("## Serve: loopback publish and consume")
