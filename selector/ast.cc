@@ -50,6 +50,7 @@ std::string_view FunctionName(Function fn) {
     case Function::kRight: return "RIGHT";
     case Function::kSubstring: return "SUBSTRING";
     case Function::kDate: return "DATE";
+    case Function::kRegexpLike: return "REGEXP_LIKE";
     case Function::kJmsMessageId: return "JMS_MESSAGE_ID";
     case Function::kJmsCorrelationId: return "JMS_CORRELATION_ID";
     case Function::kJmsDeliveryMode: return "JMS_DELIVERY_MODE";

@@ -74,6 +74,8 @@ enum class Function : uint8_t {
   kRight,      // RIGHT(s, n)
   kSubstring,  // SUBSTRING(s, start [, length])
   kDate,       // DATE(iso8601): timestamp
+  // sift's extension of the SQL filter (not in JMS selectors): a condition.
+  kRegexpLike,  // REGEXP_LIKE(s, pattern [, flags]): pattern and flags are string literals
   // Produced by the JMS dialect only; one argument, a kField node (docs/selector-semantics.md):
   kJmsMessageId,      // properties message-id as the string Qpid JMS shows ("ID:...")
   kJmsCorrelationId,  // properties correlation-id as the string Qpid JMS shows

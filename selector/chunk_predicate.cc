@@ -20,6 +20,7 @@ class ChunkPredicateAccess {
   static const std::vector<Instr>& instrs(const Program& p) { return p.instrs_; }
   static const std::vector<uint32_t>& children(const Program& p) { return p.children_; }
   static const LikeMatcher& like(const Program& p, uint32_t i) { return *p.likes_[i]; }
+  static const RegexpMatcher& regexp(const Program& p, uint32_t i) { return *p.regexps_[i]; }
   static const InSet& set(const Program& p, uint32_t i) { return *p.sets_[i]; }
   static const PropertyMatcher& property(const Program& p, uint32_t i) { return p.properties_[i]; }
   static uint32_t root(const Program& p) { return p.root_; }
@@ -303,6 +304,18 @@ class Abstract {
     return NegateIf(r, negated);
   }
 
+  // REGEXP_LIKE: TRUE needs text; `^literal$` is an equality, a pattern starting `^literal` a prefix.
+  Set Regexp(const Operand& o, const RegexpMatcher& m) const {
+    const FieldFacts& f = o.facts;
+    Set r = (f.present - f.nulls > f.texts || MayBeAbsent(f)) ? kU : 0;
+    if (f.texts > 0) {
+      const bool may_true = m.whole() ? TextInRange(f, m.whole_literal()) && MayHoldText(o, m.whole_literal())
+                                      : TextRangeMayStartWith(f, m.leading_literal());
+      r |= (may_true ? kT : 0) | kF;
+    }
+    return r;
+  }
+
   Set InSetFacts(const Operand& o, const InSet& set, bool negated) const {
     const FieldFacts& f = o.facts;
     bool may_true = false;
@@ -443,6 +456,9 @@ class Abstract {
       case InstrKind::kLike:
         if (!OperandOf(in.a, &o)) return kAll;
         return Like(o, Access::like(program_, in.aux).leading_literal(), in.negated);
+      case InstrKind::kRegexp:
+        if (!OperandOf(in.a, &o)) return kAll;
+        return Regexp(o, Access::regexp(program_, in.aux));
       case InstrKind::kInSet:
         if (!OperandOf(in.a, &o)) return kAll;
         return InSetFacts(o, Access::set(program_, in.aux), in.negated);
@@ -562,6 +578,16 @@ bool Describe(const Program& p, const std::vector<Instr>& instrs, const std::vec
       if (!field_of(in.a, &slot)) return false;
       return add(std::string(in.negated ? "NOT LIKE" : "LIKE") + " '" + std::string(Access::like(p, in.aux).pattern()) +
                  "': text range of the prefix '" + std::string(Access::like(p, in.aux).leading_literal()) + "'");
+    case InstrKind::kRegexp: {
+      if (!field_of(in.a, &slot)) return false;
+      const RegexpMatcher& m = Access::regexp(p, in.aux);
+      const std::string what = "REGEXP_LIKE " + LiteralToString(Value::String(m.pattern())) + ": ";
+      if (m.whole()) return add(what + "= " + LiteralToString(Value::String(m.whole_literal())) + ": range, value set");
+      if (!m.leading_literal().empty()) {
+        return add(what + "text range of the prefix " + LiteralToString(Value::String(m.leading_literal())));
+      }
+      return add(what + "holds text");
+    }
     case InstrKind::kInSet:
       if (!field_of(in.a, &slot)) return false;
       return add(std::string(in.negated ? "NOT IN" : "IN") + " (" + std::to_string(Access::set(p, in.aux).size()) +

@@ -39,6 +39,8 @@ class ProgramBuilder {
 
   // The comparison rules of the expression's dialect, for every instruction Lower() emits.
   void set_rules(CompareRules rules) { rules_ = rules; }
+  // The limits of the expression (REGEXP_LIKE's memory).
+  void set_limits(const Limits& limits) { limits_ = limits; }
 
   // --- Expressions ---
 
@@ -242,6 +244,7 @@ class ProgramBuilder {
         return true;
       }
       case NodeKind::kFunction: {
+        if (n.function == Function::kRegexpLike) return LowerRegexp(n, out);
         std::vector<uint32_t> args;
         if (!LowerAll(n, 0, &args)) return false;
         in.kind = InstrKind::kFunction;
@@ -255,6 +258,30 @@ class ProgramBuilder {
       }
     }
     return Fail(n, ErrorCode::kSyntax, "unsupported construct");
+  }
+
+  // REGEXP_LIKE(s, pattern [, flags]): the semantic checks made sure pattern and flags are string
+  // literals re2 compiles within the limit.
+  bool LowerRegexp(const Node& n, uint32_t* out) {
+    uint32_t a;
+    if (!Lower(n.children[0], &a)) return false;
+    const Node& pattern = ast_->nodes[n.children[1]];
+    std::string_view flags = n.children.size() > 2 ? ast_->nodes[n.children[2]].value.bytes() : std::string_view();
+    Error regexp_error;
+    bool in_flags = false;
+    std::unique_ptr<RegexpMatcher> matcher = RegexpMatcher::Compile(
+        pattern.value.bytes(), flags, limits_.max_regexp_memory, limits_.max_regexp_program, &regexp_error, &in_flags);
+    if (!matcher) return Fail(pattern, regexp_error.code, regexp_error.message);
+    Instr in;
+    in.position = n.position;
+    in.rules = rules_;
+    in.kind = InstrKind::kRegexp;
+    in.a = a;
+    in.aux = static_cast<uint32_t>(p_->regexps_.size());
+    p_->regexps_.push_back(std::move(matcher));
+    *out = Emit(in);
+    if (IsConst(a)) Fold(*out);
+    return true;
   }
 
   bool LowerLogical(const Node& n, uint32_t* out) {
@@ -374,6 +401,7 @@ class ProgramBuilder {
         cost = ComputeCosts(in.a) + (like.bit_parallel() ? 20 : kLikeCost[static_cast<int>(like.kind())]);
         break;
       }
+      case InstrKind::kRegexp: cost = ComputeCosts(in.a) + 8; break;
       case InstrKind::kInSet: cost = ComputeCosts(in.a) + 2; break;
       case InstrKind::kIn:
         cost = ComputeCosts(in.a);
@@ -409,6 +437,7 @@ class ProgramBuilder {
       case InstrKind::kPropertyMatch: return 0;
       case InstrKind::kInSet: return in.negated ? 3 : 1;
       case InstrKind::kLike: return in.negated ? 3 : 1;
+      case InstrKind::kRegexp: return 1;
       case InstrKind::kBetween: return in.negated ? 3 : 2;
       default: return 3;
     }
@@ -432,6 +461,7 @@ class ProgramBuilder {
       case InstrKind::kUnaryArith:
       case InstrKind::kIsNull:
       case InstrKind::kLike:
+      case InstrKind::kRegexp:
       case InstrKind::kInSet: fn(in.a); break;
       case InstrKind::kCompare:
       case InstrKind::kArith:
@@ -543,6 +573,7 @@ class ProgramBuilder {
   std::string_view text_;
   int folds_ = 0;
   CompareRules rules_ = CompareRules::kFilterExpressions;
+  Limits limits_;
 
   friend class Compiler;
 };
@@ -559,6 +590,7 @@ std::shared_ptr<const Program> Compiler::CompileExpression(std::string_view text
   program->text_ = std::string(text);
   ProgramBuilder builder(program.get(), error);
   builder.set_rules(options.dialect == Dialect::kJms ? CompareRules::kJms : CompareRules::kFilterExpressions);
+  builder.set_limits(options.limits);
   if (!builder.LowerAst(ast, parsed)) return nullptr;
   builder.Finish();
   if (no_jms_selector) program->notes_.push_back("empty JMS selector: no selector, every message matches");
@@ -654,6 +686,7 @@ std::shared_ptr<const Program> Compiler::Merge(std::span<const std::shared_ptr<c
     const uint32_t instr_offset = static_cast<uint32_t>(program->instrs_.size());
     const uint32_t child_offset = static_cast<uint32_t>(program->children_.size());
     const uint32_t like_offset = static_cast<uint32_t>(program->likes_.size());
+    const uint32_t regexp_offset = static_cast<uint32_t>(program->regexps_.size());
     const uint32_t set_offset = static_cast<uint32_t>(program->sets_.size());
     const uint32_t property_offset = static_cast<uint32_t>(program->properties_.size());
     std::vector<uint32_t> slot_map;
@@ -673,6 +706,7 @@ std::shared_ptr<const Program> Compiler::Merge(std::span<const std::shared_ptr<c
       in.first += child_offset;
       switch (in.kind) {
         case InstrKind::kLike: in.aux += like_offset; break;
+        case InstrKind::kRegexp: in.aux += regexp_offset; break;
         case InstrKind::kInSet: in.aux += set_offset; break;
         case InstrKind::kPropertyMatch: in.aux += property_offset; break;
         default: break;
@@ -686,6 +720,7 @@ std::shared_ptr<const Program> Compiler::Merge(std::span<const std::shared_ptr<c
     }
     for (uint32_t c : part->children_) program->children_.push_back(c + instr_offset);
     program->likes_.insert(program->likes_.end(), part->likes_.begin(), part->likes_.end());
+    program->regexps_.insert(program->regexps_.end(), part->regexps_.begin(), part->regexps_.end());
     program->sets_.insert(program->sets_.end(), part->sets_.begin(), part->sets_.end());
     program->properties_.insert(program->properties_.end(), part->properties_.begin(), part->properties_.end());
     roots.push_back(part->root_ + instr_offset);

@@ -26,10 +26,12 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kInvalidDate: return "invalid-date";
     case ErrorCode::kInvalidPattern: return "invalid-pattern";
     case ErrorCode::kNotAField: return "not-a-field";
+    case ErrorCode::kInvalidRegexp: return "invalid-regexp";
     case ErrorCode::kTooLong: return "too-long";
     case ErrorCode::kTooDeep: return "too-deep";
     case ErrorCode::kTooManyInMembers: return "too-many-in-members";
     case ErrorCode::kLikePatternTooLong: return "like-pattern-too-long";
+    case ErrorCode::kRegexpTooLarge: return "regexp-too-large";
     case ErrorCode::kInvalidPropertyFilter: return "invalid-property-filter";
   }
   return "unknown";

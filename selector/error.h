@@ -36,11 +36,13 @@ enum class ErrorCode : uint8_t {
   kInvalidDate,     // DATE('...') of a constant that is not an ISO 8601 date-time
   kInvalidPattern,  // a LIKE pattern with a '_' segment longer than 4,096 characters
   kNotAField,       // EXISTS applied to something that is not a field reference
+  kInvalidRegexp,   // a REGEXP_LIKE pattern re2 does not accept, or an unknown flag
   // Limits (selector.h, Limits).
   kTooLong,             // expression text longer than max_length
   kTooDeep,             // nesting deeper than max_depth
   kTooManyInMembers,    // an IN list longer than max_in_list
   kLikePatternTooLong,  // a LIKE pattern longer than max_like_pattern
+  kRegexpTooLarge,      // a REGEXP_LIKE pattern that needs more memory than max_regexp_memory
   // Property filters (filter expressions section 4.1).
   kInvalidPropertyFilter,  // a bad modifier (`&x...`), an unknown properties field, a bad reference type
 };

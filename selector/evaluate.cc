@@ -104,6 +104,12 @@ Truth Program::EvalTruth(uint32_t i, Frame& frame) const {
       bool match = likes_[in.aux]->Matches(TextOf(v, buf));
       return (match != in.negated) ? Truth::kTrue : Truth::kFalse;
     }
+    case InstrKind::kRegexp: {
+      Value v = Operand(in.a, frame);
+      if (ClassOf(v.type) != ValueClass::kText) return Truth::kUnknown;
+      char buf[4];
+      return regexps_[in.aux]->Matches(TextOf(v, buf)) ? Truth::kTrue : Truth::kFalse;
+    }
     case InstrKind::kInSet: return Negate(sets_[in.aux]->Contains(Operand(in.a, frame), in.rules), in.negated);
     case InstrKind::kIn: {
       Value v = Operand(in.a, frame);

@@ -63,6 +63,11 @@ std::string Program::InstrSummary(const Instr& in) const {
     case InstrKind::kLike:
       return sub(in.a) + (in.negated ? " NOT LIKE " : " LIKE ") +
              LiteralToString(Value::String(likes_[in.aux]->pattern()));
+    case InstrKind::kRegexp: {
+      const RegexpMatcher& m = *regexps_[in.aux];
+      return "REGEXP_LIKE(" + sub(in.a) + ", " + LiteralToString(Value::String(m.pattern())) +
+             (m.flags().empty() ? "" : ", " + LiteralToString(Value::String(m.flags()))) + ")";
+    }
     case InstrKind::kInSet:
       return sub(in.a) + (in.negated ? " NOT IN " : " IN ") + "(" + std::to_string(sets_[in.aux]->size()) +
              " constants)";
@@ -125,6 +130,7 @@ void Program::ExplainInstr(uint32_t i, int indent, std::string* out) const {
       break;
     case InstrKind::kCompare: path = "general comparison"; break;
     case InstrKind::kLike: path = "LIKE " + likes_[in.aux]->Describe(); break;
+    case InstrKind::kRegexp: path = "REGEXP_LIKE " + regexps_[in.aux]->Describe(); break;
     case InstrKind::kInSet: path = "IN " + sets_[in.aux]->Describe(); break;
     case InstrKind::kIn: path = "IN, members evaluated per message"; break;
     case InstrKind::kExists: path = "presence test"; break;

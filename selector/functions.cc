@@ -166,7 +166,8 @@ Value CallFunction(Function fn, std::span<const Value> args, EvalContext& contex
       if (args[0].type == ValueType::kMissing || args[0].type == ValueType::kNull) return Value::Long(0);
       if (args[0].type == ValueType::kTimestamp || args[0].type == ValueType::kLong) return Value::Long(args[0].i64);
       return Value::Null();
-    case Function::kNone: break;
+    case Function::kNone:
+    case Function::kRegexpLike: break;  // compiled to its own instruction (InstrKind::kRegexp)
   }
   return Value::Null();
 }

@@ -68,7 +68,7 @@ class Parser {
       return FailAtToken(ErrorCode::kSyntax, "expected AND, OR or the end of the expression, found " + Describe(cur_));
     }
     ast_->root = root;
-    return CheckSemantics(text_, *ast_, error_);
+    return CheckSemantics(text_, *ast_, options_.limits, error_);
   }
 
  private:
@@ -625,9 +625,13 @@ class Parser {
     std::string_view name = t.text(text_);
     const FunctionEntry* entry = LookupFunction(name);
     if (entry == nullptr) {
-      return Fail(
-          ErrorCode::kUnknownFunction, t.position, t.length,
-          "unknown function '" + std::string(name) + "' (functions: UTC, LOWER, UPPER, LEFT, RIGHT, SUBSTRING, DATE)");
+      return Fail(ErrorCode::kUnknownFunction, t.position, t.length,
+                  "unknown function '" + std::string(name) +
+                      "' (functions: UTC, LOWER, UPPER, LEFT, RIGHT, SUBSTRING, DATE, REGEXP_LIKE)");
+    }
+    if (entry->function == Function::kRegexpLike && options_.dialect == Dialect::kJms) {
+      return Fail(ErrorCode::kUnknownFunction, t.position, t.length,
+                  "REGEXP_LIKE is sift's extension of the SQL filter; a JMS selector cannot use it");
     }
     if (!Advance() || !Advance()) return false;  // name, '('
     Node n;

@@ -20,9 +20,10 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }
 
 constexpr FunctionEntry kFunctions[] = {
-    {"UTC", Function::kUtc, 0, 0},   {"LOWER", Function::kLower, 1, 1}, {"UPPER", Function::kUpper, 1, 1},
-    {"LEFT", Function::kLeft, 2, 2}, {"RIGHT", Function::kRight, 2, 2}, {"SUBSTRING", Function::kSubstring, 2, 3},
-    {"DATE", Function::kDate, 1, 1},
+    {"UTC", Function::kUtc, 0, 0},     {"LOWER", Function::kLower, 1, 1},
+    {"UPPER", Function::kUpper, 1, 1}, {"LEFT", Function::kLeft, 2, 2},
+    {"RIGHT", Function::kRight, 2, 2}, {"SUBSTRING", Function::kSubstring, 2, 3},
+    {"DATE", Function::kDate, 1, 1},   {"REGEXP_LIKE", Function::kRegexpLike, 2, 3},
 };
 
 constexpr JmsMapping kJmsMappings[] = {

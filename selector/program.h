@@ -28,6 +28,7 @@
 #include "selector/field_source.h"
 #include "selector/in_set.h"
 #include "selector/like.h"
+#include "selector/regexp.h"
 #include "selector/required_text.h"
 #include "selector/selector.h"
 #include "selector/value.h"
@@ -45,6 +46,7 @@ enum class InstrKind : uint8_t {
   kArith,              // op, a, b
   kUnaryArith,         // op, a
   kLike,               // a, aux = like matcher, negated
+  kRegexp,             // a, aux = regexp matcher (REGEXP_LIKE)
   kInSet,              // a, aux = in set, negated
   kIn,                 // a, children = members (not all constant), negated
   kBetween,            // a, b (low), c (high), negated
@@ -72,7 +74,7 @@ struct Instr {
   uint32_t a = 0, b = 0, c = 0;                           // operand instructions
   uint32_t first = 0, count = 0;                          // range in Program::children_
   uint32_t slot = 0;                                      // field slot
-  uint32_t aux = 0;                                       // index into likes_ / sets_ / properties_
+  uint32_t aux = 0;                                       // index into likes_ / regexps_ / sets_ / properties_
   uint32_t position = 0;                                  // byte offset in the expression (for Explain)
   double cost = 0;                                        // estimated cost of evaluating this instruction
   Value constant;                                         // kConst, kCompareFieldConst
@@ -121,6 +123,7 @@ class Program {
   std::vector<Instr> instrs_;
   std::vector<uint32_t> children_;
   std::vector<std::shared_ptr<const LikeMatcher>> likes_;
+  std::vector<std::shared_ptr<const RegexpMatcher>> regexps_;
   std::vector<std::shared_ptr<const InSet>> sets_;
   std::vector<PropertyMatcher> properties_;
   uint32_t root_ = 0;

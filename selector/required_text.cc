@@ -64,6 +64,19 @@ void Program::CollectRequiredTexts(uint32_t i, std::vector<RequiredText>* out) c
       }
       return;
     }
+    case InstrKind::kRegexp: {
+      // TRUE needs text that matches: the one text of `^literal$`, else text holding the pattern's
+      // longest literal run (regexp.h; nothing for a case-insensitive pattern).
+      uint32_t slot = 0;
+      if (!field_slot(in.a, &slot)) return;
+      const RegexpMatcher& m = *regexps_[in.aux];
+      if (m.whole()) {
+        single(slot, m.whole_literal(), true);
+      } else {
+        single(slot, m.required_literal(), false);
+      }
+      return;
+    }
     case InstrKind::kInSet: {
       uint32_t slot = 0;
       if (in.negated || !field_slot(in.a, &slot) || slot >= fields_.size()) return;

@@ -41,6 +41,13 @@ struct Limits {
   size_t max_depth = 256;          // nesting of sub-expressions (values above 500 act as 500)
   size_t max_in_list = 1024;       // members of one IN list
   size_t max_like_pattern = 1024;  // bytes of one LIKE pattern
+  // Memory one REGEXP_LIKE pattern may use (RE2's max_mem: its compiled program and DFA cache), and
+  // the instructions of its compiled program: a pattern that needs more is refused at compile time.
+  // re2 matches with its DFA while the states a text leads to fit in the memory, else by simulating
+  // the program, at most a few nanoseconds per instruction per byte: the program bound is the bound
+  // on what one byte of text costs (docs/selector-semantics.md, "REGEXP_LIKE").
+  size_t max_regexp_memory = 1024 * 1024;
+  size_t max_regexp_program = 1024;
 };
 
 struct CompileOptions {

@@ -5,6 +5,7 @@
 
 #include "selector/date_time.h"
 #include "selector/like.h"
+#include "selector/regexp.h"
 
 namespace sift::selector {
 namespace {
@@ -51,9 +52,45 @@ bool IsIntegerLiteral(const Node& n) {
   return n.kind == NodeKind::kLiteral && (n.value.type == ValueType::kLong || n.value.type == ValueType::kULong);
 }
 
+// The byte of the expression that holds byte `offset` of a string literal's value: the token starts
+// with its quote, and a doubled quote stands for one.
+size_t LiteralByte(std::string_view token, size_t offset) {
+  if (token.empty()) return 0;
+  const char quote = token[0];
+  size_t i = 1;
+  for (size_t k = 0; k < offset && i < token.size(); ++k) i += token[i] == quote ? 2 : 1;
+  return i < token.size() ? i : token.size() - 1;
+}
+
 class Checker {
  public:
-  Checker(std::string_view text, const Ast& ast, Error* error) : text_(text), ast_(ast), error_(error) {}
+  Checker(std::string_view text, const Ast& ast, const Limits& limits, Error* error)
+      : text_(text), ast_(ast), limits_(limits), error_(error) {}
+
+  // REGEXP_LIKE(s, pattern [, flags]): a text operand, string literals, a pattern re2 compiles
+  // within the memory limit; an error in the pattern or the flags points at its byte.
+  bool CheckRegexp(const Node& n) {
+    if (!NeedString(n.children[0], "REGEXP_LIKE")) return false;
+    for (size_t k = 1; k < n.children.size(); ++k) {
+      const Node& arg = ast_.nodes[n.children[k]];
+      if (arg.kind != NodeKind::kLiteral || arg.value.type != ValueType::kString) {
+        return Fail(n.children[k], ErrorCode::kTypeMismatch,
+                    std::string("REGEXP_LIKE needs its ") + (k == 1 ? "pattern" : "flags") + " as a string literal");
+      }
+    }
+    const Node& pattern = ast_.nodes[n.children[1]];
+    const Node* flags = n.children.size() > 2 ? &ast_.nodes[n.children[2]] : nullptr;
+    Error e;
+    bool in_flags = false;
+    if (RegexpMatcher::Compile(pattern.value.bytes(), flags ? flags->value.bytes() : std::string_view(),
+                               limits_.max_regexp_memory, limits_.max_regexp_program, &e, &in_flags)) {
+      return true;
+    }
+    const Node& at = in_flags ? *flags : pattern;
+    Fail(in_flags ? n.children[2] : n.children[1], e.code, std::move(e.message));
+    error_->position = at.position + LiteralByte(text_.substr(at.position, at.length), e.position);
+    return false;
+  }
 
   bool Fail(uint32_t node, ErrorCode code, std::string message) {
     const Node& n = ast_.nodes[node];
@@ -188,6 +225,7 @@ class Checker {
             }
             return true;
           }
+          case Function::kRegexpLike: return CheckRegexp(n);
           default: return true;
         }
     }
@@ -197,6 +235,7 @@ class Checker {
  private:
   std::string_view text_;
   const Ast& ast_;
+  const Limits& limits_;
   Error* error_;
 };
 
@@ -241,7 +280,8 @@ StaticType StaticTypeOf(const Ast& ast, uint32_t index) {
       switch (n.function) {
         case Function::kUtc:
         case Function::kDate: return StaticType::kTimestamp;
-        case Function::kJmsRedelivered: return StaticType::kBoolean;
+        case Function::kJmsRedelivered:
+        case Function::kRegexpLike: return StaticType::kBoolean;
         case Function::kJmsTime: return StaticType::kNumeric;
         default: return StaticType::kString;
       }
@@ -249,8 +289,8 @@ StaticType StaticTypeOf(const Ast& ast, uint32_t index) {
   return StaticType::kAny;
 }
 
-bool CheckSemantics(std::string_view text, const Ast& ast, Error* error) {
-  Checker checker(text, ast, error);
+bool CheckSemantics(std::string_view text, const Ast& ast, const Limits& limits, Error* error) {
+  Checker checker(text, ast, limits, error);
   if (!checker.Check(ast.root)) return false;
   return checker.NeedCondition(ast.root, "a selector");
 }

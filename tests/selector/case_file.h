@@ -454,7 +454,7 @@ inline std::vector<Case> ParseFile(const std::filesystem::path& path) {
       std::string name;
       size_t value = 0;
       if (!(ls >> name >> value)) {
-        problem("limit: <length|depth|in|like> <n>");
+        problem("limit: <length|depth|in|like|regexp|regexp-program> <n>");
       } else if (name == "length") {
         block.limits.max_length = value;
       } else if (name == "depth") {
@@ -463,6 +463,10 @@ inline std::vector<Case> ParseFile(const std::filesystem::path& path) {
         block.limits.max_in_list = value;
       } else if (name == "like") {
         block.limits.max_like_pattern = value;
+      } else if (name == "regexp") {
+        block.limits.max_regexp_memory = value;
+      } else if (name == "regexp-program") {
+        block.limits.max_regexp_program = value;
       } else {
         problem("unknown limit '" + name + "'");
       }
