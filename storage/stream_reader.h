@@ -86,7 +86,8 @@ class StreamReader {
   // Corrupt chunks skipped under CorruptionPolicy::kSkip, and the error of the last one (ok if none).
   virtual uint64_t chunks_skipped() const = 0;
   virtual const Status& last_skipped() const = 0;
-  // Chunks skipped unread because ReaderOptions::chunk_filter ruled them out, and their stored bytes.
+  // Chunks skipped unread because ReaderOptions::chunk_filter ruled them out, and their bytes before
+  // compression (their stored bytes when raw).
   virtual uint64_t chunks_pruned() const = 0;
   virtual uint64_t bytes_pruned() const = 0;
   // Bytes of chunk summaries read to decide which chunks to skip (keys and values).
