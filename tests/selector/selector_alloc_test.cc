@@ -89,6 +89,17 @@ TEST(SelectorAllocTest, LikeFastPaths) {
       {Truth::kTrue, Truth::kFalse, Truth::kTrue});
 }
 
+// REGEXP_LIKE: re2's PartialMatch with no submatches on a view of the bytes; its DFA states are made
+// during the warm-up, and then reused.
+TEST(SelectorAllocTest, RegexpLike) {
+  ExpectNoAllocations("REGEXP_LIKE(customer, '^cust-[0-9]1.*7$') OR REGEXP_LIKE(subject, 'order|invoice', 'i')",
+                      {{{{"customer", Value::String("cust-01337")}}},
+                       {{{"customer", Value::String("cust-01338")}, {"subject", Value::String("payments")}}},
+                       {{{"subject", Value::String("new INVOICE")}}},
+                       {{{"customer", Value::Long(5)}, {"subject", Value::String("x")}}}},
+                      {Truth::kTrue, Truth::kFalse, Truth::kTrue, Truth::kUnknown});
+}
+
 TEST(SelectorAllocTest, LowerUpperAndConcatenation) {
   ExpectNoAllocations("LOWER(a + '-' + b) = 'hello-world' AND UPPER(b) = 'WORLD'",
                       {{{{"a", Value::String("HeLLo")}, {"b", Value::String("World")}}},
