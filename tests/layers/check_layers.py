@@ -4,7 +4,9 @@
 base/ is the bottom (byte order, text codecs, the AMQP value model and field names); selector/ knows
 the language and nothing of AMQP's encoding; storage/ knows chunks and RocksDB; engine/amqp/ is the
 codec, which knows encodings but neither the language nor the store; engine/ joins them; include/sift/
-is the embedding API; tools/ and bench/ sit on top. A project include ("dir/x.h") that points up or
+is the embedding API; capi/ (the C API, libsift) sits on the engine, and may reach its internals
+(the offline filter of a record file); python/ (the Python package) sees the C API alone; tools/
+and bench/ sit on top. A project include ("dir/x.h") that points up or
 sideways is reported with its file and line, and the test fails.
 
 Usage: check_layers.py ROOT
@@ -22,12 +24,14 @@ ALLOWED = {
     "engine/amqp": {"base", "engine/amqp"},
     "engine": {"base", "selector", "storage", "engine", "engine/amqp", "sift"},
     "include/sift": {"sift"},
+    "capi": {"sift", "capi", "engine", "engine/amqp"},
+    "python": {"sift"},
 }
 # Single headers a layer may include beyond its folders: sift/options.h holds the store's settings as
 # plain values the embedding API and storage share (no behaviour, standard headers only).
 # sift/status.h holds the one Status that storage returns and the API hands on (standard headers only).
 EXCEPTIONS = {("storage", "sift/options.h"), ("storage", "sift/status.h")}
-PROJECT_DIRS = ("base/", "selector/", "storage/", "engine/", "tools/", "bench/", "tests/", "sift/")
+PROJECT_DIRS = ("base/", "selector/", "storage/", "engine/", "tools/", "bench/", "tests/", "sift/", "capi/", "python/")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
