@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "base/byte_order.h"
+#include "base/utf8.h"
 #include "storage/chunk_compression.h"
 #include "storage/chunk_format.h"
 #include "storage/crc32c.h"
@@ -217,16 +218,32 @@ std::string EncodeStreamRecordFields(uint32_t id, const RetentionPolicy& retenti
   return EncodeStreamRecord(StreamRecord{id, retention, floor, compression});
 }
 
+// A name is a label in metrics, a log line, an AMQP address and a file of permissions: text that
+// every one of them carries unchanged, so UTF-8 without control characters (C0, DEL, C1).
 Status ValidateStreamName(std::string_view name) {
-  if (name.empty() || name.size() > 255) {
-    return Status::InvalidArgument(fmt::format("stream name must be 1..255 bytes, got {} bytes", name.size()));
+  if (name.empty() || name.size() > kMaxStreamNameBytes) {
+    return Status::InvalidArgument(
+        fmt::format("stream name must be 1..{} bytes, got {} bytes", kMaxStreamNameBytes, name.size()));
   }
-  for (size_t i = 0; i < name.size(); ++i) {
-    const auto c = static_cast<unsigned char>(name[i]);
-    if (c < 0x20 || c == 0x7f) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(name.data());
+  for (size_t i = 0; i < name.size();) {
+    size_t valid_prefix = 0;
+    const size_t len = base::CheckUtf8Sequence(bytes + i, name.size() - i, &valid_prefix);
+    if (len == 0) {
+      const size_t at = i + valid_prefix;
+      if (at == name.size()) {
+        return Status::InvalidArgument(
+            fmt::format("stream name is not UTF-8: it ends inside the sequence at byte {}", i));
+      }
       return Status::InvalidArgument(
-          fmt::format("stream name has a control character (0x{:02x}) at byte {}", static_cast<unsigned>(c), i));
+          fmt::format("stream name is not UTF-8: byte 0x{:02x} at byte {}", static_cast<unsigned>(bytes[at]), at));
     }
+    uint32_t cp = 0;
+    base::DecodeValidUtf8(bytes + i, &cp);
+    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+      return Status::InvalidArgument(fmt::format("stream name has a control character (U+{:04X}) at byte {}", cp, i));
+    }
+    i += len;
   }
   return Status::OK();
 }

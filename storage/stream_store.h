@@ -63,6 +63,9 @@ struct StoreHealth {
   bool needs_reopen = false;  // the failure is one RocksDB cannot resume from: only a reopen recovers
 };
 
+// The longest stream name, in bytes.
+inline constexpr size_t kMaxStreamNameBytes = 255;
+
 class StreamStore {
  public:
   // Opens the store in folder `path` (created when missing and options.create_if_missing), recovering
@@ -77,7 +80,8 @@ class StreamStore {
   StreamStore(const StreamStore&) = delete;
   StreamStore& operator=(const StreamStore&) = delete;
 
-  // Stream names: 1..255 bytes, no control characters (bytes < 0x20 or 0x7f).
+  // Stream names: 1..kMaxStreamNameBytes bytes of UTF-8 without control characters (U+0000..U+001F,
+  // U+007F..U+009F).
   // CreateStream: AlreadyExists if the name is taken, InvalidArgument for a bad name.
   Status CreateStream(std::string_view name, const StreamOptions& options = {});
   // Deletes the stream and all its messages. NotFound if there is no such stream. Open readers of the

@@ -124,7 +124,7 @@ class StreamEngine {
 
   // Creates a stream with `retention`; ok if it already exists (idempotent, so producers can call it
   // before appending), and then the existing stream keeps its own retention (SetRetention changes it).
-  // InvalidArgument for a bad name (1..255 bytes, no control characters) or a negative max_age_ms;
+  // InvalidArgument for a bad name (1..255 bytes of UTF-8, no control characters) or a negative max_age_ms;
   // IOError.
   Status CreateStream(std::string_view name, const RetentionPolicy& retention = {});
   // Deletes a stream and its messages. NotFound if there is no such stream; IOError.

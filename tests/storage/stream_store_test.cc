@@ -216,6 +216,7 @@ TEST(StreamStore, CreateListDeleteStreams) {
 TEST(StreamStore, BadStreamNamesAreRefused) {
   TempDir dir;
   auto store = OpenStore(dir.path());
+  std::vector<std::string> names;
   EXPECT_TRUE(store->CreateStream("").IsInvalidArgument());
   EXPECT_TRUE(store->CreateStream(std::string(256, 'x')).IsInvalidArgument());
   Status s = store->CreateStream(std::string("a\nb"));
@@ -223,6 +224,23 @@ TEST(StreamStore, BadStreamNamesAreRefused) {
   EXPECT_NE(s.why().find("byte 1"), std::string_view::npos) << s.ToString();
   EXPECT_TRUE(store->CreateStream(std::string(255, 'x')).ok());
   EXPECT_TRUE(store->CreateStream("orders/eu-west.v2 é").ok());
+  // Not UTF-8: a stray continuation byte, a sequence cut by the end, an overlong NUL, a surrogate.
+  s = store->CreateStream(std::string("bad-\xff\xfe"));
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.why().find("not UTF-8: byte 0xff at byte 4"), std::string_view::npos) << s.ToString();
+  s = store->CreateStream(std::string("cut-\xc3"));
+  EXPECT_NE(s.why().find("ends inside the sequence at byte 4"), std::string_view::npos) << s.ToString();
+  EXPECT_TRUE(store->CreateStream(std::string("nul-\xc0\x80")).IsInvalidArgument());
+  EXPECT_TRUE(store->CreateStream(std::string("sur-\xed\xa0\x80")).IsInvalidArgument());
+  // A NUL, and a C1 control character (U+0085, NEL) that some log readers take as a line break.
+  s = store->CreateStream(std::string("public-a\0secret", 15));
+  EXPECT_NE(s.why().find("(U+0000) at byte 8"), std::string_view::npos) << s.ToString();
+  s =
+      store->CreateStream(std::string("line\xc2\x85"
+                                      "break"));
+  EXPECT_NE(s.why().find("(U+0085) at byte 4"), std::string_view::npos) << s.ToString();
+  ASSERT_TRUE(store->ListStreams(&names).ok());
+  EXPECT_EQ(names.size(), 2u);
 }
 
 TEST(StreamStore, AppendToMissingStreamIsNotFound) {

@@ -138,7 +138,7 @@ bool Server::Impl::Authorize(pn_link_t* link, Permission permission, const std::
   const std::string user = s != nullptr ? s->user : std::string(kAnonymousUser);
   if (s != nullptr && authenticator->Allows(user, permission, stream)) return true;
   Refuse(link, "amqp:unauthorized-access",
-         "user '" + user + "' may not " + PermissionName(permission) + " stream '" + stream + "' (no '" +
+         "user '" + user + "' may not " + PermissionName(permission) + " stream '" + PrintableText(stream) + "' (no '" +
              PermissionName(permission) + "' permission on it)");
   return false;
 }
@@ -210,10 +210,11 @@ bool Server::Impl::EnsureStream(pn_link_t* link, const std::string& stream) {
   }
   if (s.ok()) return true;
   if (s.IsNotFound()) {
-    Refuse(link, "amqp:not-found", "no stream '" + stream + "' (the server runs with --no-auto-create)");
+    Refuse(link, "amqp:not-found", "no stream '" + PrintableText(stream) + "' (the server runs with --no-auto-create)");
   } else {
     Refuse(link, s.IsInputError() ? "amqp:invalid-field" : "amqp:internal-error",
-           "stream '" + stream + "': " + s.ToString());
+           // The status names the stream too, as it was given: only its what and why are safe to send.
+           "stream '" + PrintableText(stream) + "': " + std::string(s.what()) + ": " + std::string(s.why()));
   }
   return false;
 }

@@ -9,6 +9,8 @@ break the protocol.
 What each test shows:
 - silent TCP connections (2,000) do not lock a real client out: it publishes and consumes within 2 s;
   a socket that never sends its open is closed at the handshake deadline;
+- attaches naming a stream that is not UTF-8, holds a control character or is longer than 255 bytes
+  are refused with amqp:invalid-field naming the rule, and create nothing;
 - a producer sending beyond its credit is detached with amqp:link:transfer-limit-exceeded and nothing
   beyond the credit is stored;
 - 10,000 attach/detach cycles on one connection leave the server's RSS flat (< 5 MB); links detached
@@ -414,6 +416,71 @@ class ProducerCreditTest(TempStoreTest):
             conn.close()
         self.assertEqual(bodies, ["m%d" % i for i in range(10)])
         self.assertEqual(server.stop(), 0, server.stderr())
+
+
+class StreamNameTest(TempStoreTest):
+    """Names that are not UTF-8, hold control characters or are too long are refused at attach with
+    amqp:invalid-field naming the rule, and no stream is created: a name must be fit for a metrics
+    label, a log line and an address."""
+
+    def attach_refused(self, raw, handle, sender, address_bytes):
+        # Proton encodes only valid strings: encode a placeholder of the same length, then put the
+        # raw bytes in its place (the str8 size is unchanged).
+        placeholder = "n" * len(address_bytes)
+        frame = raw.frame(ATTACH, raw.attach_fields("bad-%d" % handle, handle, sender, placeholder))
+        self.assertEqual(frame.count(placeholder.encode()), 1)
+        raw.sock.sendall(frame.replace(placeholder.encode(), address_bytes))
+        for _ in range(10):
+            size, doff, _, _ = struct.unpack(">IBBH", raw.read_exact(8))
+            body = raw.read_exact(size - 8)[doff * 4 - 8:]
+            # The attach that answers echoes the client's own terminus, bytes and all: Proton cannot
+            # decode it as a string, and only the detach after it matters here.
+            if body[:3] == bytes([0x00, 0x53, DETACH]):
+                data = Data()
+                data.decode(body)
+                data.rewind()
+                data.next()
+                error = data.get_object().value[2]
+                return str(error.value[0]), str(error.value[1])
+        self.fail("no detach for %r" % address_bytes)
+
+    def test_bad_names_are_refused_and_not_created(self):
+        server = self.start()
+        raw = RawClient(server.url)
+        cases = [
+            (b"bad-\xff\xfe", "not UTF-8: byte 0xff at byte 4"),
+            (b"cut-\xe2\x82", "ends inside the sequence at byte 4"),
+            (b"overlong-\xc0\xae", "not UTF-8"),
+            (b"line\xc2\x85break", "control character (U+0085) at byte 4"),
+            (b"tab\tname", "control character (U+0009) at byte 3"),
+            (b"x" * 256, "must be 1..255 bytes, got 256 bytes"),
+        ]
+        try:
+            handle = 0
+            for name, why in cases:
+                for sender in (True, False):
+                    condition, description = self.attach_refused(raw, handle, sender, name)
+                    handle += 1
+                    self.assertEqual(condition, "amqp:invalid-field", (name, description))
+                    self.assertIn(why, description, name)
+                    self.assertTrue(description.isprintable(), description)
+        finally:
+            raw.close()
+        # A valid name of 255 bytes, non-ASCII included, still works end to end.
+        good = "é" * 127 + "x"
+        self.assertEqual(len(good.encode()), 255)
+        publish(server.url, good, [Message(body="kept")])
+        conn = BlockingConnection(server.url, timeout=5)
+        try:
+            receiver = conn.create_receiver(good, credit=10)
+            self.assertEqual(receiver.receive(timeout=5).body, "kept")
+            receiver.accept()
+        finally:
+            conn.close()
+        self.assertEqual(server.stop(), 0, server.stderr())
+        streams = subprocess.run([os.environ["SIFT_CLI"], "streams", "--store", server.store],
+                                 capture_output=True, text=True, timeout=30)
+        self.assertEqual(streams.stdout.splitlines(), [good], streams.stderr)
 
 
 class ChurnTest(TempStoreTest):
