@@ -221,8 +221,16 @@ void MetricsEndpoint::Loop() {
         int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) break;
         if (clients.size() >= kMaxClients) {
-          close(fd);  // busy: a scraper retries at its next interval
-          continue;
+          // Full: make room by closing the oldest connection that has not sent its request yet. A
+          // scraper sends its request as soon as it connects, so only clients that trickle or say
+          // nothing lose their place, and they cannot keep a scraper out by holding every slot.
+          auto idle = std::find_if(clients.begin(), clients.end(), [](const Client& c) { return !c.writing; });
+          if (idle == clients.end()) {
+            close(fd);  // every slot is answering a request: a scraper retries at its next interval
+            continue;
+          }
+          close(idle->fd);
+          clients.erase(idle);
         }
         Client c;
         c.fd = fd;

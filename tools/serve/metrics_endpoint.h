@@ -5,7 +5,9 @@
 // `Connection: close`; any other path is 404, any other method 405, a malformed request 400. A
 // hostile client cannot hold it: a request head is at most kMaxRequestBytes (else 431), each
 // connection must be read and answered within kConnectionTimeout (else it is closed), and at most
-// kMaxClients are served at once (further connections are closed at once). Nothing here touches
+// kMaxClients are served at once: a connection beyond them closes the oldest one that has not sent its
+// whole request yet (or, when every one is being answered, is closed itself), so clients that connect
+// and trickle bytes cannot keep a scraper out. Nothing here touches
 // Proton or the engine except through the render function, called on the endpoint's thread.
 #ifndef SIFT_TOOLS_SERVE_METRICS_ENDPOINT_H_
 #define SIFT_TOOLS_SERVE_METRICS_ENDPOINT_H_

@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -194,6 +195,37 @@ class MetricsTest(unittest.TestCase):
             start = time.monotonic()
             self.assertIn("sift_connections_open", scrape(self.port))
             self.assertLess(time.monotonic() - start, 2)  # served within 2 s, not after the silent one
+
+    def test_trickling_clients_do_not_keep_scrapes_out(self):
+        # 64 clients (four times the endpoint's slots) that connect and send one byte of their request
+        # every 0.5 s, reconnecting when closed; meanwhile a well-behaved scraper scrapes 20 times.
+        stop = threading.Event()
+
+        def trickle():
+            while not stop.is_set():
+                try:
+                    with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+                        for byte in b"GET /metrics HTTP/1.1\r\nHost: slow\r\n":
+                            if stop.wait(0.5):
+                                return
+                            s.sendall(bytes([byte]))
+                except OSError:
+                    time.sleep(0.05)  # closed to make room: come back, as an attacker would
+
+        threads = [threading.Thread(target=trickle) for _ in range(64)]
+        for t in threads:
+            t.start()
+        try:
+            time.sleep(1.0)  # every slot is taken by now
+            for _ in range(20):
+                start = time.monotonic()
+                self.assertIn("sift_connections_open", scrape(self.port))
+                self.assertLess(time.monotonic() - start, 2)
+                time.sleep(0.1)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join()
 
 
 class ServerPerTestCase(unittest.TestCase):
