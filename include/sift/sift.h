@@ -14,7 +14,14 @@
  * line ("cannot append: orders: message 3: ..."); a filter that does not compile also says which clause
  * failed, at which byte of its text, and the compiler's name for the problem. Nothing is thrown across
  * this API: an unexpected C++ exception inside it becomes SIFT_INTERNAL, an allocation failure
- * SIFT_NO_MEMORY. A NULL handle or out pointer where one is required is SIFT_INVALID_ARGUMENT.
+ * SIFT_NO_MEMORY. A NULL handle or out pointer where one is required is
+ * SIFT_INVALID_ARGUMENT.
+ *
+ * Each function names the errors a caller can cause or meet in ordinary use. Besides those, any call
+ * that touches the store may return SIFT_IO_ERROR (the file system failed: a full disk, a failed
+ * sync) or SIFT_CORRUPTION (stored data that fails its checksum: a consumer stops there unless it
+ * skips corrupt chunks), passed on from the C++ API with its message; and any call may return
+ * SIFT_NO_MEMORY or SIFT_INTERNAL.
  *
  * Ownership. Every handle (sift_store, sift_filter, sift_consumer, sift_batch, sift_error) is created by
  * this library and freed by the caller with its own *_free / *_close function, which accepts NULL.
@@ -124,10 +131,10 @@ SIFT_API void sift_store_options_init(sift_store_options* options);
 
 /* Opens (or creates) the store in folder `path`; `options` NULL means the defaults. *store gets a
  * handle to close with sift_store_close.
- * Errors: SIFT_INVALID_ARGUMENT (NULL or empty path, an option out of range, a struct_size this library
- * does not know), SIFT_NOT_FOUND (no store there and create_if_missing is 0, or read_only), SIFT_BUSY
- * (another process has it open for writing), SIFT_NOT_SUPPORTED (a store format this build cannot
- * read), SIFT_IO_ERROR, SIFT_CORRUPTION. */
+ * Errors: SIFT_INVALID_ARGUMENT (NULL path or store, an empty path, an option out of range, a
+ * struct_size this library does not know, read_only on a folder that holds no store), SIFT_NOT_FOUND
+ * (no folder there and create_if_missing is 0), SIFT_BUSY (the store is open for writing, in another
+ * process or through another handle), SIFT_IO_ERROR (the path names a file, not a folder). */
 SIFT_API sift_status sift_store_open(const char* path, const sift_store_options* options, sift_store** store,
                                      sift_error** error);
 
@@ -136,7 +143,7 @@ SIFT_API sift_status sift_store_open(const char* path, const sift_store_options*
 SIFT_API void sift_store_close(sift_store* store);
 
 /* Makes every acknowledged append durable (fsync), also with sync off.
- * Errors: SIFT_INVALID_ARGUMENT (NULL store), SIFT_NOT_SUPPORTED (read-only), SIFT_IO_ERROR. */
+ * Errors: SIFT_INVALID_ARGUMENT (NULL store), SIFT_NOT_SUPPORTED (read-only). */
 SIFT_API sift_status sift_store_flush(sift_store* store, sift_error** error);
 
 /* How much of a stream is kept (0: no limit). Whole chunks are deleted from the oldest end. */
@@ -147,17 +154,17 @@ typedef struct sift_retention {
 
 /* Creates a stream (ok when it exists: it keeps its own retention). `retention` NULL keeps everything.
  * Errors: SIFT_INVALID_ARGUMENT (NULL store or name, a bad name: 1..255 bytes without control
- * characters, a negative max_age_ms), SIFT_NOT_SUPPORTED (read-only), SIFT_IO_ERROR. */
+ * characters, a negative max_age_ms), SIFT_NOT_SUPPORTED (read-only). */
 SIFT_API sift_status sift_stream_create(sift_store* store, const char* name, const sift_retention* retention,
                                         sift_error** error);
 
 /* Deletes a stream and all its messages.
  * Errors: SIFT_INVALID_ARGUMENT (NULL store or name), SIFT_NOT_FOUND (no such stream),
- * SIFT_NOT_SUPPORTED (read-only), SIFT_IO_ERROR. */
+ * SIFT_NOT_SUPPORTED (read-only). */
 SIFT_API sift_status sift_stream_delete(sift_store* store, const char* name, sift_error** error);
 
 /* The stream names: *names gets a NULL-terminated array of NUL-terminated strings, freed (array and
- * strings at once) with sift_free. Errors: SIFT_INVALID_ARGUMENT (NULL store or names), SIFT_IO_ERROR. */
+ * strings at once) with sift_free. Errors: SIFT_INVALID_ARGUMENT (NULL store or names). */
 SIFT_API sift_status sift_stream_list(sift_store* store, char*** names, sift_error** error);
 
 /* A snapshot of one stream (sift/stream_engine.h, StreamInfo). */
@@ -173,19 +180,18 @@ typedef struct sift_stream_info {
   sift_retention retention;
 } sift_stream_info;
 
-/* Errors: SIFT_INVALID_ARGUMENT (NULL store, name or info), SIFT_NOT_FOUND (no such stream),
- * SIFT_IO_ERROR. */
+/* Errors: SIFT_INVALID_ARGUMENT (NULL store, name or info), SIFT_NOT_FOUND (no such stream). */
 SIFT_API sift_status sift_stream_info_get(sift_store* store, const char* name, sift_stream_info* info,
                                           sift_error** error);
 
 /* Replaces the stream's retention and applies it at once.
  * Errors: SIFT_INVALID_ARGUMENT (NULL store, name or retention; a negative max_age_ms), SIFT_NOT_FOUND,
- * SIFT_NOT_SUPPORTED (read-only), SIFT_IO_ERROR. */
+ * SIFT_NOT_SUPPORTED (read-only). */
 SIFT_API sift_status sift_stream_set_retention(sift_store* store, const char* name, const sift_retention* retention,
                                                sift_error** error);
 
 /* Applies every stream's retention now (age limits of streams nobody appends to age only through this).
- * Errors: SIFT_INVALID_ARGUMENT (NULL store), SIFT_NOT_SUPPORTED (read-only), SIFT_IO_ERROR. */
+ * Errors: SIFT_INVALID_ARGUMENT (NULL store), SIFT_NOT_SUPPORTED (read-only). */
 SIFT_API sift_status sift_store_enforce_retention(sift_store* store, sift_error** error);
 
 /* ---- Appends ----------------------------------------------------------------------------------- */
@@ -194,7 +200,7 @@ SIFT_API sift_status sift_store_enforce_retention(sift_store* store, sift_error*
  * offset. Durable on return when the store syncs.
  * Errors: SIFT_INVALID_ARGUMENT (NULL store, stream, or data with a non-zero size; a message larger than
  * max_message_bytes), SIFT_NOT_FOUND (no such stream), SIFT_MALFORMED (not a well-formed message: the
- * message names the byte), SIFT_NOT_SUPPORTED (read-only), SIFT_IO_ERROR. */
+ * message names the byte), SIFT_NOT_SUPPORTED (read-only; a well-formed message). */
 SIFT_API sift_status sift_append(sift_store* store, const char* stream, const void* data, size_t size, uint64_t* offset,
                                  sift_error** error);
 
@@ -217,7 +223,7 @@ typedef struct sift_append_outcome {
  * provides) says what became of messages[i]; every outcome's error is set (to NULL or to an error the
  * caller frees) whenever the call returns SIFT_OK or the failure of the write.
  * Returns the write's own status: SIFT_OK (also when every message was refused), or SIFT_NOT_FOUND (no
- * such stream), SIFT_NOT_SUPPORTED (read-only), SIFT_IO_ERROR, and then nothing is stored and every
+ * such stream), SIFT_NOT_SUPPORTED (read-only), or SIFT_IO_ERROR, and then nothing is stored and every
  * message that passed its checks carries that error. SIFT_INVALID_ARGUMENT (NULL store, stream,
  * messages or outcomes with a non-zero count) touches no outcome. */
 SIFT_API sift_status sift_append_batch(sift_store* store, const char* stream, const sift_bytes* messages, size_t count,
@@ -296,7 +302,7 @@ SIFT_API void sift_consumer_options_init(sift_consumer_options* options);
 /* Creates a consumer of `stream`, closed with sift_consumer_close; `options` NULL means the defaults.
  * Errors: SIFT_INVALID_ARGUMENT (NULL store, stream or consumer; zero credit or max_scan_per_poll; an
  * unknown start or end kind; a struct_size this library does not know), SIFT_NOT_FOUND (no such
- * stream), SIFT_IO_ERROR. */
+ * stream). */
 SIFT_API sift_status sift_consumer_open(sift_store* store, const char* stream, const sift_consumer_options* options,
                                         sift_consumer** consumer, sift_error** error);
 
@@ -319,9 +325,10 @@ typedef struct sift_delivery {
  * (poll again), or, when following, nothing was appended within `wait_ms`; sift_consumer_done() says
  * when the consumer has reached its end. Deliveries stay valid until `batch` is polled into again or
  * freed (another batch may be used meanwhile to keep them).
- * Errors: SIFT_INVALID_ARGUMENT (NULL consumer or batch), SIFT_CORRUPTION (a corrupt chunk, unless
- * skipped), SIFT_NOT_FOUND (the stream was deleted), SIFT_IO_ERROR; after an error the consumer is done
- * and every later poll returns the same error with an empty batch. */
+ * Errors: SIFT_INVALID_ARGUMENT (NULL consumer or batch); the store's (SIFT_CORRUPTION for a corrupt
+ * chunk, unless skipped; SIFT_IO_ERROR), after which the consumer is done and every later poll returns
+ * the same error with an empty batch. A consumer reads the stream as it was when it was made, so a
+ * stream deleted meanwhile still delivers. */
 SIFT_API sift_status sift_consumer_poll(sift_consumer* consumer, sift_batch* batch, uint32_t wait_ms,
                                         sift_error** error);
 
@@ -385,8 +392,10 @@ SIFT_API void sift_file_filter_options_init(sift_file_filter_options* options);
 /* Filters the record file at `path` (docs/record-format.md) with `filter` (NULL: every record), as
  * `sift filter` does: record framing always checked, matches validated in full. Each match goes to
  * `on_match` (NULL: count only) in record order; *stats (when not NULL) gets scanned, matched and bytes.
- * Errors: SIFT_INVALID_ARGUMENT (NULL path), SIFT_NOT_FOUND (no such file), SIFT_IO_ERROR (cannot read
- * it), SIFT_MALFORMED (a bad record: the message names the record index and the byte). */
+ * Errors: SIFT_INVALID_ARGUMENT (NULL path, a struct_size this library does not know), SIFT_NOT_FOUND
+ * (no such file), SIFT_IO_ERROR (cannot read it: a folder), SIFT_MALFORMED (a truncated or oversized
+ * record, or a malformed message the filter matched or, with strict, any: the message names the
+ * record index and the byte); the stats count the records up to the error. */
 SIFT_API sift_status sift_filter_file(const char* path, const sift_filter* filter,
                                       const sift_file_filter_options* options, sift_match_fn on_match, void* context,
                                       sift_scan_stats* stats, sift_error** error);
