@@ -63,7 +63,7 @@ void ServeMetrics::RemoveConsumer(const ConsumerCounters* consumer) {
   consumers_.erase(consumer->link_id);
 }
 
-MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine) const {
+MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine, size_t max_stream_series) const {
   MetricsSnapshot s;
   std::vector<std::string> names;
   if (engine != nullptr && !engine->ListStreams(&names).ok()) names.clear();
@@ -99,6 +99,8 @@ MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine) const 
     }
     s.streams.push_back(std::move(st));
   }
+  s.stream_count = s.streams.size();
+  if (max_stream_series > 0 && s.streams.size() > max_stream_series) BoundStreamSeries(max_stream_series, &s);
   for (const auto& c : consumers) {
     MetricsSnapshot::Consumer out;
     // The position first (acquire; the reader stores it last, release): the counters read after it are
@@ -125,6 +127,41 @@ MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine) const 
   s.appends_failed = appends_failed.load(std::memory_order_relaxed);
   s.fsync = fsync.Read();
   return s;
+}
+
+void ServeMetrics::BoundStreamSeries(size_t max_series, MetricsSnapshot* s) const {
+  using Stream = MetricsSnapshot::Stream;
+  std::lock_guard<std::mutex> lock(mu_);
+  // Keep the streams that had series (while they exist), then the largest of the others.
+  std::vector<const Stream*> keep, rest;
+  for (const Stream& st : s->streams) {
+    (series_streams_.count(st.name) != 0 && keep.size() < max_series ? keep : rest).push_back(&st);
+  }
+  std::sort(rest.begin(), rest.end(), [](const Stream* a, const Stream* b) {
+    return a->stored_bytes != b->stored_bytes ? a->stored_bytes > b->stored_bytes : a->name < b->name;
+  });
+  size_t taken = 0;
+  while (keep.size() < max_series && taken < rest.size()) keep.push_back(rest[taken++]);
+  Stream& other = s->other_streams;
+  for (size_t i = taken; i < rest.size(); ++i) {
+    const Stream& st = *rest[i];
+    other.appended_messages += st.appended_messages;
+    other.appended_bytes += st.appended_bytes;
+    other.stored_messages += st.stored_messages;
+    other.stored_bytes += st.stored_bytes;
+    other.retention_deleted_messages += st.retention_deleted_messages;
+    other.next_offset += st.next_offset;
+  }
+  s->other_stream_count = rest.size() - taken;
+  series_streams_.clear();
+  std::vector<Stream> kept;
+  kept.reserve(keep.size());
+  for (const Stream* st : keep) {
+    series_streams_.insert(st->name);
+    kept.push_back(*st);
+  }
+  std::sort(kept.begin(), kept.end(), [](const Stream& a, const Stream& b) { return a.name < b.name; });
+  s->streams = std::move(kept);
 }
 
 std::string EscapeLabelValue(std::string_view value) {
@@ -219,6 +256,8 @@ std::string RenderPrometheusText(const MetricsSnapshot& s) {
   for (const StreamFamily& f : kStreamFamilies) {
     w.Family(f.name, f.type, f.help);
     for (const Stream& st : s.streams) w.Sample(f.name, StreamLabel(st.name), st.*(f.field));
+    // The streams without series of their own, summed: the sample without a stream label.
+    if (s.other_stream_count > 0) w.Sample(f.name, "", s.other_streams.*(f.field));
   }
   struct ConsumerFamily {
     const char* name;
@@ -250,6 +289,12 @@ std::string RenderPrometheusText(const MetricsSnapshot& s) {
   w.Family("sift_consumer_credit", "gauge", "Credit the client has granted the consumer link.");
   for (const Consumer& c : s.consumers) w.Sample("sift_consumer_credit", ConsumerLabels(c), c.credit);
 
+  w.Family("sift_streams", "gauge", "Streams in the store.");
+  w.Sample("sift_streams", "", s.stream_count);
+  w.Family("sift_streams_summed", "gauge",
+           "Streams without per-stream series (beyond --metrics-max-streams), summed in the sift_stream_* "
+           "samples without a stream label.");
+  w.Sample("sift_streams_summed", "", s.other_stream_count);
   w.Family("sift_connections_open", "gauge", "AMQP connections open.");
   w.Sample("sift_connections_open", "", s.connections_open);
   w.Family("sift_producer_links", "gauge", "Producer links attached.");

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,7 +107,12 @@ struct MetricsSnapshot {
     uint64_t lag_messages = 0;  // the stream's next offset minus the consumer's position
     int64_t credit = 0;
   };
-  std::vector<Stream> streams;      // by name
+  std::vector<Stream> streams;  // by name: the streams with series of their own
+  // The streams past the bound on per-stream series (ServeMetrics::Collect), summed field by field
+  // (their name is empty), and how many they are; every stream, counted.
+  Stream other_streams;
+  uint64_t other_stream_count = 0;
+  uint64_t stream_count = 0;
   std::vector<Consumer> consumers;  // by link id
   int64_t connections_open = 0;
   int64_t producer_links = 0;
@@ -139,7 +145,13 @@ class ServeMetrics {
   // Reads every stream of `engine` (StreamEngine::ListStreams, GetStreamInfo) and the registry; a
   // stream the engine no longer has is left out. `engine` may be null (then only the registry's
   // streams, with nothing stored).
-  MetricsSnapshot Collect(const engine::StreamEngine* engine) const;
+  //
+  // At most `max_stream_series` streams get series of their own; the others are summed into
+  // MetricsSnapshot::other_streams, so that the page and a scraper's series stay bounded whatever
+  // clients create. A stream keeps its series from one scrape to the next while it exists (a series
+  // that comes and goes would break rate() over it); free places go to the largest streams by stored
+  // bytes (then by name). 0: no bound.
+  MetricsSnapshot Collect(const engine::StreamEngine* engine, size_t max_stream_series = 0) const;
 
   std::atomic<int64_t> connections_open{0};
   std::atomic<int64_t> producer_links{0};
@@ -155,9 +167,12 @@ class ServeMetrics {
   LatencyHistogram fsync;
 
  private:
+  void BoundStreamSeries(size_t max_series, MetricsSnapshot* s) const;
+
   mutable std::mutex mu_;  // guards the maps, not the counters in them
   std::map<std::string, std::unique_ptr<StreamCounters>, std::less<>> streams_;
   std::map<uint64_t, std::shared_ptr<ConsumerCounters>> consumers_;
+  mutable std::set<std::string, std::less<>> series_streams_;  // the streams that had series last time
   uint64_t next_link_id_ = 1;
 };
 

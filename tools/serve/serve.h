@@ -119,8 +119,14 @@ struct ServeOptions {
   uint32_t max_connections_per_address = 0;
   // The longest turn one consumer's scan takes on a reader thread before the next consumer's turn.
   int64_t reader_slice_ms = 2;
+  // Streams the store may hold: a link that would create one more is refused
+  // (amqp:resource-limit-exceeded). 0: no limit.
+  uint32_t max_streams = 10000;
   // HOST:PORT of the Prometheus metrics endpoint (GET /metrics, metrics_endpoint.h); empty: none.
   std::string metrics;
+  // Streams with per-stream series on the metrics page; the others are summed (ServeMetrics::Collect).
+  // 0: every stream.
+  uint32_t metrics_max_streams = 100;
   // Print connection-level events on stderr.
   bool verbose = false;
 };

@@ -105,6 +105,14 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
                   "open connections per client address (0: no limit)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 1u << 20));
+  app->add_option("--max-streams", o->max_streams,
+                  "streams the store may hold; a link that would create one more is refused (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1u << 30));
+  app->add_option("--metrics-max-streams", o->metrics_max_streams,
+                  "streams with series of their own on the metrics page; the others are summed (0: all)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1u << 30));
   AddDurationOption(app, "--reader-slice", &o->reader_slice_ms, 1, 60'000,
                     "longest turn of one consumer's scan on a reader thread")
       ->default_str("2ms");

@@ -30,8 +30,8 @@ bool Server::Impl::StartMetrics() {
   const size_t colon = where.rfind(':');
   std::string host = where.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  metrics_endpoint =
-      std::make_unique<MetricsEndpoint>([this] { return RenderPrometheusText(metrics.Collect(engine)); });
+  metrics_endpoint = std::make_unique<MetricsEndpoint>(
+      [this] { return RenderPrometheusText(metrics.Collect(engine, options.metrics_max_streams)); });
   std::string error;
   if (!metrics_endpoint->Start(host, where.substr(colon + 1), &error)) {
     fprintf(stderr, "sift: cannot listen: --metrics %s: %s\n", where.c_str(), error.c_str());
@@ -205,6 +205,16 @@ bool Server::Impl::EnsureStream(pn_link_t* link, const std::string& stream) {
   if (s.ok()) return true;
   if (s.IsNotFound() && options.auto_create) {
     if (!Authorize(link, kPermissionCreate, stream)) return false;
+    if (options.max_streams > 0) {
+      // Only this thread creates streams, so the count cannot pass the limit between check and create.
+      std::vector<std::string> names;
+      if (engine->ListStreams(&names).ok() && names.size() >= options.max_streams) {
+        Refuse(link, "amqp:resource-limit-exceeded",
+               "cannot create stream '" + PrintableText(stream) + "': the store holds " + std::to_string(names.size()) +
+                   " streams, the server's limit (--max-streams " + std::to_string(options.max_streams) + ")");
+        return false;
+      }
+    }
     s = engine->CreateStream(stream,
                              engine::RetentionPolicy{options.retention_max_bytes, options.retention_max_age_ms});
   }

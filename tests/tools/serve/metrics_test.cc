@@ -161,6 +161,39 @@ TEST(Metrics, RegistryCountsLinksAndStreams) {
   EXPECT_EQ(m.Collect(nullptr).consumer_links, 1);
 }
 
+TEST(ServeMetrics, StreamsBeyondTheBoundAreSummedAndSeriesStay) {
+  ServeMetrics m;
+  for (const char* name : {"d", "c", "b", "a"}) m.Stream(name)->appended_messages = 1;
+  m.Stream("c")->appended_bytes = 7;
+  m.Stream("d")->appended_bytes = 5;
+  // Without stored bytes (no engine) the free places go by name: a and b.
+  MetricsSnapshot s = m.Collect(nullptr, 2);
+  ASSERT_EQ(s.streams.size(), 2u);
+  EXPECT_EQ(s.streams[0].name, "a");
+  EXPECT_EQ(s.streams[1].name, "b");
+  EXPECT_EQ(s.stream_count, 4u);
+  EXPECT_EQ(s.other_stream_count, 2u);
+  EXPECT_EQ(s.other_streams.appended_messages, 2u);
+  EXPECT_EQ(s.other_streams.appended_bytes, 12u);
+  const std::string text = RenderPrometheusText(s);
+  EXPECT_TRUE(Contains(text, "\nsift_stream_appended_bytes_total 12\n")) << text;
+  EXPECT_TRUE(Contains(text, "\nsift_streams 4\n"));
+  EXPECT_TRUE(Contains(text, "\nsift_streams_summed 2\n"));
+  EXPECT_FALSE(Contains(text, "stream=\"c\""));
+  // A new stream that sorts first does not take a place from a stream that has one.
+  m.Stream("0")->appended_messages = 1;
+  s = m.Collect(nullptr, 2);
+  ASSERT_EQ(s.streams.size(), 2u);
+  EXPECT_EQ(s.streams[0].name, "a");
+  EXPECT_EQ(s.streams[1].name, "b");
+  EXPECT_EQ(s.other_stream_count, 3u);
+  // Without a bound, or within it, nothing is summed and no unlabelled sample is written.
+  s = m.Collect(nullptr, 0);
+  EXPECT_EQ(s.streams.size(), 5u);
+  EXPECT_EQ(s.other_stream_count, 0u);
+  EXPECT_FALSE(Contains(RenderPrometheusText(s), "\nsift_stream_appended_bytes_total "));
+}
+
 std::string Answer(const std::string& head) {
   return AnswerMetricsRequest(head, [] { return std::string("sift_up 1\n"); });
 }

@@ -261,6 +261,61 @@ class MetricsFlagTest(ServerPerTestCase):
         self.assertRegex(r.stderr, r"^sift: cannot listen: --metrics 127\.0\.0\.1:\d+: Address already in use")
 
 
+class StreamLimitTest(ServerPerTestCase):
+    """--max-streams and the bound on per-stream series: 10,000 streams of awkward (valid) names fill the
+    default limit, the next one is refused, and the page stays small and well-formed."""
+
+    def test_ten_thousand_awkward_streams_one_page_under_a_megabyte(self):
+        from serve_hostile_test import ATTACH, DETACH, RawClient, condition_name
+        from proton import uint
+        proc, url, port = start_server(os.path.join(self.tmp, "store"))
+        try:
+            awkward = ['q"uote', "back\\slash", "br{ace}", "a=b,c", "sp ace", "h#sh", "\u00e9t\u00e9",
+                       "\U0001F600", "\u4e2d\u6587", "x" * 240]
+            names = ["%s-%05d" % (awkward[i % len(awkward)], i) for i in range(10001)]
+            raw = RawClient(url, timeout=60)
+            try:
+                refused = []
+                for start in range(0, len(names), 250):
+                    batch = names[start:start + 250]
+                    frames = b""
+                    for h, name in enumerate(batch):
+                        frames += raw.frame(ATTACH, raw.attach_fields("p%d" % (start + h), h, True, name))
+                        frames += raw.frame(DETACH, [uint(h), True])
+                    raw.sock.sendall(frames)
+                    detached = 0
+                    while detached < len(batch):
+                        code, fields, _ = raw.read_frame()
+                        if code == DETACH:
+                            detached += 1
+                            if condition_name(fields, 2) is not None:
+                                refused.append((int(fields[0]) + start, condition_name(fields, 2),
+                                                str(fields[2].value[1])))
+            finally:
+                raw.close()
+            self.assertEqual(len(refused), 1, refused[:3])
+            index, condition, description = refused[0]
+            self.assertEqual(index, 10000)
+            self.assertEqual(condition, "amqp:resource-limit-exceeded")
+            self.assertIn("--max-streams 10000", description)
+            page = scrape(port)
+            self.assertLess(len(page.encode()), 1 << 20)
+            self.assertEqual(sample(page, "sift_streams"), 10000)
+            self.assertEqual(sample(page, "sift_streams_summed"), 9900)
+            self.assertEqual(len(re.findall(r"^sift_stream_stored_bytes\{", page, re.M)), 100)
+            self.assertIsNotNone(sample(page, "sift_stream_stored_bytes"))  # the sum of the other 9,900
+            if PROMTOOL is None:
+                self.skipTest("promtool is not installed: the page was not checked by promtool")
+            check = subprocess.run([PROMTOOL, "check", "metrics"], input=page, capture_output=True, text=True,
+                                   timeout=60)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        finally:
+            proc.terminate()
+            self.assertEqual(proc.wait(timeout=60), 0)
+            proc.stdout.close()
+            proc.stderr.close()
+
+
 class SummaryFlagTest(ServerPerTestCase):
     """--no-summary: the chunks serve writes get no summary, so a filtered consumer reads every one. The
     same traffic into a server with summaries skips some, which shows the consumer could have."""
