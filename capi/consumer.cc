@@ -62,20 +62,20 @@ bool ToConsumerOptions(const sift_consumer_options* in, const char* stream, engi
                " (call sift_consumer_options_init first)");
   }
   if (in->filter != nullptr) out->filter = in->filter->compiled;
-  switch (in->start) {
+  switch (RawEnum(in->start)) {
     case SIFT_START_FIRST: out->start = engine::StartPosition::First(); break;
     case SIFT_START_LAST: out->start = engine::StartPosition::Last(); break;
     case SIFT_START_NEXT: out->start = engine::StartPosition::Next(); break;
     case SIFT_START_OFFSET: out->start = engine::StartPosition::Offset(in->start_offset); break;
     case SIFT_START_FROM_END: out->start = engine::StartPosition::FromEnd(in->start_offset); break;
     case SIFT_START_TIMESTAMP: out->start = engine::StartPosition::Timestamp(in->start_timestamp_ms); break;
-    default: return bad("unknown start " + std::to_string(static_cast<int>(in->start)));
+    default: return bad("unknown start " + std::to_string(RawEnum(in->start)));
   }
-  switch (in->end) {
+  switch (RawEnum(in->end)) {
     case SIFT_END_NONE: out->end = engine::EndPosition::None(); break;
     case SIFT_END_OFFSET: out->end = engine::EndPosition::Offset(in->end_offset); break;
     case SIFT_END_TIMESTAMP: out->end = engine::EndPosition::Timestamp(in->end_timestamp_ms); break;
-    default: return bad("unknown end " + std::to_string(static_cast<int>(in->end)));
+    default: return bad("unknown end " + std::to_string(RawEnum(in->end)));
   }
   if (in->credit == 0) return bad("credit is 0 (at least 1)");
   if (in->max_scan_per_poll == 0) return bad("max_scan_per_poll is 0 (at least 1)");
@@ -121,7 +121,7 @@ sift_status sift_filter_compile(const sift_filter_clause* clauses, size_t count,
                     "sift_filter_compile: clauses[" + std::to_string(i) + "].text is NULL");
       }
       sift::engine::FilterKind kind;
-      switch (clauses[i].kind) {
+      switch (sift::capi::RawEnum(clauses[i].kind)) {
         case SIFT_FILTER_SQL: kind = sift::engine::FilterKind::kSql; break;
         case SIFT_FILTER_JMS: kind = sift::engine::FilterKind::kJms; break;
         case SIFT_FILTER_PROPERTIES: kind = sift::engine::FilterKind::kProperties; break;
@@ -129,7 +129,7 @@ sift_status sift_filter_compile(const sift_filter_clause* clauses, size_t count,
         default:
           return Fail(error, SIFT_INVALID_ARGUMENT,
                       "sift_filter_compile: clauses[" + std::to_string(i) + "].kind " +
-                          std::to_string(static_cast<int>(clauses[i].kind)) + " is not a sift_filter_kind");
+                          std::to_string(sift::capi::RawEnum(clauses[i].kind)) + " is not a sift_filter_kind");
       }
       spec.Add(kind, clauses[i].text);
     }

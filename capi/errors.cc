@@ -68,7 +68,7 @@ sift_status Report(sift_error** error, const Status& status) {
 extern "C" {
 
 const char* sift_status_name(sift_status status) {
-  switch (status) {
+  switch (sift::capi::RawEnum(status)) {
     case SIFT_OK: return "OK";
     case SIFT_INVALID_ARGUMENT: return "InvalidArgument";
     case SIFT_MALFORMED: return "Malformed";

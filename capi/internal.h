@@ -4,6 +4,7 @@
 #define SIFT_CAPI_INTERNAL_H_
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -70,6 +71,16 @@ sift_status Guard(sift_error** error, Body&& body) noexcept {
   } catch (...) {
     return Fail(error, SIFT_INTERNAL, "internal error");
   }
+}
+
+// The value a C caller stored in an enum field, read without assuming it is one of the enumerators
+// (in C any int fits; in C++ loading an out-of-range value of the enum type is undefined).
+template <typename Enum>
+int RawEnum(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int), "the C API's enums are int-sized");
+  int value;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
 }
 
 // The C options as the C++ API takes them; false with *error set for a bad value.

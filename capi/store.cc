@@ -25,8 +25,9 @@ bool ToEngineOptions(const sift_store_options& in, engine::EngineOptions* out, s
         "sift_store_options.struct_size is " + std::to_string(in.struct_size) + " (call sift_store_options_init first)";
     return false;
   }
-  if (in.compression != SIFT_COMPRESSION_NONE && in.compression != SIFT_COMPRESSION_ZSTD) {
-    *why = "unknown compression " + std::to_string(static_cast<int>(in.compression));
+  const int compression = RawEnum(in.compression);
+  if (compression != SIFT_COMPRESSION_NONE && compression != SIFT_COMPRESSION_ZSTD) {
+    *why = "unknown compression " + std::to_string(compression);
     return false;
   }
   out->store.sync = in.sync != 0;
@@ -38,8 +39,8 @@ bool ToEngineOptions(const sift_store_options& in, engine::EngineOptions* out, s
   out->store.max_chunk_bytes = in.max_chunk_bytes;
   out->store.max_message_bytes = in.max_message_bytes;
   out->store.block_cache_bytes = static_cast<size_t>(in.block_cache_bytes);
-  out->store.compression.codec = in.compression == SIFT_COMPRESSION_ZSTD ? engine::ChunkCompression::Codec::kZstd
-                                                                         : engine::ChunkCompression::Codec::kNone;
+  out->store.compression.codec = compression == SIFT_COMPRESSION_ZSTD ? engine::ChunkCompression::Codec::kZstd
+                                                                      : engine::ChunkCompression::Codec::kNone;
   out->store.compression.level = in.compression_level;
   return true;
 }

@@ -400,7 +400,7 @@ static void test_read_only(const char* dir) {
 
 static void test_filters(void) {
   sift_filter* filter = (sift_filter*)1;
-  sift_filter_clause clauses[3];
+  sift_filter_clause clauses[3] = {{SIFT_FILTER_SQL, "a = 1"}, {SIFT_FILTER_SQL, "a = 1"}, {SIFT_FILTER_SQL, "a = 1"}};
   sift_error* err = NULL;
   char* text = (char*)1;
   size_t value = 0;
