@@ -12,6 +12,7 @@ once the file system has room, without a restart. Each is repeated five times: n
 Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -80,9 +81,16 @@ class AppendFullDiskTest(TmpfsTestCase):
             raise unittest.SkipTest("SIFT_CLI is not set")
 
     def count(self, store):
+        """The stream's next offset, after checking that every offset from its first one replays (the
+        retention each round applies deletes the oldest chunks, so the first one moves)."""
         r = sift("replay", "--store", store, "--stream", "orders", "-f", "count")
         self.assertIn(r.returncode, (0, 1), r.stderr)
-        return int(r.stdout.strip())
+        info = sift("stream", "info", "--store", store, "--stream", "orders", "--json")
+        self.assertEqual(info.returncode, 0, info.stderr)
+        info = json.loads(info.stdout)
+        self.assertEqual(int(r.stdout.strip()), info["next_offset"] - info["first_offset"])
+        self.assertEqual(info["messages"], info["next_offset"] - info["first_offset"])
+        return info["next_offset"]
 
     def test_append_onto_a_full_file_system_exits_3_and_the_store_replays(self):
         # 60,000 orders (~27 MB): more than the room left in each round.
