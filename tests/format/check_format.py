@@ -9,6 +9,7 @@ Prints each differing file and the first lines of its difference, and exits 1 if
 """
 import difflib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,23 @@ def sources(root):
     return sorted(found)
 
 
+def differing(tool, root, files):
+    """The files clang-format would change, found by one --dry-run over all of them (a process per file
+    costs ten times as much), in the order given."""
+    flagged = set()
+    for start in range(0, len(files), 500):
+        batch = files[start:start + 500]
+        r = subprocess.run([tool, "--style=file", "--dry-run", "-Werror", "-ferror-limit=1"] + batch,
+                           capture_output=True, text=True, cwd=root)
+        for line in r.stderr.splitlines():
+            m = re.match(r"^(.+?):\d+:\d+: error: ", line)
+            if m:
+                flagged.add(os.path.relpath(os.path.join(root, m.group(1)), root))
+        if r.returncode != 0 and not flagged.intersection(batch):
+            return batch  # failed without naming a file: check every one of them
+    return [f for f in files if f in flagged]
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -43,7 +61,7 @@ def main():
         print("check_format: clang-format is not installed (tools/setup-debian installs it)", file=sys.stderr)
         return 2
     bad = 0
-    for rel in sources(root):
+    for rel in differing(tool, root, sources(root)):
         path = os.path.join(root, rel)
         with open(path, encoding="utf-8") as f:
             before = f.read()
