@@ -56,6 +56,7 @@ Command AddCatCommand(CLI::App& app);
 Command AddServeCommand(CLI::App& app);
 Command AddReindexCommand(CLI::App& app);
 Command AddUsersCommand(CLI::App& app);
+Command AddCaptureCommand(CLI::App& app);
 
 }  // namespace sift::tools
 

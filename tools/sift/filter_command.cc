@@ -30,6 +30,7 @@
 #include "tools/sift/message_input.h"
 #include "tools/sift/ordered_batches.h"
 #include "tools/sift/output.h"
+#include "tools/sift/publish_flags.h"
 #include "tools/sift/run_report.h"
 
 namespace sift::tools {
@@ -44,6 +45,7 @@ struct FilterOptions {
   bool stats = false;
   bool strict = false;
   uint32_t threads = 0;  // 0: chosen (see RunFilter)
+  PublishFlags publish;  // --to: the matches go to a broker
 };
 
 // The stretch of records timed before choosing to filter the rest in parallel, and the cost per record
@@ -276,6 +278,8 @@ int RunFilter(const FilterOptions& options) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   // The typed JSON of the matches is written on every core too.
   MatchWriter writer(format, sink.get(), /*validate=*/false, cores, /*stable_views=*/input->views_stable());
+  std::unique_ptr<amqp_client::Publisher> publisher;
+  if (int code = StartPublishing(options.publish, "sift filter", format, &writer, &publisher); code != 0) return code;
   RunReport report(options.stats);
   FilterRun run{&writer, &report, options.count};
   // Records of a file stay in memory, so ranges of them can be filtered side by side (JSON lines are
@@ -308,10 +312,10 @@ int RunFilter(const FilterOptions& options) {
     status = FilterSequentially(input.get(), &filter, options.strict, &run);
   }
   engine::Status flushed = writer.Finish(/*complete=*/status.ok());
-  report.Finish(run.scanned, writer.matched(), run.bytes);
+  report.Finish(run.scanned, writer.matched(), run.bytes, PublishStats(publisher.get()));
   if (!status.ok()) return ReportError(status);
   if (!flushed.ok()) return ReportError(flushed);
-  return MatchExitCode(writer.matched());
+  return MatchExitCode(writer.reported());
 }
 
 }  // namespace
@@ -336,6 +340,7 @@ Command AddFilterCommand(CLI::App& app) {
                 "Validate every record in full before filtering (default: the records delivered and those "
                 "the filter read malformed bytes in)");
   sub->add_option("input", options->input, "Input file ('-': stdin)")->capture_default_str();
+  AddPublishFlags(sub, &options->publish);
   return {sub, [options] { return RunFilter(*options); }};
 }
 

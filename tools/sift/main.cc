@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   add(&sift::tools::AddCatCommand);
   add(&sift::tools::AddServeCommand);
   add(&sift::tools::AddUsersCommand);
+  add(&sift::tools::AddCaptureCommand);
 
   try {
     app.parse(argc, argv);

@@ -12,6 +12,7 @@
 #include "engine/amqp/typed_json.h"
 #include "engine/amqp/validate.h"
 #include "tools/sift/command.h"
+#include "tools/amqp_client/publisher.h"
 #include "tools/sift/ordered_batches.h"
 
 namespace sift::tools {
@@ -225,7 +226,23 @@ engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t 
   return engine::Status::OK();
 }
 
+void MatchWriter::Accepted(uint64_t offset) {
+  ++accepted_;
+  if (format_ == OutputFormat::kOffsets) {
+    scratch_.clear();
+    (void)Render(format_, /*validate=*/false, offset, {}, &scratch_);
+    sink_->Write(scratch_.view());
+  }
+}
+
 engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
+  if (publisher_ != nullptr) {
+    scratch_.clear();
+    engine::Status s = Render(OutputFormat::kCount, validate_, offset, message, &scratch_);  // validates only
+    if (!s.ok()) return s;
+    ++matched_;
+    return publisher_->Send(offset, message);
+  }
   if (converter_ != nullptr) {
     ++matched_;
     converter_->Add(offset, message);
@@ -240,6 +257,12 @@ engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
 }
 
 engine::Status MatchWriter::Finish(bool complete) {
+  if (publisher_ != nullptr) {
+    engine::Status s = publisher_->Finish();
+    if (complete && s.ok() && format_ == OutputFormat::kCount) sink_->Write(std::to_string(accepted_) + "\n");
+    engine::Status flushed = sink_->Flush();
+    return s.ok() ? flushed : s;
+  }
   if (converter_ != nullptr) {
     engine::Status s = converter_->Drain(sink_, /*all=*/true);
     if (!s.ok()) {

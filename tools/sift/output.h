@@ -17,6 +17,10 @@
 
 namespace sift::tools {
 
+namespace amqp_client {
+class Publisher;
+}
+
 // A buffered writer over a FILE* (stdout, or a file it opened and closes).
 class ByteSink {
  public:
@@ -76,6 +80,16 @@ class MatchWriter {
   engine::Status Finish(bool complete = true);
 
   uint64_t matched() const { return matched_; }
+  // What the run reports (and its exit code counts): the matches, or with SendTo those the broker accepted.
+  uint64_t reported() const { return publisher_ != nullptr ? accepted_ : matched_; }
+
+  // Matches go to a broker instead (--to, tools/amqp_client/publisher.h): Add() validates each as it
+  // would (with `validate`) and hands it to `publisher`, and what is written is what the broker
+  // accepted — the offset lines of kOffsets through Accepted(), the count of kCount. Only kOffsets
+  // and kCount. Finish() waits for the broker's last answers first.
+  void SendTo(amqp_client::Publisher* publisher) { publisher_ = publisher; }
+  // The broker accepted the message at `offset` (called by the publisher's on_accepted).
+  void Accepted(uint64_t offset);
 
  private:
   class Converter;  // the worker threads of a parallel kJson writer
@@ -91,6 +105,8 @@ class MatchWriter {
   uint64_t matched_ = 0;
   amqp::JsonText scratch_;
   std::unique_ptr<Converter> converter_;  // null: every match is rendered by Add()
+  amqp_client::Publisher* publisher_ = nullptr;
+  uint64_t accepted_ = 0;
 };
 
 }  // namespace sift::tools

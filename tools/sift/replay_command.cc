@@ -24,6 +24,7 @@
 #include "tools/sift/command.h"
 #include "tools/sift/filter_flags.h"
 #include "tools/sift/output.h"
+#include "tools/sift/publish_flags.h"
 #include "tools/sift/run_report.h"
 #include "tools/sift/store_flags.h"
 
@@ -43,6 +44,7 @@ struct ReplayOptions {
   bool stats = false;
   bool no_skip = false;
   uint32_t threads = 0;  // 0: one per core
+  PublishFlags publish;  // --to: the matches go to a broker
 };
 
 // The replay's output side of a parallel scan: matches to the writer, in order, up to -c.
@@ -122,7 +124,8 @@ bool ParseEnd(const std::string& text, engine::EndPosition* out) {
 // The end of a replay, parallel or not: flush the output, print the stats line, report the error or
 // the skipped chunks, and choose the exit code.
 int FinishReplay(const std::string& stream, const engine::Status& status, const engine::ConsumerStats& stats,
-                 const engine::Status& last_skipped, MatchWriter* writer, RunReport* report) {
+                 const engine::Status& last_skipped, MatchWriter* writer, RunReport* report,
+                 const amqp_client::Publisher* publisher) {
   engine::Status flushed = writer->Finish(/*complete=*/status.ok());
   std::string extra = ", chunks " + std::to_string(stats.chunks);
   if (stats.chunks_pruned > 0) {
@@ -132,7 +135,7 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
   if (stats.summary_bytes_read > 0) extra += ", summaries read " + std::to_string(stats.summary_bytes_read) + " bytes";
   if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
   if (stats.retention_lost > 0) extra += ", deleted by retention before read " + std::to_string(stats.retention_lost);
-  report->Finish(stats.scanned, writer->matched(), stats.bytes, extra);
+  report->Finish(stats.scanned, writer->matched(), stats.bytes, extra + PublishStats(publisher));
   if (!status.ok()) return ReportError(status);
   if (!flushed.ok()) return ReportError(flushed);
   if (stats.chunks_skipped > 0) {
@@ -140,7 +143,7 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
                "skipped " + std::to_string(stats.chunks_skipped) +
                    " corrupt chunk(s); last: " + std::string(last_skipped.why()));
   }
-  return MatchExitCode(writer->matched());
+  return MatchExitCode(writer->reported());
 }
 
 // The line for offsets [gap.first, gap.end) found deleted; a replay that ends at gap.end resumes nowhere.
@@ -196,6 +199,8 @@ int RunReplay(const ReplayOptions& options) {
   // (the filter reads only what it needs, so nothing else vouches for the bytes sent out).
   MatchWriter writer(format, sink.get(), /*validate=*/true,
                      options.threads != 0 ? options.threads : std::thread::hardware_concurrency());
+  std::unique_ptr<amqp_client::Publisher> publisher;
+  if (int code = StartPublishing(options.publish, "sift replay", format, &writer, &publisher); code != 0) return code;
   RunReport report(options.stats);
   if (!options.follow) {
     const uint64_t first_offset = consumer->position();
@@ -208,7 +213,8 @@ int RunReplay(const ReplayOptions& options) {
     engine::ParallelScanStats scan_stats;
     status = engine->ParallelScan(scan, &replay_sink, &scan_stats);
     if (status.ok()) status = replay_sink.status();
-    return FinishReplay(options.stream, status, scan_stats.consumer, scan_stats.last_skipped, &writer, &report);
+    return FinishReplay(options.stream, status, scan_stats.consumer, scan_stats.last_skipped, &writer, &report,
+                        publisher.get());
   }
   engine::DeliveryBatch batch;
   const uint64_t range_start = consumer->position();
@@ -250,7 +256,8 @@ int RunReplay(const ReplayOptions& options) {
             : -1;
     report.Progress(position, fraction, consumer->stats().scanned);
   }
-  return FinishReplay(options.stream, status, consumer->stats(), consumer->last_skipped(), &writer, &report);
+  return FinishReplay(options.stream, status, consumer->stats(), consumer->last_skipped(), &writer, &report,
+                      publisher.get());
 }
 
 }  // namespace
@@ -281,6 +288,7 @@ Command AddReplayCommand(CLI::App& app) {
                   "Threads scanning the range (0: one per core; ignored with --follow); output stays in order")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  AddPublishFlags(sub, &options->publish);
   return {sub, [options] { return RunReplay(*options); }};
 }
 

@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""`sift replay --to`, `sift filter --to` and `sift capture --from` with `sift serve` as the broker.
+
+Always runs (no outside broker needed). Covered: the matches sent to serve are stored there byte for
+byte as the sending store holds them, and the offsets printed are those the broker accepted; serve's
+--max-message-size refuses a message: exit 2 naming its offset and the broker's condition, nothing
+after it reported, or with --on-refused skip one warning per refusal and the rest sent; --rate paces
+the sending; capture stores what serve delivers (--count, --idle-exit) and a SIGTERM ends it cleanly;
+SASL PLAIN with a users file, a wrong password refused; TLS with --tls-ca, an untrusted certificate
+refused; and every bad input (URL, flags, unreachable host) exits 2 with its error line.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from broker_common import CLI, Serve, read_records, sift, stored  # noqa: E402
+
+COUNT = 2000
+SQL = "region = 'eu-west' AND amount > 300"
+
+
+class ServePeerTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        if not CLI:
+            raise unittest.SkipTest("SIFT_CLI is not set")
+        cls.dir = tempfile.mkdtemp(prefix="sift-broker-serve-")
+        cls.records = os.path.join(cls.dir, "in.amqp")
+        r = sift("gen", "--count", COUNT, "-o", cls.records)
+        assert r.returncode == 0, r.stderr
+        cls.store = os.path.join(cls.dir, "src")
+        r = sift("append", "--store", cls.store, "--stream", "orders", cls.records)
+        assert r.returncode == 0, r.stderr
+        cls.matches = [int(x) for x in sift("replay", "--store", cls.store, "--stream", "orders", "--sql",
+                                            SQL).stdout.split()]
+        assert 50 < len(cls.matches) < COUNT
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def serve(self, *extra):
+        store = tempfile.mkdtemp(dir=self.dir)
+        server = Serve(os.path.join(store, "s"), *extra)
+        self.addCleanup(server.stop)
+        return server
+
+    def test_replay_to_serve_is_byte_identical(self):
+        server = self.serve()
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--sql", SQL, "--to", server.url("copy"),
+                 "--stats")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([int(x) for x in r.stdout.split()], self.matches)  # accepted, in order
+        self.assertIn("sent %d, accepted %d, refused 0" % (len(self.matches), len(self.matches)), r.stderr)
+        self.assertEqual(stored(server.store, "copy"), stored(self.store, "orders", "--sql", SQL))
+
+    def test_filter_to_serve_is_byte_identical(self):
+        server = self.serve()
+        r = sift("filter", "--sql", SQL, "--to", server.url("copy"), "-f", "count", self.records)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), str(len(self.matches)))
+        with open(self.records, "rb") as f:
+            everything = read_records(f.read())
+        self.assertEqual(stored(server.store, "copy"), [everything[i] for i in self.matches])
+
+    def test_refused_message_stops_with_its_offset(self):
+        everything = stored(self.store, "orders")
+        limit = sorted(len(everything[i]) for i in self.matches)[len(self.matches) // 2]
+        first_big = next(i for i in self.matches if len(everything[i]) > limit)
+        server = self.serve("--max-message-size", str(limit))
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--sql", SQL, "--to", server.url("copy"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertRegex(r.stderr, r"^sift: refused by amqp://127\.0\.0\.1:%d/copy: offset %d: rejected: "
+                         r"amqp:link:message-size-exceeded: " % (server.port, first_big))
+        accepted = [int(x) for x in r.stdout.split()]
+        self.assertTrue(set(accepted) <= {i for i in self.matches if len(everything[i]) <= limit})
+        self.assertEqual(len(stored(server.store, "copy")), len(accepted))  # nothing reported it did not take
+
+    def test_refused_messages_skipped(self):
+        everything = stored(self.store, "orders")
+        limit = sorted(len(everything[i]) for i in self.matches)[len(self.matches) // 2]
+        small = [i for i in self.matches if len(everything[i]) <= limit]
+        server = self.serve("--max-message-size", str(limit))
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--sql", SQL, "--to", server.url("copy"),
+                 "--on-refused", "skip", "--stats")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([int(x) for x in r.stdout.split()], small)
+        warnings = [line for line in r.stderr.splitlines() if line.startswith("sift: warning: offset ")]
+        self.assertEqual(len(warnings), len(self.matches) - len(small))
+        self.assertIn("refused %d" % (len(self.matches) - len(small)), r.stderr)
+        self.assertEqual(stored(server.store, "copy"), [everything[i] for i in small])
+
+    def test_rate_limits_sending(self):
+        server = self.serve()
+        start = time.monotonic()
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--to", server.url("copy"), "--rate", "200",
+                 "-c", "100", "-f", "count")
+        elapsed = time.monotonic() - start
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "100")
+        self.assertGreaterEqual(elapsed, 0.45)  # 100 messages at 200/s: the 100th is due at 0.495 s
+
+    def test_capture_from_serve(self):
+        server = self.serve()
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--to", server.url("orders"), "-f", "count")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
+        r = sift("capture", "--store", out, "--stream", "cap", "--from", server.url("orders"), "--count", "700",
+                 "--stats")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "0..699")
+        self.assertIn("stored 700,", r.stderr)
+        r = sift("capture", "--store", out, "--stream", "all", "--from", server.url("orders"), "--idle-exit", "500ms")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "0..%d" % (COUNT - 1))
+        self.assertEqual(len(stored(out, "all")), COUNT)
+
+    def test_capture_sigterm_stops_cleanly(self):
+        server = self.serve()
+        out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
+        proc = subprocess.Popen([CLI, "capture", "--store", out, "--stream", "cap", "--from", server.url("orders"),
+                                 "--stats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--to", server.url("orders"), "-f", "count")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, stderr)
+        self.assertIn("stored %d," % COUNT, stderr)
+        self.assertEqual(len(stored(out, "cap")), COUNT)
+
+    def test_sasl_plain(self):
+        users = os.path.join(self.dir, "users-%d" % time.monotonic_ns())
+        password = os.path.join(self.dir, "pw")
+        with open(password, "w") as f:
+            f.write("s3cret pass\n")
+        r = sift("users", "add", "alice", "--file", users, "--password-file", password)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = sift("users", "grant", "alice", "read,write,create", "*", "--file", users)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        server = self.serve("--users", users)
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--sql", SQL, "--to", server.url("copy"),
+                 "--user", "alice", "--password-file", password, "-f", "count")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), str(len(self.matches)))
+        wrong = os.path.join(self.dir, "wrong")
+        with open(wrong, "w") as f:
+            f.write("nope\n")
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--to", server.url("copy"), "--user", "alice",
+                 "--password-file", wrong)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("the broker refused the login", r.stderr)
+        self.assertEqual(r.stdout, "")
+        r = sift("capture", "--store", os.path.join(self.dir, "c-wrong"), "--stream", "x", "--from",
+                 server.url("copy"), "--user", "alice", "--password-file", wrong)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("the broker refused the login", r.stderr)
+
+    def test_tls(self):
+        if shutil.which("openssl") is None:
+            self.skipTest("no openssl")
+        key, cert = os.path.join(self.dir, "key.pem"), os.path.join(self.dir, "cert.pem")
+        r = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                            "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+                            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        server = self.serve("--tls-cert", cert, "--tls-key", key)
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--sql", SQL, "--to",
+                 server.url("copy", "amqps", "localhost"), "--tls-ca", cert, "-f", "count")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), str(len(self.matches)))
+        # Not trusted: the system's CAs do not know this certificate.
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--to", server.url("copy", "amqps", "localhost"))
+        self.assertEqual(r.returncode, 2)
+        self.assertRegex(r.stderr, r"^sift: replay --to: amqps://localhost:\d+/copy: .*certificate")
+        # TLS flags on a URL without TLS.
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--to", server.url("copy"), "--tls-ca", cert)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("sift: usage: --tls-ca: needs an amqps:// URL", r.stderr)
+
+    def test_bad_input(self):
+        cases = [
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "http://127.0.0.1:1/x"],
+             "sift: usage: sift replay: --to http://127.0.0.1:1/x: expected amqp://HOST:PORT/ADDRESS"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://127.0.0.1:5672"],
+             "no address after the host"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://127.0.0.1:99999/x"],
+             "port '99999' is out of range"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://u:p@127.0.0.1:5672/x"],
+             "credentials do not go in the URL"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://127.0.0.1:1/x", "-f", "json"],
+             "sift: usage: sift replay: --to: the matches go to the broker: -f offsets (those accepted) or -f count"),
+            (["replay", "--store", self.store, "--stream", "orders", "--rate", "5"],
+             "need --to"),
+            (["filter", "--on-refused", "skip", self.records], "need --to"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://127.0.0.1:1/x", "--user", "u"],
+             "sift: usage: --user: needs --password-file"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://127.0.0.1:1/x",
+              "--password-file", "/nonexistent"], "sift: usage: --password-file: needs --user"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://127.0.0.1:1/x", "--user", "u",
+              "--password-file", "/nonexistent"], "sift: --password-file: /nonexistent: cannot read the file"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://127.0.0.1:1/x", "--on-refused",
+              "maybe"], "--on-refused"),
+            (["replay", "--store", self.store, "--stream", "orders", "--to", "amqp://127.0.0.1:1/x"],
+             "sift: replay --to: amqp://127.0.0.1:1/x: proton:io: Connection refused"),
+            (["filter", "--to", "amqp://127.0.0.1:1/x", self.records],
+             "sift: filter --to: amqp://127.0.0.1:1/x: proton:io: Connection refused"),
+            (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x", "--from", "amqp://127.0.0.1:1/x"],
+             "sift: capture --from: amqp://127.0.0.1:1/x: proton:io: Connection refused"),
+            (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x", "--from", "127.0.0.1:1/x"],
+             "sift: usage: sift capture: --from 127.0.0.1:1/x: expected amqp://"),
+            (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x", "--from", "amqp://127.0.0.1:1/x",
+              "--idle-exit", "5"], "--idle-exit: bad duration '5'"),
+            (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x"], "--from is required"),
+        ]
+        for args, error in cases:
+            with self.subTest(args=args):
+                r = sift(*args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(error, r.stderr)
+                self.assertEqual(r.stdout, "")
+
+
+if __name__ == "__main__":
+    unittest.main()
