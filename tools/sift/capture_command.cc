@@ -1,5 +1,5 @@
 // `sift capture [--store DIR] --stream NAME --from amqp[s]://HOST:PORT/ADDRESS [--selector EXPR]
-//  [--count N] [--idle-exit DURATION] [--credit N] [--stats] [connection flags]`: a receiver on any
+//  [--count N] [--idle-exit DURATION] [--credit N] [--no-sync] [--stats] [connection flags]`: a receiver on any
 // AMQP 1.0 broker whose messages are appended to a stream, at least once.
 //
 // A message is accepted (settled with `accepted`, so the broker forgets it) only after the append that
@@ -55,7 +55,10 @@ struct CaptureOptions {
   std::string selector;
   uint64_t count = 0;        // 0: no limit
   int64_t idle_exit_ms = 0;  // 0: never
-  uint32_t credit = 2000;
+  // Messages the broker may send ahead. Credit comes back as batches are settled, so the window must
+  // cover what arrives during one durable append: against sift serve on loopback, 100,000 orders were
+  // captured at 78,000 msgs/s with 2000, 93,000 with 10,000.
+  uint32_t credit = 10000;
   bool stats = false;
   bool no_sync = false;
   amqp_client::ClientOptions client;
@@ -411,7 +414,15 @@ int RunCapture(const CaptureOptions& options) {
       client->Wake();
       (void)client->Run(&receiver, std::chrono::milliseconds(0));
     } else {
-      (void)writer.Wait();  // stored, never accepted: the broker delivers it again
+      // Stored, never accepted: the broker delivers it again (counted as stored: it is in the stream).
+      if (std::unique_ptr<Batch> done = writer.Wait(); done != nullptr) {
+        for (const engine::AppendOutcome& outcome : done->outcomes) {
+          if (!outcome.status.ok()) continue;
+          ++counts.stored;
+          counts.first_offset = std::min(counts.first_offset, outcome.offset);
+          counts.last_offset = std::max(counts.last_offset, outcome.offset);
+        }
+      }
       PrintError("capture", url.ToString(),
                  std::string(status.why()) + "; reconnecting (" + std::to_string(receiver.held()) +
                      " message(s) received and not accepted will be delivered again)");
