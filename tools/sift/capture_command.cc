@@ -82,6 +82,7 @@ struct CaptureCounts {
   uint64_t released = 0;
   uint64_t bytes = 0;
   uint64_t reconnects = 0;
+  uint64_t batches = 0;  // appends (group commits)
   uint64_t first_offset = UINT64_MAX;
   uint64_t last_offset = 0;
 };
@@ -214,6 +215,7 @@ class Receiver : public amqp_client::LinkClient::Handler {
 
   // Settles a written batch: accepted if stored, rejected if refused on its own, released otherwise.
   void Settle(std::unique_ptr<Batch> batch) {
+    ++counts_->batches;
     for (size_t i = 0; i < batch->deliveries.size(); ++i) {
       pn_delivery_t* d = batch->deliveries[i];
       const engine::AppendOutcome& outcome = batch->outcomes.size() > i ? batch->outcomes[i] : engine::AppendOutcome{};
@@ -435,14 +437,15 @@ int RunCapture(const CaptureOptions& options) {
   if (terminal && std::chrono::steady_clock::now() - start >= std::chrono::seconds(1)) std::fprintf(stderr, "\r\033[K");
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.stats) {
-    std::fprintf(stderr,
-                 "sift: stats: received %llu, stored %llu, rejected %llu, released %llu, reconnects %llu, %.0f msgs/s, "
-                 "%.1f MB/s, elapsed %.3f s\n",
-                 static_cast<unsigned long long>(counts.received), static_cast<unsigned long long>(counts.stored),
-                 static_cast<unsigned long long>(counts.rejected), static_cast<unsigned long long>(counts.released),
-                 static_cast<unsigned long long>(counts.reconnects),
-                 elapsed > 0 ? static_cast<double>(counts.stored) / elapsed : 0.0,
-                 elapsed > 0 ? static_cast<double>(counts.bytes) / elapsed / 1e6 : 0.0, elapsed);
+    std::fprintf(
+        stderr,
+        "sift: stats: received %llu, stored %llu, rejected %llu, released %llu, reconnects %llu, appends %llu, "
+        "%.0f msgs/s, %.1f MB/s, elapsed %.3f s\n",
+        static_cast<unsigned long long>(counts.received), static_cast<unsigned long long>(counts.stored),
+        static_cast<unsigned long long>(counts.rejected), static_cast<unsigned long long>(counts.released),
+        static_cast<unsigned long long>(counts.reconnects), static_cast<unsigned long long>(counts.batches),
+        elapsed > 0 ? static_cast<double>(counts.stored) / elapsed : 0.0,
+        elapsed > 0 ? static_cast<double>(counts.bytes) / elapsed / 1e6 : 0.0, elapsed);
   }
   if (counts.stored > 0) {
     std::printf("%llu..%llu\n", static_cast<unsigned long long>(counts.first_offset),
