@@ -348,6 +348,7 @@ void Server::Impl::CloseConsumer(const std::shared_ptr<ConsumerLink>& c) {
   }
   RemoveWaiter(c);
   metrics.RemoveConsumer(c->metrics.get());
+  trim_requested.store(true);
 }
 
 void Server::Impl::OnLinkClose(pn_link_t* link, bool closed) {
@@ -694,6 +695,7 @@ void Server::Impl::OnTransportClosed(pn_connection_t* c) {
   }
   for (auto& [link, consumer] : s->consumers) CloseConsumer(consumer);
   s->consumers.clear();
+  trim_requested.store(true);  // its buffers, and Proton's, are freed with it
   flow.AddOutbound(-static_cast<int64_t>(s->output));
   s->output = 0;
   if (!s->opened) handshakes.erase(s->handshake_seq);

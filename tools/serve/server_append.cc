@@ -2,6 +2,8 @@
 // stream's share with one StreamEngine::AppendEach, makes the round durable with one fsync (group
 // commit) and posts the outcomes back; and the retention timer, which applies every stream's
 // retention on an interval.
+#include <malloc.h>
+
 #include "tools/serve/server_impl.h"
 
 namespace sift::tools {
@@ -117,6 +119,8 @@ void Server::Impl::RetentionLoop() {
   std::string last_error;
   std::unique_lock<std::mutex> lock(retention_mu);
   while (!retention_cv.wait_for(lock, kStoreRecoveryRetry, [&] { return retention_stop; })) {
+    // Off the event thread: trimming walks the heap's free blocks (milliseconds after a large burst).
+    if (trim_requested.exchange(false)) malloc_trim(0);
     const bool retention_due = interval.count() > 0 && Clock::now() >= next_retention;
     if (!retention_due && store_writable.load()) continue;
     if (retention_due) next_retention = Clock::now() + interval;

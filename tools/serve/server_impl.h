@@ -240,6 +240,10 @@ struct Server::Impl {
       : options(o), engine(e), authenticator(a), ssl(s), flow(o.memory_budget, o.min_disk_free), store_path(o.store) {}
 
   std::atomic<bool> store_writable{true};  // as last logged (LogStoreHealth)
+  // A connection or a consumer link closed: the retention thread gives the heap's free memory back to
+  // the system (malloc_trim). glibc keeps what it freed otherwise, and clients that made the server
+  // buffer hundreds of MB left its RSS there after they were gone.
+  std::atomic<bool> trim_requested{false};
 
   void Log(const char* format, const std::string& what);
 

@@ -15,6 +15,8 @@ What each test shows:
   beyond the credit is stored;
 - 10,000 attach/detach cycles on one connection leave the server's RSS flat (< 5 MB); links detached
   with transfers still being appended leave the server up and serving;
+- 4 connections x 32 links that read nothing over 1 MB messages: once they leave, the server's RSS is
+  back within 64 MB of where it started;
 - a consumer that grants credit 1,000,000 and never reads, over a stream several times the memory
   budget, keeps the server's RSS within the budget of its baseline;
 - two consumers running a costly LIKE on big-text messages do not starve a consumer of another
@@ -600,6 +602,50 @@ class SlowConsumerTest(TempStoreTest):
         if not SANITIZED:
             self.assertLess(growth, self.BUDGET,
                             "RSS grew from %d to %d behind a consumer that never reads" % (baseline, peak))
+        self.assertEqual(server.stop(), 0, server.stderr())
+
+
+class MemoryReturnTest(TempStoreTest):
+    def test_memory_goes_back_when_hoarding_clients_leave(self):
+        # 4 connections x 32 receiver links, credit 100 each, reading nothing, over 1 MB messages: the
+        # server buffers hundreds of MB for them; once they are gone its RSS returns near its start.
+        server = self.start("--no-sync")
+        publish(server.url, "big", (Message(body="x" * 1000000, properties={"n": i}) for i in range(16)))
+        time.sleep(0.5)
+        baseline = server.rss()
+        socks = []
+        try:
+            for c in range(4):
+                sock = socket.socket()
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.settimeout(10)
+                sock.connect(("127.0.0.1", server.port))
+                socks.append(sock)
+                raw = RawClient.__new__(RawClient)
+                raw.sock, raw.buffer = sock, b""
+                sock.sendall(b"AMQP\x00\x01\x00\x00")
+                raw.send(OPEN, ["hoarder-%d" % c])
+                raw.send(BEGIN, [None, uint(0), uint(0x7FFFFFFF), uint(0x7FFFFFFF)])
+                for h in range(32):
+                    raw.send(ATTACH, raw.attach_fields("h%d" % h, h, False, "big"))
+                    raw.send(FLOW, [uint(0), uint(0x7FFFFFFF), uint(0), uint(0x7FFFFFFF), uint(h), uint(0), uint(100)])
+            peak = baseline
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                peak = max(peak, server.rss())
+                time.sleep(0.1)
+        finally:
+            for sock in socks:
+                sock.close()
+        after = server.rss()
+        deadline = time.monotonic() + 5 * SLOWDOWN
+        while time.monotonic() < deadline and after > baseline + (64 << 20):
+            time.sleep(0.2)
+            after = server.rss()
+        print("RSS: baseline %d, peak %d, after the hoarders left %d bytes" % (baseline, peak, after), file=sys.stderr)
+        if not SANITIZED:
+            self.assertLess(after, baseline + (64 << 20),
+                            "RSS stayed at %d (from %d, peak %d) after the clients left" % (after, baseline, peak))
         self.assertEqual(server.stop(), 0, server.stderr())
 
 
