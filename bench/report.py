@@ -86,6 +86,23 @@ def check(rows, want, got, met):
     rows.append(f"| {want[0]} | {want[1]} | {got} | {'yes' if met else '**no**'} |")
 
 
+def broker_section(r, commands, w, targets):
+    """broker.md (bench/broker/run): sift's publish and capture rates beside a Proton C++ client, and
+    broker-must-show.md (bench/broker/must_show), under this report's headings."""
+    text = read(os.path.join(r, "broker.md")).strip()
+    body, _, target_text = text.partition("\n## Targets")
+    for line in body.splitlines():
+        w("#" + line if line.startswith("#") else line)
+    w("")
+    for cells in md_tables(target_text)[0][1] if md_tables(target_text) else []:
+        check(targets, (cells[0], cells[1]), cells[2], cells[3] == "yes")
+    shown = os.path.join(r, "broker-must-show.md")
+    if os.path.exists(shown):
+        for line in read(shown).strip().splitlines():
+            w("#" + line if line.startswith("#") else line)
+        w("")
+
+
 def history_section(r, commands, w, targets):
     """Replays of history from disk (bench/history/run): raw and compressed, cold and warm."""
     h = json.loads(read(os.path.join(r, "history.json")))
@@ -470,6 +487,10 @@ def main():
     else:
         check(targets, ("publish with summaries against without, `sift serve` (4 producers, durable)", "<= 1.10x"),
               "?", False)
+
+    # sift between brokers (bench/broker/run, bench/broker/must_show), when present.
+    if os.path.exists(os.path.join(r, "broker.md")):
+        broker_section(r, commands, w, targets)
 
     # Targets.
     w("## Targets")
