@@ -5,7 +5,8 @@
 
 Reads, from DIR: filter-summary.md (bench/plot.py), whole.md (bench/whole/run), skip.md and skip.png
 (bench/skip/run), codec.json, selector.json and storage.json (Google Benchmark JSON), history.md and
-history.json (bench/history/run, when present), serve.md
+history.json (bench/history/run, when present), python.md and python.png (bench/python/run, when
+present), serve.md
 (bench/serve/run), and commands.txt (the command of each part, one `name: command` per line). Every
 figure it writes is one of those files' figures, with the command that measured it; the targets are
 checked here against the same figures. Nothing is carried over from an earlier run.
@@ -84,6 +85,19 @@ def machine():
 
 def check(rows, want, got, met):
     rows.append(f"| {want[0]} | {want[1]} | {got} | {'yes' if met else '**no**'} |")
+
+
+def python_section(r, commands, w, targets):
+    """python.md (bench/python/run) under this report's headings, its targets among the others."""
+    text = read(os.path.join(r, "python.md")).strip()
+    body, _, target_text = text.partition("\n## Targets")
+    for line in body.splitlines():
+        w("#" + line if line.startswith("#") else line)
+    w("")
+    w("![python](results/python.png)")
+    w("")
+    for cells in md_tables(target_text)[0][1] if md_tables(target_text) else []:
+        check(targets, (f"Python: {cells[0]}", "as named"), cells[1], cells[2] == "yes")
 
 
 def broker_section(r, commands, w, targets):
@@ -487,6 +501,10 @@ def main():
     else:
         check(targets, ("publish with summaries against without, `sift serve` (4 producers, durable)", "<= 1.10x"),
               "?", False)
+
+    # The Python package and the Dask example (bench/python/run), when present.
+    if os.path.exists(os.path.join(r, "python.md")):
+        python_section(r, commands, w, targets)
 
     # sift between brokers (bench/broker/run, bench/broker/must_show), when present.
     if os.path.exists(os.path.join(r, "broker.md")):
