@@ -1,7 +1,7 @@
 #!/bin/sh
 # What `cmake --install` of a build yields, staged with DESTDIR: libsift with its SONAME, only sift_*
 # exported and each at version SIFT_0; sift/sift.h, pkg-config and CMake files; a C program built
-# against the staged header and library; and the Python package importable from the staged
+# against the staged header and library, by hand and through find_package(sift); and the Python package importable from the staged
 # dist-packages, finding the staged library by its run path (nothing set).
 #   install_test.sh BUILD_DIR WORK_DIR PYTHON
 set -eu
@@ -43,6 +43,21 @@ int main(void) {
 C
 cc -std=c11 -Wall -Werror -I"$prefix/include" "$work/use.c" -L"$lib" -lsift -o "$work/use" || fail "cannot build against it"
 LD_LIBRARY_PATH="$lib" "$work/use" || fail "the C program failed"
+
+# The same program through the CMake package: find_package(sift), target sift::sift.
+mkdir -p "$work/cmake"
+cp "$work/use.c" "$work/cmake/use.c"
+cat >"$work/cmake/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(use C)
+find_package(sift 0.1 REQUIRED)
+add_executable(use use.c)
+target_link_libraries(use PRIVATE sift::sift)
+CMAKE
+cmake -S "$work/cmake" -B "$work/cmake/build" -DCMAKE_PREFIX_PATH="$prefix" >"$work/cmake.log" 2>&1 ||
+  fail "find_package(sift) failed (see $work/cmake.log)"
+cmake --build "$work/cmake/build" >>"$work/cmake.log" 2>&1 || fail "cannot build with sift::sift"
+LD_LIBRARY_PATH="$lib" "$work/cmake/build/use" || fail "the CMake-built program failed"
 
 site=$(find "$lib" -type d -name dist-packages | head -n 1)
 if [ -n "$site" ]; then
