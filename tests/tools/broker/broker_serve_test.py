@@ -5,7 +5,8 @@ Always runs (no outside broker needed). Covered: the matches sent to serve are s
 byte as the sending store holds them, and the offsets printed are those the broker accepted; serve's
 --max-message-size refuses a message: exit 2 naming its offset and the broker's condition, nothing
 after it reported, or with --on-refused skip one warning per refusal and the rest sent; --rate paces
-the sending; capture stores what serve delivers (--count, --idle-exit) and a SIGTERM ends it cleanly;
+the sending; capture stores what serve delivers (--count, --idle-exit), a SIGTERM ends it cleanly, and it reconnects
+when serve is killed and started again;
 SASL PLAIN with a users file, a wrong password refused; TLS with --tls-ca, an untrusted certificate
 refused; SASL EXTERNAL with a client certificate signed by a throwaway CA, refused without one; and every bad input (URL, flags, unreachable host) exits 2 with its error line.
 """
@@ -137,6 +138,45 @@ class ServePeerTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, stderr)
         self.assertIn("stored %d," % COUNT, stderr)
         self.assertEqual(len(stored(out, "cap")), COUNT)
+
+    def test_capture_reconnects_after_the_broker_restarts(self):
+        import socket
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        store = os.path.join(tempfile.mkdtemp(dir=self.dir), "s")
+
+        def start():
+            proc = subprocess.Popen([CLI, "serve", "--listen", "127.0.0.1:%d" % port, "--store", store],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            self.assertIn("listening on", proc.stdout.readline())
+            return proc
+
+        server = start()
+        url = "amqp://127.0.0.1:%d/orders" % port
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--to", url, "-f", "count")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
+        capture = subprocess.Popen([CLI, "capture", "--store", out, "--stream", "cap", "--from", url, "--idle-exit",
+                                    "3s", "--stats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        server.kill()  # the broker dies under the capture
+        server.wait()
+        server.stdout.close()
+        time.sleep(0.5)
+        server = start()
+        try:
+            stdout, stderr = capture.communicate(timeout=60)
+        finally:
+            server.kill()
+            server.wait()
+            server.stdout.close()
+        self.assertEqual(capture.returncode, 0, stderr)
+        self.assertIn("reconnecting", stderr)
+        self.assertRegex(stderr, r"reconnects [1-9]")
+        got = stored(out, "cap")
+        # sift serve's streams are read from the start again on the new link: every message at least once.
+        self.assertGreaterEqual(len(got), COUNT)
 
     def test_sasl_plain(self):
         users = os.path.join(self.dir, "users-%d" % time.monotonic_ns())
