@@ -102,7 +102,7 @@ def python_section(r, commands, w, targets):
 
 def broker_section(r, commands, w, targets):
     """broker.md (bench/broker/run): sift's publish and capture rates beside a Proton C++ client, and
-    broker-must-show.md (bench/broker/must_show), under this report's headings."""
+    broker-full-scale.md (bench/broker/full_scale), under this report's headings."""
     text = read(os.path.join(r, "broker.md")).strip()
     body, _, target_text = text.partition("\n## Targets")
     for line in body.splitlines():
@@ -110,7 +110,7 @@ def broker_section(r, commands, w, targets):
     w("")
     for cells in md_tables(target_text)[0][1] if md_tables(target_text) else []:
         check(targets, (cells[0], cells[1]), cells[2], cells[3] == "yes")
-    shown = os.path.join(r, "broker-must-show.md")
+    shown = os.path.join(r, "broker-full-scale.md")
     if os.path.exists(shown):
         for line in read(shown).strip().splitlines():
             w("#" + line if line.startswith("#") else line)
@@ -509,7 +509,7 @@ def main():
     if os.path.exists(os.path.join(r, "python.md")):
         python_section(r, commands, w, targets)
 
-    # sift between brokers (bench/broker/run, bench/broker/must_show), when present.
+    # sift between brokers (bench/broker/run, bench/broker/full_scale), when present.
     if os.path.exists(os.path.join(r, "broker.md")):
         broker_section(r, commands, w, targets)
 

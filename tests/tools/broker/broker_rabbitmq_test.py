@@ -2,7 +2,7 @@
 """`sift capture --from` and `sift replay --to` against a private RabbitMQ node (rabbitmq.py).
 
 Reduced scale for ctest (SIFT_BROKER_MESSAGES, default 2,000 messages; SIFT_BROKER_KILLS, default 1);
-bench/broker/must_show runs the same tests at full scale. Covered:
+bench/broker/full_scale runs the same tests at full scale. Covered:
   - messages with application properties published by python-qpid-proton to a queue are captured into
     a stream with properties, application properties and body equal; for 10 selectors `sift replay`
     counts what a python-qpid-proton consumer of a second copy of the queue counts by evaluating the
