@@ -129,6 +129,33 @@ MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine, size_t
   return s;
 }
 
+namespace {
+
+// The per-stream families, each a field of MetricsSnapshot::Stream: what is rendered, and what is
+// summed for the streams without series of their own.
+struct StreamFamily {
+  const char* name;
+  const char* type;
+  const char* help;
+  uint64_t MetricsSnapshot::Stream::*field;
+};
+constexpr StreamFamily kStreamFamilies[] = {
+    {"sift_stream_appended_messages_total", "counter",
+     "Messages producers appended to the stream since the server started.",
+     &MetricsSnapshot::Stream::appended_messages},
+    {"sift_stream_appended_bytes_total", "counter",
+     "Bytes of the messages producers appended since the server started.", &MetricsSnapshot::Stream::appended_bytes},
+    {"sift_stream_stored_messages", "gauge", "Messages the stream holds.", &MetricsSnapshot::Stream::stored_messages},
+    {"sift_stream_stored_bytes", "gauge", "Stored bytes of the stream, chunk headers included.",
+     &MetricsSnapshot::Stream::stored_bytes},
+    {"sift_stream_retention_deleted_messages_total", "counter",
+     "Messages retention deleted from the stream (the oldest offset it keeps).",
+     &MetricsSnapshot::Stream::retention_deleted_messages},
+    {"sift_stream_next_offset", "gauge", "The offset the next message appended to the stream gets.",
+     &MetricsSnapshot::Stream::next_offset},
+};
+}  // namespace
+
 void ServeMetrics::BoundStreamSeries(size_t max_series, MetricsSnapshot* s) const {
   using Stream = MetricsSnapshot::Stream;
   std::lock_guard<std::mutex> lock(mu_);
@@ -142,15 +169,8 @@ void ServeMetrics::BoundStreamSeries(size_t max_series, MetricsSnapshot* s) cons
   });
   size_t taken = 0;
   while (keep.size() < max_series && taken < rest.size()) keep.push_back(rest[taken++]);
-  Stream& other = s->other_streams;
   for (size_t i = taken; i < rest.size(); ++i) {
-    const Stream& st = *rest[i];
-    other.appended_messages += st.appended_messages;
-    other.appended_bytes += st.appended_bytes;
-    other.stored_messages += st.stored_messages;
-    other.stored_bytes += st.stored_bytes;
-    other.retention_deleted_messages += st.retention_deleted_messages;
-    other.next_offset += st.next_offset;
+    for (const StreamFamily& f : kStreamFamilies) s->other_streams.*(f.field) += rest[i]->*(f.field);
   }
   s->other_stream_count = rest.size() - taken;
   series_streams_.clear();
@@ -234,25 +254,6 @@ std::string RenderPrometheusText(const MetricsSnapshot& s) {
   Writer w(&out);
   using Stream = MetricsSnapshot::Stream;
   using Consumer = MetricsSnapshot::Consumer;
-  struct StreamFamily {
-    const char* name;
-    const char* type;
-    const char* help;
-    uint64_t Stream::*field;
-  };
-  static constexpr StreamFamily kStreamFamilies[] = {
-      {"sift_stream_appended_messages_total", "counter",
-       "Messages producers appended to the stream since the server started.", &Stream::appended_messages},
-      {"sift_stream_appended_bytes_total", "counter",
-       "Bytes of the messages producers appended since the server started.", &Stream::appended_bytes},
-      {"sift_stream_stored_messages", "gauge", "Messages the stream holds.", &Stream::stored_messages},
-      {"sift_stream_stored_bytes", "gauge", "Stored bytes of the stream, chunk headers included.",
-       &Stream::stored_bytes},
-      {"sift_stream_retention_deleted_messages_total", "counter",
-       "Messages retention deleted from the stream (the oldest offset it keeps).", &Stream::retention_deleted_messages},
-      {"sift_stream_next_offset", "gauge", "The offset the next message appended to the stream gets.",
-       &Stream::next_offset},
-  };
   for (const StreamFamily& f : kStreamFamilies) {
     w.Family(f.name, f.type, f.help);
     for (const Stream& st : s.streams) w.Sample(f.name, StreamLabel(st.name), st.*(f.field));
