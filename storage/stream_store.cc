@@ -38,7 +38,8 @@ namespace {
 constexpr uint32_t kStoreFormatVersion = 2;
 constexpr size_t kIndexEntrySize = 4 + 4 + 4 + 8 + 8 + 4;
 constexpr size_t kIndexEntryV1Size = 4 + 4 + 8 + 8 + 4;
-constexpr size_t kMaxGroupBytes = 64u << 20;  // one leader writes at most this much per group
+constexpr size_t kMaxGroupBytes = 64u << 20;       // one leader writes at most this much per group
+constexpr size_t kKeptGroupBatchBytes = 8u << 20;  // a larger group's write batch is freed after it
 
 std::string EncodeIndexEntry(const ChunkMeta& m) {
   std::string v;
@@ -901,7 +902,8 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
     sg->writers.push_back(w);
   }
   const int64_t now = Now();
-  rocksdb::WriteBatch batch;
+  rocksdb::WriteBatch& batch = group_batch_;
+  batch.Clear();
   if (options_.chunk_summarizer && group_summarizer_ == nullptr) group_summarizer_ = options_.chunk_summarizer();
   ChunkSummarizer* const summarizer = group_summarizer_.get();
   for (StreamGroup& sg : streams) {
@@ -935,6 +937,7 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
       status = FromRocks(s, what);
     }
   }
+  if (batch.GetDataSize() > kKeptGroupBatchBytes) batch = rocksdb::WriteBatch();
 
   lock.lock();
   if (status.ok()) {

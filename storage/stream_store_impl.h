@@ -170,6 +170,10 @@ class StreamStore::Impl {
   // one message at a time commits groups of a few.
   std::unique_ptr<ChunkSummarizer> group_summarizer_;
   ChunkBuilder group_builder_;  // the group commit leader's (under write_mu_): keeps its buffers and zstd context
+  // The group commit leader's write batch (under write_mu_), cleared and refilled: a fresh one per group
+  // grew by doubling into freshly mapped memory, and the page faults and copies cost a durable capture
+  // about a third of its writing thread. One that grew past kKeptGroupBatchBytes is not kept.
+  rocksdb::WriteBatch group_batch_;
   mutable std::mutex mu_;
   mutable std::condition_variable appended_cv_;  // notified after every commit and stream deletion
   std::map<std::string, std::shared_ptr<StreamState>, std::less<>> streams_;
