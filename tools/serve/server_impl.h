@@ -327,8 +327,8 @@ struct Server::Impl {
   // free the link (Proton keeps it until our detach is written), so attach/detach churn costs nothing.
   void OnLinkClose(pn_link_t* link, bool closed);
 
-  // Brings the connection's queued output (deliveries Proton has not framed, plus frames not yet
-  // written to the socket) into FlowControl, and returns it.
+  // Brings the connection's queued output (deliveries Proton has not framed yet) into FlowControl,
+  // and returns it.
   uint64_t RefreshOutput(ConnState* s);
 
   // Sends what the reader prepared, as credit allows; schedules the next poll.
