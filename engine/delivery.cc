@@ -14,6 +14,12 @@ void DeliveryBatch::Clear() {
   starts_.clear();
 }
 
+void DeliveryBatch::Release() {
+  std::string().swap(arena_);
+  std::vector<Delivery>().swap(deliveries_);
+  std::vector<size_t>().swap(starts_);
+}
+
 void DeliveryBatch::Add(uint64_t offset, int64_t timestamp_ms, std::string_view bytes) {
   const char* before = arena_.data();
   const size_t start = arena_.size();

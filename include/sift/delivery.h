@@ -70,6 +70,9 @@ class DeliveryBatch {
 
   // Forgets every delivery; keeps the memory for the next fill.
   void Clear();
+  // Forgets every delivery and frees the memory Clear keeps: for a batch that held large messages and
+  // may now wait a long time before its next fill.
+  void Release();
   // Copies `bytes` into the batch and adds a delivery viewing the copy.
   void Add(uint64_t offset, int64_t timestamp_ms, std::string_view bytes);
 

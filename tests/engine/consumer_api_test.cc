@@ -268,6 +268,35 @@ TEST_F(ConsumerApiTest, DeliveriesCarryBytesAndDecodeOnRequest) {
   pn_message_free(message);
 }
 
+TEST_F(ConsumerApiTest, ABatchReleasedOrClearedFillsAgainWithTheNextDeliveries) {
+  ConsumerOptions options;
+  options.stream = "orders";
+  options.credit = 5;
+  std::unique_ptr<Consumer> consumer;
+  ASSERT_TRUE(engine_->NewConsumer(options, &consumer).ok());
+  std::unique_ptr<synthetic::SyntheticOrders> orders;
+  ASSERT_TRUE(synthetic::SyntheticOrders::Create({}, &orders).ok());
+  DeliveryBatch batch;
+  uint64_t next = 0;
+  for (int round = 0; round < 4; ++round) {
+    ASSERT_TRUE(consumer->Poll(&batch).ok());
+    ASSERT_EQ(batch.size(), 5u);
+    for (const Delivery& d : batch) {
+      std::string expected;
+      ASSERT_TRUE(orders->Encode(next, &expected).ok());
+      EXPECT_EQ(d.offset(), next);
+      EXPECT_EQ(d.bytes(), expected);
+      ++next;
+    }
+    if (round % 2 == 0) {
+      batch.Release();
+    } else {
+      batch.Clear();
+    }
+    EXPECT_TRUE(batch.empty());
+  }
+}
+
 TEST_F(ConsumerApiTest, NewConsumerErrors) {
   std::unique_ptr<Consumer> consumer;
   ConsumerOptions options;

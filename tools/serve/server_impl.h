@@ -76,7 +76,6 @@ struct ConsumerLink {
   // Offsets retention deleted before the consumer read them, passed since its last delivery: the next
   // delivery tells the client (x-opt-sift-retention-skipped). Used by whoever holds `polling`.
   uint64_t retention_untold = 0;
-  std::string scratch;
 
   std::mutex mu;                                         // guards the fields below
   std::deque<std::pair<uint64_t, std::string>> pending;  // annotated deliveries awaiting credit
