@@ -671,8 +671,13 @@ class FairnessTest(TempStoreTest):
 
         try:
             attach_costly()
+            # Both reader threads busy with the costly scans before the unrelated consumer comes: the server
+            # has spent 0.2 s of CPU on them (waited for, not assumed after a sleep: on a loaded machine
+            # the server may get less than half a core at first).
             busy_from = server.cpu_seconds()
-            time.sleep(0.5)  # both reader threads are busy with the costly scans now
+            deadline = time.monotonic() + 10 * SLOWDOWN
+            while server.cpu_seconds() - busy_from <= 0.2 and time.monotonic() < deadline:
+                time.sleep(0.05)
             self.assertGreater(server.cpu_seconds() - busy_from, 0.2, "the costly scans are not running")
             conn = BlockingConnection(server.url, timeout=5)
             try:
