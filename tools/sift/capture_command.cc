@@ -285,8 +285,12 @@ class Receiver : public amqp_client::LinkClient::Handler {
       const uint64_t left = options_.count > counts_->stored + held_ ? options_.count - counts_->stored - held_ : 0;
       want = std::min<uint64_t>(want, left + held_);
     }
+    // Topped up once half the window is used, not after every batch: RabbitMQ 3.10 delivered at about
+    // half the rate when it got a small top-up (a flow frame) every few milliseconds (100,000 messages
+    // in 15-22 s against 7-12 s). Never stalls: below half, the broker still holds credit or the writer
+    // holds messages whose settlement comes back here.
     const uint64_t outstanding = held_ + static_cast<uint64_t>(std::max(0, pn_link_credit(link)));
-    if (want > outstanding) pn_link_flow(link, static_cast<int>(want - outstanding));
+    if (want > outstanding && outstanding <= want / 2) pn_link_flow(link, static_cast<int>(want - outstanding));
   }
 
   const CaptureOptions& options_;
