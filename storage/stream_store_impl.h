@@ -171,8 +171,8 @@ class StreamStore::Impl {
   std::unique_ptr<ChunkSummarizer> group_summarizer_;
   ChunkBuilder group_builder_;  // the group commit leader's (under write_mu_): keeps its buffers and zstd context
   // The group commit leader's write batch (under write_mu_), cleared and refilled: a fresh one per group
-  // grew by doubling into freshly mapped memory, and the page faults and copies cost a durable capture
-  // about a third of its writing thread. One that grew past kKeptGroupBatchBytes is not kept.
+  // grew by doubling into freshly mapped memory every time, paying the copies and page faults again.
+  // One that grew past kKeptGroupBatchBytes is not kept.
   rocksdb::WriteBatch group_batch_;
   mutable std::mutex mu_;
   mutable std::condition_variable appended_cv_;  // notified after every commit and stream deletion

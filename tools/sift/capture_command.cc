@@ -65,9 +65,9 @@ struct CaptureOptions {
 };
 
 // Messages received and not yet settled, in arrival order, their bytes back to back. A settled batch
-// is cleared and filled again (its capacity kept): a buffer per message, or a fresh one per batch,
-// made the receiving thread spend more time in page faults than in receiving, the heap's top being
-// returned to the kernel after each batch and faulted in again by the next.
+// is cleared and filled again (its capacity kept): with a buffer per message, page faults were the
+// receiving thread's largest cost in a profile, the heap's top being returned to the kernel after each
+// batch and faulted in again by the next.
 struct Batch {
   std::vector<pn_delivery_t*> deliveries;
   std::string data;
@@ -287,8 +287,9 @@ class Receiver : public amqp_client::LinkClient::Handler {
     }
     // Topped up once half the window is used, not after every batch: RabbitMQ 3.10 delivered at about
     // half the rate when it got a small top-up (a flow frame) every few milliseconds (100,000 messages
-    // in 15-22 s against 7-12 s). Never stalls: below half, the broker still holds credit or the writer
-    // holds messages whose settlement comes back here.
+    // in 15-22 s against 7-12 s). Never stalls: while more than half the window is outstanding, the
+    // broker holds credit to send with, or this receiver holds messages whose settlement comes back
+    // here.
     const uint64_t outstanding = held_ + static_cast<uint64_t>(std::max(0, pn_link_credit(link)));
     if (want > outstanding && outstanding <= want / 2) pn_link_flow(link, static_cast<int>(want - outstanding));
   }
