@@ -380,9 +380,8 @@ uint64_t Server::Impl::RefreshOutput(ConnState* s) {
   // transport's buffer and may move the buffer, while the proactor, when the socket would block,
   // keeps a pointer into it to write the rest from later. A consumer with a deep backlog and a slow
   // socket then received freed memory as frames (a client granting 30,000 credit saw "malformed
-  // frame" after about 8,700 messages). The frames the transport holds unwritten are left uncounted:
-  // the proactor frames more only once its last write went out whole, so they stay within its
-  // buffer (a few hundred KiB at most).
+  // frame" after about 8,700 messages). The frames the transport holds unwritten are left uncounted;
+  // the proactor frames more only once its last write went out whole.
   uint64_t bytes = 0;
   for (pn_session_t* ssn = pn_session_head(s->connection, 0); ssn != nullptr; ssn = pn_session_next(ssn, 0)) {
     bytes += pn_session_outgoing_bytes(ssn);
