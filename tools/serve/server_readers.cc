@@ -102,6 +102,7 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
   Status s = c->consumer->Poll(&c->batch);
   std::vector<std::pair<uint64_t, std::string>> out;
   out.reserve(c->batch.size());
+  uint64_t polled_bytes = 0;
   // A poll passes at most one gap; deliveries from before it come first in the batch. What earlier polls
   // passed goes on this batch's first delivery, this poll's gap on the first delivery after it, and
   // what no delivery has told yet waits for the next batch.
@@ -118,14 +119,13 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
                              "the stored bytes are not well-formed sections");
       break;
     }
+    polled_bytes += bytes.size();
     out.emplace_back(d.offset(), std::move(bytes));
   }
   c->retention_untold += gap.count();
   // The batch's bytes now live on in `out`: a consumer that read large messages does not keep a second
   // copy of them while it waits for credit or for its socket (128 consumers that read nothing over
   // 1 MB messages held about 128 MB that way, counted nowhere).
-  uint64_t polled_bytes = 0;
-  for (const auto& o : out) polled_bytes += o.second.size();
   if (polled_bytes > kConsumerBatchBytes / 4) {
     c->batch.Release();
   } else {
@@ -146,11 +146,9 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
       c->polling = false;
       return;
     }
-    for (auto& o : out) {
-      c->pending_bytes += o.second.size();
-      flow.AddOutbound(static_cast<int64_t>(o.second.size()));
-      c->pending.push_back(std::move(o));
-    }
+    c->pending_bytes += polled_bytes;
+    flow.AddOutbound(static_cast<int64_t>(polled_bytes));
+    for (auto& o : out) c->pending.push_back(std::move(o));
     if (c->closed) {
       c->polling = false;
       return;
