@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -87,13 +86,19 @@ def check(rows, want, got, met):
     rows.append(f"| {want[0]} | {want[1]} | {got} | {'yes' if met else '**no**'} |")
 
 
-def python_section(r, commands, w, targets):
-    """python.md (bench/python/run) under this report's headings, its targets among the others."""
-    text = read(os.path.join(r, "python.md")).strip()
-    body, _, target_text = text.partition("\n## Targets")
+def write_part(w, text):
+    """Writes a part's own Markdown report under this report's headings (each heading one level deeper)
+    up to its "## Targets" section, and returns that section's text (empty when it has none)."""
+    body, _, target_text = text.strip().partition("\n## Targets")
     for line in body.splitlines():
         w("#" + line if line.startswith("#") else line)
     w("")
+    return target_text
+
+
+def python_section(r, commands, w, targets):
+    """python.md (bench/python/run) under this report's headings, its targets among the others."""
+    target_text = write_part(w, read(os.path.join(r, "python.md")))
     w("![python](results/python.png)")
     w("")
     for cells in md_tables(target_text)[0][1] if md_tables(target_text) else []:
@@ -103,18 +108,12 @@ def python_section(r, commands, w, targets):
 def broker_section(r, commands, w, targets):
     """broker.md (bench/broker/run): sift's publish and capture rates beside a Proton C++ client, and
     broker-full-scale.md (bench/broker/full_scale), under this report's headings."""
-    text = read(os.path.join(r, "broker.md")).strip()
-    body, _, target_text = text.partition("\n## Targets")
-    for line in body.splitlines():
-        w("#" + line if line.startswith("#") else line)
-    w("")
+    target_text = write_part(w, read(os.path.join(r, "broker.md")))
     for cells in md_tables(target_text)[0][1] if md_tables(target_text) else []:
         check(targets, (cells[0], cells[1]), cells[2], cells[3] == "yes")
     shown = os.path.join(r, "broker-full-scale.md")
     if os.path.exists(shown):
-        for line in read(shown).strip().splitlines():
-            w("#" + line if line.startswith("#") else line)
-        w("")
+        write_part(w, read(shown))
 
 
 def history_section(r, commands, w, targets):
