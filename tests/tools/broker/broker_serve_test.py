@@ -22,6 +22,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from broker_common import CLI, Serve, read_records, sift, stored  # noqa: E402
+from rabbitmq import free_port  # noqa: E402
 
 COUNT = 2000
 SQL = "region = 'eu-west' AND amount > 300"
@@ -140,10 +141,7 @@ class ServePeerTest(unittest.TestCase):
         self.assertEqual(len(stored(out, "cap")), COUNT)
 
     def test_capture_reconnects_after_the_broker_restarts(self):
-        import socket
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
+        port = free_port()
         store = os.path.join(tempfile.mkdtemp(dir=self.dir), "s")
 
         def start():
