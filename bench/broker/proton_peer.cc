@@ -24,25 +24,24 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "engine/amqp/record_file.h"
+
 namespace {
 
+// The record file's messages (read with the project's reader, which checks every length), or an
+// exception naming the file, record and byte.
 std::vector<std::vector<char>> ReadRecords(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  sift::amqp::RecordFileReader reader;
+  if (!reader.Open(path)) throw std::runtime_error(reader.error());
   std::vector<std::vector<char>> out;
-  size_t at = 0;
-  while (at + 4 <= all.size()) {
-    const auto* p = reinterpret_cast<const unsigned char*>(all.data() + at);
-    const size_t n = (size_t{p[0]} << 24) | (size_t{p[1]} << 16) | (size_t{p[2]} << 8) | p[3];
-    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(at + 4),
-                     all.begin() + static_cast<std::ptrdiff_t>(at + 4 + n));
-    at += 4 + n;
-  }
+  std::span<const uint8_t> message;
+  while (reader.Next(&message)) out.emplace_back(message.begin(), message.end());
+  if (!reader.ok()) throw std::runtime_error(reader.error());
   return out;
 }
 
