@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 
 #include "base/byte_order.h"
@@ -14,6 +15,7 @@
 #include "engine/amqp/validate.h"
 #include "engine/message_field_source.h"
 #include "selector/compare.h"
+#include "storage/term_index.h"
 
 namespace sift::engine {
 namespace {
@@ -50,6 +52,16 @@ enum : uint8_t {
 };
 constexpr uint8_t kComplete = 1;
 
+// The MurmurHash3 64-bit finalizer.
+uint64_t Fmix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
 // The text hash of Bloom filters (it is stored, so it is part of the format: docs/store-format.md):
 // 8 bytes at a time, little-endian, then the MurmurHash3 64-bit finalizer.
 uint64_t TextHash(std::string_view text) {
@@ -80,13 +92,15 @@ uint64_t TextHash(std::string_view text) {
     }
     mix(word);
   }
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
+  return Fmix64(h);
 }
+
+// Terms (TextTerm): the field's seed, from its section and name, mixed into the text's hash by the
+// finalizer. Stored, so part of the format (docs/store-format.md).
+uint64_t FieldTermSeed(uint8_t section, std::string_view name) {
+  return Fmix64(TextHash(name) + (uint64_t{section} + 1) * 0x9e3779b97f4a7c15ull);
+}
+uint64_t TermOfHash(uint64_t seed, uint64_t text_hash) { return Fmix64(text_hash ^ seed); }
 
 uint64_t BloomBit(uint64_t hash, uint32_t probe, uint64_t bits) { return (hash + probe * ((hash >> 32) | 1)) % bits; }
 
@@ -743,6 +757,22 @@ struct FieldStats {
     seen_slots[seen_count++] = static_cast<uint8_t>(i);
   }
 
+  // Appends the term of each distinct text (TextTerm) to *terms.
+  void AddTerms(std::vector<uint64_t>* terms) const {
+    if (texts == 0) return;
+    const uint64_t seed = FieldTermSeed(section, name);
+    // Until the exact list overflows it holds every text; past it, the hash set does, but for the texts
+    // that only grew, which are the list's and `unhashed` (the set holds those that were not stable).
+    if (!exact_overflow || texts_ascending) {
+      for (const std::string& e : exact) terms->push_back(TermOfHash(seed, TextHash(e)));
+    }
+    if (!exact_overflow) return;
+    if (texts_ascending) {
+      for (const std::string_view u : unhashed) terms->push_back(TermOfHash(seed, TextHash(u)));
+    }
+    hashes.ForEach([&](uint64_t h) { terms->push_back(TermOfHash(seed, h)); });
+  }
+
   void Encode(std::string* out, EncodeScratch* scratch) const {
     std::string& body = scratch->body;
     body.clear();
@@ -1211,6 +1241,8 @@ struct ChunkSummaryBuilder::State {
   uint32_t messages = 0;
   bool failed = false;
   bool complete = true;
+  std::vector<uint64_t> terms;  // the last Finish()'s, for FinishTerms()
+  bool terms_complete = false;
 };
 
 ChunkSummaryBuilder::ChunkSummaryBuilder() : state_(std::make_unique<State>()) {}
@@ -1258,7 +1290,14 @@ bool ChunkSummaryBuilder::AddChecked(std::string_view message) {
 void ChunkSummaryBuilder::Finish(std::string* summary) {
   State& s = *state_;
   summary->clear();
+  s.terms.clear();
+  s.terms_complete = false;
   if (s.failed || s.messages == 0) return;
+  // The terms now: the texts past the exact lists view the messages, valid until Finish() returns.
+  if (s.complete) {
+    for (const FieldStats* f : s.chunk_fields) f->AddTerms(&s.terms);
+    s.terms_complete = true;
+  }
   std::vector<const FieldStats*>& sorted = s.sorted;
   sorted.assign(s.chunk_fields.begin(), s.chunk_fields.end());
   std::sort(sorted.begin(), sorted.end(), [](const FieldStats* a, const FieldStats* b) {
@@ -1269,6 +1308,13 @@ void ChunkSummaryBuilder::Finish(std::string* summary) {
   summary->push_back(static_cast<char>(s.complete ? kComplete : 0));
   PutVarint(summary, sorted.size());
   for (const FieldStats* f : sorted) f->Encode(summary, &s.scratch);
+}
+
+bool ChunkSummaryBuilder::FinishTerms(std::vector<uint64_t>* terms) {
+  State& s = *state_;
+  terms->swap(s.terms);
+  s.terms.clear();
+  return std::exchange(s.terms_complete, false);
 }
 
 storage::ChunkSummarizerFactory ChunkSummaryBuilder::Factory() {
@@ -1398,12 +1444,111 @@ bool ChunkSummaryFacts::MayHoldText(uint32_t slot, std::string_view text) const 
 
 // ---------------------------------------------------------------------------------------------------
 
+uint64_t TextTerm(Section section, std::string_view name, std::string_view text) {
+  return TermOfHash(FieldTermSeed(static_cast<uint8_t>(section), name), TextHash(text));
+}
+
+namespace {
+
+bool Summarized(const FieldRef& f) {
+  return f.path.empty() && (f.section == Section::kHeader || f.section == Section::kProperties ||
+                            f.section == Section::kApplicationProperties);
+}
+
+// Facts under which every value may occur: some messages lack the field, some hold null, text (any),
+// numbers (any, NaN too), both booleans and other values.
+FieldFacts AnythingFacts() {
+  FieldFacts f;
+  f.messages = 6;
+  f.present = 5;
+  f.nulls = f.texts = f.numbers = f.booleans = f.others = 1;
+  f.has_nan = true;
+  f.has_number_range = true;
+  f.number_min = Number::Double(-std::numeric_limits<double>::infinity());
+  f.number_max = Number::Double(std::numeric_limits<double>::infinity());
+  f.text_min = std::string_view();
+  f.text_max_unbounded = true;
+  f.seen_true = f.seen_false = true;
+  return f;
+}
+
+// Records the texts the predicate asks about, saying that every one (or none) may occur.
+class TextRecorder final : public selector::ChunkFacts {
+ public:
+  TextRecorder(std::span<const FieldRef> fields, bool answer) : fields_(fields), answer_(answer) {}
+  bool Field(uint32_t slot, FieldFacts* facts) const override {
+    if (slot >= fields_.size() || !Summarized(fields_[slot])) return false;
+    *facts = AnythingFacts();
+    return true;
+  }
+  bool MayHoldText(uint32_t slot, std::string_view text) const override {
+    if (slot < fields_.size() && Summarized(fields_[slot]))
+      terms->push_back(TextTerm(fields_[slot].section, fields_[slot].name, text));
+    return answer_;
+  }
+  std::vector<uint64_t>* terms = nullptr;
+
+ private:
+  std::span<const FieldRef> fields_;
+  const bool answer_;
+};
+
+}  // namespace
+
+ChunkTermFacts::ChunkTermFacts(std::span<const FieldRef> fields) {
+  slots_.resize(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    slots_[i].summarized = Summarized(fields[i]);
+    slots_[i].section = fields[i].section;
+    slots_[i].name = fields[i].name;
+  }
+}
+
+ChunkTermFacts::~ChunkTermFacts() = default;
+
+bool ChunkTermFacts::Field(uint32_t slot, FieldFacts* facts) const {
+  if (slot >= slots_.size() || !slots_[slot].summarized) return false;
+  static const FieldFacts kAnything = AnythingFacts();
+  *facts = kAnything;
+  return true;
+}
+
+bool ChunkTermFacts::MayHoldText(uint32_t slot, std::string_view text) const {
+  if (lookup_ == nullptr || slot >= slots_.size() || !slots_[slot].summarized) return true;
+  return lookup_->MayHold(TextTerm(slots_[slot].section, slots_[slot].name, text));
+}
+
 ChunkSkipper::ChunkSkipper(const selector::Selector& selector)
-    : predicate_(selector::ChunkPredicate::For(selector)), facts_(predicate_.fields()) {}
+    : predicate_(selector::ChunkPredicate::For(selector)),
+      facts_(predicate_.fields()),
+      term_facts_(predicate_.fields()) {
+  if (!predicate_.useful()) return;
+  // Evaluations under facts that allow everything ask about the texts the predicate compares fields
+  // with: one where every text may occur, one where none does (an IN list stops at the first text that
+  // may occur). A text missed here is one the lookup knows nothing of: it may occur.
+  std::vector<uint64_t> terms;
+  for (const bool answer : {true, false}) {
+    TextRecorder recorder(predicate_.fields(), answer);
+    recorder.terms = &terms;
+    (void)predicate_.MayMatch(recorder);
+  }
+  std::sort(terms.begin(), terms.end());
+  terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+  uint64_t partitions = 0;
+  for (const uint64_t t : terms) partitions |= uint64_t{1} << storage::TermPartition(t);
+  if (std::popcount(partitions) <= static_cast<int>(kMaxTermPartitions)) terms_ = std::move(terms);
+}
 
 bool ChunkSkipper::MayMatch(std::string_view summary) {
   if (!facts_.Reset(summary)) return true;
   return predicate_.MayMatch(facts_);
+}
+
+bool ChunkSkipper::MayMatchTerms(const storage::ChunkTermLookup& lookup) {
+  term_facts_.Reset(&lookup);
+  const bool may = predicate_.MayMatch(term_facts_);
+  term_facts_.Reset(nullptr);
+  return may;
 }
 
 }  // namespace sift::engine

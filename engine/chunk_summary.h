@@ -19,8 +19,14 @@
 // the previous message's (a header byte for byte, a constant property) without decoding it, and keeps
 // its per-field tables from one chunk to the next.
 //
+// Beside the summary, the builder lists the chunk's terms (storage/term_index.h): one per distinct
+// text of each summarized field (TextTerm), complete when the summary is (no field past the cap).
+// Storage keeps them by hash partition, so that a query looking for a value reads a sliver of them.
+//
 // ChunkSummaryFacts answers a ChunkPredicate's questions from summary bytes without allocating.
-// ChunkSkipper joins the two for a reader's chunk filter.
+// ChunkSkipper joins the two for a reader's chunk filter, and answers the same predicate from a
+// chunk's terms alone for the reader's term filter: every fact unknown except which texts a field may
+// hold, so that `customer = 'c-1'` rules out a chunk whose terms lack it without its summary being read.
 #ifndef SIFT_ENGINE_CHUNK_SUMMARY_H_
 #define SIFT_ENGINE_CHUNK_SUMMARY_H_
 
@@ -57,6 +63,7 @@ class ChunkSummaryBuilder final : public storage::ChunkSummarizer {
   // summary).
   bool AddChecked(std::string_view message) override;
   void Finish(std::string* summary) override;
+  bool FinishTerms(std::vector<uint64_t>* terms) override;
 
   // A factory for storage::StoreOptions::chunk_summarizer.
   static storage::ChunkSummarizerFactory Factory();
@@ -88,7 +95,34 @@ class ChunkSummaryFacts final : public selector::ChunkFacts {
   bool readable_ = false;
 };
 
-// A reader's chunk filter: the selector's chunk predicate over summaries. Not thread-safe.
+// The term of text `text` in the field `name` of `section`: what the builder lists for each distinct
+// text of a summarized field, and what a term filter looks for (docs/store-format.md, "Term index").
+uint64_t TextTerm(selector::Section section, std::string_view name, std::string_view text);
+
+// The facts a chunk's terms give (ChunkSkipper::MayMatchTerms): of a summarized field, every value may
+// occur but texts whose term the chunk lacks.
+class ChunkTermFacts final : public selector::ChunkFacts {
+ public:
+  explicit ChunkTermFacts(std::span<const selector::FieldRef> fields);
+  ~ChunkTermFacts() override;
+  // The terms to answer from (null: every text may occur); they must outlive the questions.
+  void Reset(const storage::ChunkTermLookup* lookup) { lookup_ = lookup; }
+
+  bool Field(uint32_t slot, selector::FieldFacts* facts) const override;
+  bool MayHoldText(uint32_t slot, std::string_view text) const override;
+
+ private:
+  struct Slot {
+    bool summarized = false;
+    selector::Section section{};
+    std::string name;
+  };
+  std::vector<Slot> slots_;
+  const storage::ChunkTermLookup* lookup_ = nullptr;
+};
+
+// A reader's chunk filter: the selector's chunk predicate over summaries, and over terms. Not
+// thread-safe.
 class ChunkSkipper {
  public:
   explicit ChunkSkipper(const selector::Selector& selector);
@@ -96,9 +130,19 @@ class ChunkSkipper {
   bool MayMatch(std::string_view summary);
   bool useful() const { return predicate_.useful(); }
 
+  // The terms whose absence can rule a chunk out for this selector (the texts it compares fields with),
+  // or none when terms cannot help it (then no term filter is worth setting). Few: a selector that
+  // would look in more than kMaxTermPartitions partitions gets none, for it would read most of them.
+  const std::vector<uint64_t>& terms() const { return terms_; }
+  static constexpr size_t kMaxTermPartitions = 8;
+  // False when no message of the chunk whose terms `lookup` gives can match.
+  bool MayMatchTerms(const storage::ChunkTermLookup& lookup);
+
  private:
   selector::ChunkPredicate predicate_;
   ChunkSummaryFacts facts_;
+  ChunkTermFacts term_facts_;
+  std::vector<uint64_t> terms_;
 };
 
 }  // namespace sift::engine

@@ -63,6 +63,12 @@ Status StreamEngine::NewConsumer(const ConsumerOptions& options, std::unique_ptr
     auto skipper = std::make_shared<ChunkSkipper>(selector);
     if (skipper->useful()) {
       reader_options.chunk_filter = [skipper](std::string_view summary) { return skipper->MayMatch(summary); };
+      if (!skipper->terms().empty()) {
+        reader_options.filter_terms = skipper->terms();
+        reader_options.term_filter = [skipper](const storage::ChunkTermLookup& terms) {
+          return skipper->MayMatchTerms(terms);
+        };
+      }
     }
   }
   auto impl = std::make_unique<Consumer::Impl>(options, impl_->store.get());

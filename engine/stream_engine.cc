@@ -259,14 +259,17 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, u
   if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
   ChunkSummaryBuilder builder;
   std::string summary;
+  std::vector<uint64_t> terms;
   for (const storage::ChunkInfo& chunk : chunks) {
     s = impl_->store->GetChunkSummary(stream, chunk.first_offset, &summary);
-    if (s.ok()) {
+    const bool had_summary = s.ok();
+    if (had_summary && chunk.terms_complete) {
       ++present_count;
       continue;
     }
-    if (!s.IsNotFound() && !s.IsCorruption()) return FromStorage(s, "cannot summarize chunks", stream);
-    // No summary, or a damaged one: build it from the chunk's messages.
+    if (!had_summary && !s.IsNotFound() && !s.IsCorruption()) return FromStorage(s, "cannot summarize chunks", stream);
+    // No summary, a damaged one, or no term entries (written before them): build them from the chunk's
+    // messages.
     s = reader->Seek(chunk.first_offset);
     if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
     builder.Reset();
@@ -279,12 +282,17 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, u
     if (!reader->status().ok()) return FromStorage(reader->status(), "cannot summarize chunks", stream);
     if (n != chunk.count) continue;  // retention deleted the chunk meanwhile
     builder.Finish(&summary);
+    const bool terms_complete = builder.FinishTerms(&terms);
+    if (had_summary && !terms_complete) {
+      ++present_count;  // its summary stays: it has no complete terms to add (too many fields)
+      continue;
+    }
     // A chunk summaries cannot describe, or one smaller than its summary: it is always read.
     if (summary.empty() || !storage::SummaryWorthStoring(summary.size(), chunk.bytes)) {
       ++left_count;
       continue;
     }
-    s = impl_->store->PutChunkSummary(stream, chunk.first_offset, summary);
+    s = impl_->store->PutChunkSummary(stream, chunk.first_offset, summary, terms_complete ? &terms : nullptr);
     if (s.IsNotFound()) continue;  // deleted meanwhile
     if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
     ++built_count;

@@ -26,6 +26,7 @@
 #include <algorithm>
 
 #include "storage/key_layout.h"
+#include "storage/term_index.h"
 #include "storage/stream_store_impl.h"
 
 namespace sift::storage {
@@ -149,6 +150,9 @@ Status StreamStore::Impl::RecoverIfFailed() {
     const uint64_t end = st->durable_end.load();
     for (const char prefix : {keys::kChunkPrefix, keys::kIndexPrefix, keys::kSummaryPrefix}) {
       batch.DeleteRange(keys::OffsetKey(prefix, st->id, end), keys::StreamEnd(prefix, st->id));
+    }
+    for (uint32_t p = 0; p < kTermPartitions; ++p) {
+      batch.DeleteRange(keys::TermKey(st->id, p, end), keys::TermPartitionEnd(st->id, p));
     }
   }
   if (batch.Count() > 0) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sift/options.h"
 #include "storage/status.h"
@@ -53,6 +54,13 @@ class ChunkSummarizer {
   // Replaces *summary with the chunk's summary; leaves it empty when the chunk gets none (it is then
   // never skipped).
   virtual void Finish(std::string* summary) = 0;
+  // After Finish(): replaces *terms with the chunk's terms (storage/term_index.h), hashes of the values
+  // a reader's term filter may look for, and returns true when they are complete: when no message of
+  // the chunk holds a value whose term is not listed. The default lists none and vouches for nothing.
+  virtual bool FinishTerms(std::vector<uint64_t>* terms) {
+    terms->clear();
+    return false;
+  }
 };
 // Makes a summarizer, which one thread at a time uses: a store keeps one for its group commits (their
 // leaders take turns under its write lock), and a bulk load makes one per thread.
@@ -91,6 +99,14 @@ enum class CorruptionPolicy : uint8_t {
   kSkip,  // skip the chunk (its offsets are not delivered), count it, keep the error in last_skipped()
 };
 
+// What a chunk's term index says (ReaderOptions::term_filter): false only when the chunk holds no
+// value whose term is `term`.
+class ChunkTermLookup {
+ public:
+  virtual ~ChunkTermLookup() = default;
+  virtual bool MayHold(uint64_t term) const = 0;
+};
+
 struct ReaderOptions {
   // Tailing: when the reader reaches the end of what was stored when it last looked, Next() looks
   // again, so it also sees messages appended after the reader was created. Without tailing the reader
@@ -108,6 +124,13 @@ struct ReaderOptions {
   // delivered, and it is counted in chunks_pruned()). Chunks without a summary, or with a damaged
   // one, are read. Empty (default): every chunk is read. Called on the reader's thread.
   std::function<bool(std::string_view summary)> chunk_filter;
+
+  // The second level of chunk skipping: called before chunk_filter for a chunk whose terms are
+  // complete (ChunkSummarizer::FinishTerms); false skips the chunk without reading its summary. The
+  // lookup answers from the partitions of `filter_terms`, the terms the filter may ask about (read in
+  // key order, chunk after chunk), and says "may hold" for any other. Empty (default): summaries only.
+  std::function<bool(const ChunkTermLookup& terms)> term_filter;
+  std::vector<uint64_t> filter_terms;
 
   // The reader delivers no offset at or after this one: Next() returns false there (status ok), and
   // chunk skipping stops there too. Default: no bound.

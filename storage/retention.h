@@ -20,6 +20,10 @@ struct ChunkMeta {
   int64_t first_timestamp_ms = 0;
   int64_t last_timestamp_ms = 0;
   uint32_t raw_bytes = 0;  // header + records before compression (== bytes for a raw chunk)
+  // The term index (term_index.h): which partitions hold an entry of the chunk, and whether its terms
+  // are complete (only then can the index rule the chunk out).
+  uint64_t term_partitions = 0;
+  bool terms_complete = false;
 };
 
 // The number of oldest chunks to delete from `chunks` (oldest first, `total_bytes` their summed

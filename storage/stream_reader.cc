@@ -15,6 +15,7 @@
 #include "storage/chunk_compression.h"
 #include "storage/chunk_format.h"
 #include "storage/key_layout.h"
+#include "storage/term_index.h"
 #include "storage/stream_reader_impl.h"
 #include "storage/stream_store_impl.h"
 
@@ -48,7 +49,9 @@ class ChunkReader final : public StreamReader {
     summary_options_.verify_checksums = true;
     // Summaries are read in key order, chunk after chunk, often many in a row (every chunk a query rules
     // out): read ahead in large steps rather than one block per system call.
-    summary_options_.readahead_size = size_t{2} << 20;
+    // With a term filter, the chunks whose summaries are read are the few the term index leaves: each is
+    // read alone (RocksDB's own read-ahead takes over when they follow one another).
+    summary_options_.readahead_size = options_.term_filter ? 0 : size_t{2} << 20;
     summary_options_.fill_cache = options_.fill_cache;
   }
 
@@ -188,6 +191,7 @@ class ChunkReader final : public StreamReader {
     // The epoch before the iterator: a discard after it is seen by the next Next().
     epoch_ = stream_->epoch.load();
     summary_it_.reset();  // a fresh view: summaries written since are seen too
+    terms_.Reset();
     it_.reset(store_->db()->NewIterator(read_options_));
     pending_seek_ = PendingSeek::kChunkHoldingPosition;
     at_stored_end_ = false;
@@ -325,6 +329,10 @@ class ChunkReader final : public StreamReader {
   // the chunk filter rules out, and leaves the chunk iterator to be positioned after them. A chunk
   // without a summary, or with a summary that fails its checksum, stops the skipping: it is read.
   void PruneChunks() {
+    if (options_.term_filter) {
+      PruneChunksByTerms();
+      return;
+    }
     if (summary_it_ == nullptr) {
       summary_it_.reset(store_->db()->NewIterator(summary_options_));
       uint64_t first;
@@ -368,6 +376,125 @@ class ChunkReader final : public StreamReader {
     // position_ is now the start of the chunk after the last one skipped.
     if (moved) pending_seek_ = PendingSeek::kFirstChunkFromPosition;
   }
+
+  // PruneChunks with a term filter: driven by the in-memory index, chunk after chunk; a chunk whose
+  // terms are complete is first put to the term filter, and its summary is read only if that keeps it.
+  void PruneChunksByTerms() {
+    bool moved = false;
+    ChunkMeta m;
+    std::string_view summary;
+    while (position_ < options_.end_offset && store_->ChunkFrom(*stream_, position_, &m)) {
+      // A chunk not wholly durable is read (up to the durable end), never skipped: its offsets past the
+      // end may yet be discarded and hold other messages. A chunk past the position: the ones between
+      // were deleted, which the chunk iterator notices.
+      if (m.first_offset > position_ || m.first_offset + m.count > stream_->durable_end.load()) break;
+      bool keep = true;
+      if (m.terms_complete) {
+        terms_.Position(m, this);
+        keep = options_.term_filter(terms_);
+      }
+      if (keep && (!SummaryAt(m.first_offset, &summary) || options_.chunk_filter(summary))) break;
+      ++pruned_;
+      bytes_pruned_ += m.raw_bytes;
+      position_ = m.first_offset + m.count;
+      moved = true;
+    }
+    if (moved) pending_seek_ = PendingSeek::kFirstChunkFromPosition;
+  }
+
+  // The summary of the chunk at `first`; false when it has none or it is damaged.
+  bool SummaryAt(uint64_t first, std::string_view* summary) {
+    const std::string key = keys::SummaryKey(stream_->id, first);
+    if (summary_it_ == nullptr) {
+      summary_it_.reset(store_->db()->NewIterator(summary_options_));
+      summary_it_->Seek(key);
+    } else {
+      // The next entry is often the one wanted (chunks the term filter keeps in a row).
+      if (summary_it_->Valid() && summary_it_->key().compare(key) < 0) summary_it_->Next();
+      if (!summary_it_->Valid() || summary_it_->key().compare(key) != 0) summary_it_->Seek(key);
+    }
+    if (!summary_it_->Valid() || summary_it_->key().compare(key) != 0) return false;
+    const rocksdb::Slice value = summary_it_->value();
+    summary_bytes_read_ += key.size() + value.size();
+    uint32_t count = 0, bytes = 0;
+    return DecodeSummaryEntry(std::string_view(value.data(), value.size()), &count, &bytes, summary);
+  }
+
+  // The term filter's view of one chunk: one cursor per partition of ReaderOptions::filter_terms, each
+  // moving forward over its partition's entries as the reader moves over the chunks.
+  class TermCursors final : public ChunkTermLookup {
+   public:
+    TermCursors(const ReaderOptions& options, uint32_t stream_id) : stream_id_(stream_id) {
+      for (const uint64_t t : options.filter_terms) wanted_ |= uint64_t{1} << TermPartition(t);
+    }
+    void Reset() {
+      for (auto& c : cursors_) c.reset();
+    }
+    // Moves the cursors to chunk `m`'s entries.
+    void Position(const ChunkMeta& m, ChunkReader* reader) {
+      meta_ = m;
+      for (uint32_t p = 0; p < kTermPartitions; ++p) {
+        if (!(wanted_ & m.term_partitions & (uint64_t{1} << p))) continue;
+        std::unique_ptr<Cursor>& c = cursors_[p];
+        if (c == nullptr)
+          c = std::make_unique<Cursor>(reader->store_->db(), stream_id_, p, m.first_offset, reader->options_);
+        c->MoveTo(m.first_offset, &reader->summary_bytes_read_);
+      }
+    }
+    bool MayHold(uint64_t term) const override {
+      const uint32_t p = TermPartition(term);
+      if (!(meta_.term_partitions & (uint64_t{1} << p))) return false;  // the chunk has no term there
+      const Cursor* c = cursors_[p].get();
+      if (c == nullptr || c->at != meta_.first_offset) return true;  // not read (or missing): unknown
+      return TermEntryMayHold(c->value, term);
+    }
+
+   private:
+    struct Cursor {
+      Cursor(rocksdb::DB* db, uint32_t id, uint32_t p, uint64_t first, const ReaderOptions& options)
+          : partition(p),
+            lower(keys::TermPartitionBegin(id, p)),
+            upper(keys::TermPartitionEnd(id, p)),
+            lower_slice(lower),
+            upper_slice(upper),
+            stream_id(id) {
+        rocksdb::ReadOptions ro;
+        ro.iterate_lower_bound = &lower_slice;
+        ro.iterate_upper_bound = &upper_slice;
+        ro.verify_checksums = true;
+        ro.fill_cache = options.fill_cache;
+        it.reset(db->NewIterator(ro));
+        it->Seek(keys::TermKey(id, p, first));
+      }
+      // Moves to the entry of the chunk at `first`; `at` is that chunk's offset when it has one.
+      void MoveTo(uint64_t first, uint64_t* bytes_read) {
+        at = UINT64_MAX;
+        uint64_t key_first = 0;
+        while (it->Valid()) {
+          const rocksdb::Slice key = it->key();
+          if (!keys::ParseTermKey(std::string_view(key.data(), key.size()), stream_id, partition, &key_first)) return;
+          if (key_first >= first) break;
+          it->Next();
+        }
+        if (!it->Valid() || key_first != first) return;
+        const rocksdb::Slice v = it->value();
+        *bytes_read += it->key().size() + v.size();
+        value = std::string_view(v.data(), v.size());
+        at = first;
+      }
+      const uint32_t partition;
+      const std::string lower, upper;
+      const rocksdb::Slice lower_slice, upper_slice;
+      const uint32_t stream_id;
+      std::unique_ptr<rocksdb::Iterator> it;
+      uint64_t at = UINT64_MAX;
+      std::string_view value;
+    };
+    const uint32_t stream_id_;
+    uint64_t wanted_ = 0;  // partitions of the filter's terms
+    ChunkMeta meta_;
+    std::unique_ptr<Cursor> cursors_[kTermPartitions];
+  };
 
   // Moves the position from offsets that are no longer stored to `first_stored`, counting them.
   void PassDeleted(uint64_t first_stored) {
@@ -422,6 +549,7 @@ class ChunkReader final : public StreamReader {
   const rocksdb::Slice summary_lower_slice_, summary_upper_slice_;
   rocksdb::ReadOptions summary_options_;
   std::unique_ptr<rocksdb::Iterator> summary_it_;  // chunk summaries; made on first use
+  TermCursors terms_{options_, stream_->id};
   uint64_t pruned_ = 0;
   uint64_t bytes_pruned_ = 0;
   uint64_t summary_bytes_read_ = 0;

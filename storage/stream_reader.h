@@ -43,7 +43,8 @@ struct ChunkInfo {
   uint32_t count = 0;
   int64_t first_timestamp_ms = 0;
   int64_t last_timestamp_ms = 0;
-  uint32_t bytes = 0;  // stored size of the chunk (header + records)
+  uint32_t bytes = 0;           // stored size of the chunk (header + records)
+  bool terms_complete = false;  // the chunk's term index lists every term (ReaderOptions::term_filter)
 };
 
 class StreamReader {

@@ -26,6 +26,7 @@
 #include "storage/crc32c.h"
 #include "storage/info_log.h"
 #include "storage/key_layout.h"
+#include "storage/term_index.h"
 #include "storage/stream_reader_impl.h"
 #include "storage/stream_record.h"
 #include "storage/stream_store_impl.h"
@@ -34,10 +35,14 @@ namespace sift::storage {
 namespace {
 
 // Version 2 added compressed chunks: index entries carry the bytes before compression, stream records
-// the compression. A version 1 store is read as it is and becomes version 2 when opened for writing.
-constexpr uint32_t kStoreFormatVersion = 2;
-constexpr size_t kIndexEntrySize = 4 + 4 + 4 + 8 + 8 + 4;
+// the compression. Version 3 added the term index: index entries carry the chunk's term partitions.
+// A store of an older version is read as it is and becomes version 3 when opened for writing (what it
+// holds stays as it was written).
+constexpr uint32_t kStoreFormatVersion = 3;
+constexpr size_t kIndexEntrySize = 4 + 4 + 4 + 8 + 8 + 8 + 1 + 4;
+constexpr size_t kIndexEntryV2Size = 4 + 4 + 4 + 8 + 8 + 4;
 constexpr size_t kIndexEntryV1Size = 4 + 4 + 8 + 8 + 4;
+constexpr uint8_t kIndexTermsComplete = 1;
 constexpr size_t kMaxGroupBytes = 64u << 20;       // one leader writes at most this much per group
 constexpr size_t kKeptGroupBatchBytes = 8u << 20;  // a larger group's write batch is freed after it
 
@@ -49,8 +54,24 @@ std::string EncodeIndexEntry(const ChunkMeta& m) {
   base::AppendLE32(&v, m.raw_bytes);
   base::AppendLE64(&v, static_cast<uint64_t>(m.first_timestamp_ms));
   base::AppendLE64(&v, static_cast<uint64_t>(m.last_timestamp_ms));
+  base::AppendLE64(&v, m.term_partitions);
+  v.push_back(static_cast<char>(m.terms_complete ? kIndexTermsComplete : 0));
   base::AppendLE32(&v, crc32c::Value(v.data(), v.size()));
   return v;
+}
+
+// Writes (put) a chunk's term entries.
+template <typename Put>
+void PutTermEntries(uint32_t id, uint64_t first_offset, const ChunkTermEntries& entries, Put&& put) {
+  for (uint32_t p = 0; p < kTermPartitions; ++p) {
+    if (entries.partitions() & (uint64_t{1} << p)) put(keys::TermKey(id, p, first_offset), entries.entry(p));
+  }
+}
+
+// Deletes the term entries of the chunks in [first, end).
+void DeleteTermEntries(rocksdb::WriteBatch* batch, uint32_t id, uint64_t first, uint64_t end) {
+  for (uint32_t p = 0; p < kTermPartitions; ++p)
+    batch->DeleteRange(keys::TermKey(id, p, first), keys::TermKey(id, p, end));
 }
 
 // Ends a data block after every entry: each chunk of a bulk-written table file is a block of its own,
@@ -99,9 +120,17 @@ std::string SummaryEntryFor(uint32_t count, uint32_t bytes, std::string_view sum
   return EncodeSummaryEntry(count, bytes, summary);
 }
 
+// A chunk's terms, when it keeps a summary and its summarizer vouches that they are complete: a chunk
+// read anyway (no summary) would only pay for keys no reader consults.
+bool ChunkTermsFor(bool has_summary, ChunkSummarizer* summarizer, std::vector<uint64_t>* terms) {
+  terms->clear();
+  return has_summary && summarizer->FinishTerms(terms);
+}
+
 // Cuts one stream's consecutive messages into chunks (at most max_chunk_messages records and
-// max_chunk_bytes of payload each) and hands each finished chunk to emit(meta, value, summary entry),
-// the entry empty when the chunk has no summary. Shared by the group commit (chunks into a
+// max_chunk_bytes of payload each) and hands each finished chunk to emit(meta, value, summary entry,
+// term entries), the entry empty when the chunk has no summary, the term entries null when its terms
+// are not complete (the meta says which partitions they fill). Shared by the group commit (chunks into a
 // WriteBatch) and the bulk path (chunks into table files).
 class ChunkCutter {
  public:
@@ -164,15 +193,22 @@ class ChunkCutter {
   void Close(Emit&& emit) {
     if (!open_) return;
     const std::string_view value = builder_->Finish(compress_ ? &zstd_level_ : nullptr);
-    const ChunkMeta m{
+    ChunkMeta m{
         next_ - builder_->count(), builder_->count(), static_cast<uint32_t>(value.size()), timestamp_, timestamp_,
         builder_->raw_bytes()};
     summary_entry_.clear();
+    const ChunkTermEntries* terms = nullptr;
     if (summarizer_ != nullptr) {
       summarizer_->Finish(&summary_);
       summary_entry_ = SummaryEntryFor(m.count, m.raw_bytes, summary_);
+      if (ChunkTermsFor(!summary_entry_.empty(), summarizer_, &terms_)) {
+        term_entries_.Build(&terms_);
+        m.term_partitions = term_entries_.partitions();
+        m.terms_complete = true;
+        terms = &term_entries_;
+      }
     }
-    emit(m, value, std::string_view(summary_entry_));
+    emit(m, value, std::string_view(summary_entry_), terms);
     open_ = false;
   }
 
@@ -184,6 +220,8 @@ class ChunkCutter {
   ChunkBuilder* builder_;
   ChunkSummarizer* summarizer_;
   std::string summary_, summary_entry_;
+  std::vector<uint64_t> terms_;
+  ChunkTermEntries term_entries_;
   uint64_t next_;
   int64_t timestamp_;
   const int zstd_level_;
@@ -191,9 +229,10 @@ class ChunkCutter {
   bool open_ = false;
 };
 
-// Reads an index entry of either version (version 1 has no raw bytes: its chunks are all raw).
+// Reads an index entry of any version (version 1 has no raw bytes: its chunks are all raw; versions 1
+// and 2 have no term index).
 bool DecodeIndexEntry(std::string_view v, uint64_t first_offset, ChunkMeta* m) {
-  if (v.size() != kIndexEntrySize && v.size() != kIndexEntryV1Size) return false;
+  if (v.size() != kIndexEntrySize && v.size() != kIndexEntryV2Size && v.size() != kIndexEntryV1Size) return false;
   const size_t body = v.size() - 4;
   if (base::LoadLE32(v.data() + body) != crc32c::Value(v.data(), body)) return false;
   const bool v1 = v.size() == kIndexEntryV1Size;
@@ -204,6 +243,10 @@ bool DecodeIndexEntry(std::string_view v, uint64_t first_offset, ChunkMeta* m) {
   m->raw_bytes = v1 ? m->bytes : base::LoadLE32(v.data() + 8);
   m->first_timestamp_ms = static_cast<int64_t>(base::LoadLE64(ts));
   m->last_timestamp_ms = static_cast<int64_t>(base::LoadLE64(ts + 8));
+  if (v.size() == kIndexEntrySize) {
+    m->term_partitions = base::LoadLE64(ts + 16);
+    m->terms_complete = (static_cast<uint8_t>(ts[24]) & kIndexTermsComplete) != 0;
+  }
   return m->count > 0 && m->raw_bytes >= kChunkHeaderSize;
 }
 
@@ -379,13 +422,13 @@ Status StreamStore::Impl::Recover() {
     if (value.size() != 8)
       return Status::Corruption(fmt::format("store '{}': store record has {} bytes, want 8", path_, value.size()));
     const uint32_t version = base::LoadLE32(value.data());
-    if (version != 1 && version != kStoreFormatVersion) {
-      return Status::NotSupported(fmt::format("store '{}': format version {} (this build reads 1 and {})", path_,
-                                              version, kStoreFormatVersion));
+    if (version < 1 || version > kStoreFormatVersion) {
+      return Status::NotSupported(
+          fmt::format("store '{}': format version {} (this build reads 1 to {})", path_, version, kStoreFormatVersion));
     }
     next_stream_id_ = base::LoadLE32(value.data() + 4);
     if (version != kStoreFormatVersion && !options_.read_only) {
-      // What this build writes (index entries, stream records) is version 2: say so before writing any.
+      // What this build writes (index entries, stream records) is version 3: say so before writing any.
       s = db_->Put(WriteOpts(), keys::kStoreKey, EncodeStoreRecord(next_stream_id_));
       if (!s.ok()) return FromRocks(s, fmt::format("store '{}': upgrade the store record", path_));
     }
@@ -588,6 +631,7 @@ Status StreamStore::Impl::DeleteStream(std::string_view name) {
   batch.DeleteRange(keys::StreamBegin(keys::kChunkPrefix, st->id), keys::StreamEnd(keys::kChunkPrefix, st->id));
   batch.DeleteRange(keys::StreamBegin(keys::kIndexPrefix, st->id), keys::StreamEnd(keys::kIndexPrefix, st->id));
   batch.DeleteRange(keys::StreamBegin(keys::kSummaryPrefix, st->id), keys::StreamEnd(keys::kSummaryPrefix, st->id));
+  batch.DeleteRange(keys::StreamBegin(keys::kTermPrefix, st->id), keys::StreamEnd(keys::kTermPrefix, st->id));
   rocksdb::Status s = db_->Write(WriteOpts(), &batch);
   if (!s.ok()) return FromRocks(s, fmt::format("delete stream '{}'", name));
   std::lock_guard<std::mutex> lock(mu_);
@@ -637,6 +681,15 @@ bool StreamStore::Impl::ChunkForTimestamp(const StreamState& stream, int64_t tim
                                  [&](const ChunkMeta& m) { return m.last_timestamp_ms < timestamp_ms; });
   if (it == stream.chunks.end()) return false;
   *first_offset = it->first_offset;
+  return true;
+}
+
+bool StreamStore::Impl::ChunkFrom(const StreamState& stream, uint64_t offset, ChunkMeta* meta) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::partition_point(stream.chunks.begin(), stream.chunks.end(),
+                                 [&](const ChunkMeta& m) { return m.first_offset + m.count <= offset; });
+  if (it == stream.chunks.end()) return false;
+  *meta = *it;
   return true;
 }
 
@@ -709,6 +762,7 @@ Status StreamStore::Impl::ApplyRetention(const std::shared_ptr<StreamState>& st,
   batch.DeleteRange(keys::ChunkKey(st->id, first), keys::ChunkKey(st->id, new_floor));
   batch.DeleteRange(keys::IndexKey(st->id, first), keys::IndexKey(st->id, new_floor));
   batch.DeleteRange(keys::SummaryKey(st->id, first), keys::SummaryKey(st->id, new_floor));
+  DeleteTermEntries(&batch, st->id, first, new_floor);
   batch.Put(keys::StreamKey(st->name), EncodeStreamRecordFields(st->id, retention, new_floor, compression));
   rocksdb::Status s = db_->Write(WriteOpts(), &batch);
   if (!s.ok()) {
@@ -750,7 +804,8 @@ Status StreamStore::Impl::ListChunks(std::string_view name, std::vector<ChunkInf
   chunks->clear();
   chunks->reserve(it->second->chunks.size());
   for (const ChunkMeta& m : it->second->chunks) {
-    chunks->push_back(ChunkInfo{m.first_offset, m.count, m.first_timestamp_ms, m.last_timestamp_ms, m.bytes});
+    chunks->push_back(
+        ChunkInfo{m.first_offset, m.count, m.first_timestamp_ms, m.last_timestamp_ms, m.bytes, m.terms_complete});
   }
   return Status::OK();
 }
@@ -775,7 +830,8 @@ Status StreamStore::Impl::GetChunkSummary(std::string_view name, uint64_t first_
   return Status::OK();
 }
 
-Status StreamStore::Impl::PutChunkSummary(std::string_view name, uint64_t first_offset, std::string_view summary) {
+Status StreamStore::Impl::PutChunkSummary(std::string_view name, uint64_t first_offset, std::string_view summary,
+                                          const std::vector<uint64_t>* terms) {
   // write_mu_: retention cannot delete the chunk between the check and the write.
   std::lock_guard<std::mutex> wlock(write_mu_);
   if (!RecoverIfFailed().ok()) return FencedError(name);
@@ -791,12 +847,37 @@ Status StreamStore::Impl::PutChunkSummary(std::string_view name, uint64_t first_
     }
     meta = *it;
   }
+  // The summary, the term entries and the index entry that says which there are, in one atomic write.
+  rocksdb::WriteBatch batch;
+  batch.Put(keys::SummaryKey(st->id, first_offset), EncodeSummaryEntry(meta.count, meta.raw_bytes, summary));
+  for (uint32_t p = 0; p < kTermPartitions; ++p) {
+    if (meta.term_partitions & (uint64_t{1} << p)) batch.Delete(keys::TermKey(st->id, p, first_offset));
+  }
+  meta.term_partitions = 0;
+  meta.terms_complete = false;
+  if (terms != nullptr) {
+    std::vector<uint64_t> sorted = *terms;
+    ChunkTermEntries entries;
+    entries.Build(&sorted);
+    PutTermEntries(st->id, first_offset, entries, [&](const std::string& key, std::string_view entry) {
+      batch.Put(key, rocksdb::Slice(entry.data(), entry.size()));
+    });
+    meta.term_partitions = entries.partitions();
+    meta.terms_complete = true;
+  }
+  batch.Put(keys::IndexKey(st->id, first_offset), EncodeIndexEntry(meta));
   rocksdb::WriteOptions w;
   w.sync = true;
-  rocksdb::Status s =
-      db_->Put(w, keys::SummaryKey(st->id, first_offset), EncodeSummaryEntry(meta.count, meta.raw_bytes, summary));
+  rocksdb::Status s = db_->Write(w, &batch);
   if (!s.ok())
     return FromRocks(s, fmt::format("stream '{}': write the summary of the chunk at offset {}", name, first_offset));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::lower_bound(st->chunks.begin(), st->chunks.end(), first_offset,
+                             [](const ChunkMeta& m, uint64_t offset) { return m.first_offset < offset; });
+  if (it != st->chunks.end() && it->first_offset == first_offset) {
+    it->term_partitions = meta.term_partitions;
+    it->terms_complete = meta.terms_complete;
+  }
   return Status::OK();
 }
 
@@ -910,11 +991,17 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
     StreamState& st = *sg.stream;
     sg.timestamp = std::max(now, st.last_timestamp_ms);
     ChunkCutter cutter(options_, &group_builder_, summarizer, st.next_offset.load(), sg.timestamp, st.compression);
-    auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view summary) {
+    auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view summary,
+                    const ChunkTermEntries* terms) {
       batch.Put(keys::ChunkKey(st.id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
       batch.Put(keys::IndexKey(st.id, m.first_offset), EncodeIndexEntry(m));
       if (!summary.empty())
         batch.Put(keys::SummaryKey(st.id, m.first_offset), rocksdb::Slice(summary.data(), summary.size()));
+      if (terms != nullptr) {
+        PutTermEntries(st.id, m.first_offset, *terms, [&](const std::string& key, std::string_view entry) {
+          batch.Put(key, rocksdb::Slice(entry.data(), entry.size()));
+        });
+      }
       sg.chunks.push_back(m);
       sg.bytes += m.bytes;
       sg.raw_bytes += m.raw_bytes;
@@ -1003,6 +1090,7 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
   const std::function<void()> work = [&] {
     const std::unique_ptr<ChunkSummarizer> summarizer = summarize ? options_.chunk_summarizer() : nullptr;
     std::string summary;
+    PreparedChunk prepared;
     for (size_t k = next.fetch_add(1); k < ranges.size() && k < first_failed.load(); k = next.fetch_add(1)) {
       // With a check, the summarizer reads each message first and checks it if it can (AddChecked):
       // the caller's check then runs only for a range holding a message it did not vouch for.
@@ -1029,7 +1117,12 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
       }
       if (summarizer == nullptr) continue;
       summarizer->Finish(&summary);
-      (*entries)[k] = SummaryEntryFor(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
+      prepared.summary_entry =
+          SummaryEntryFor(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
+      if (prepared.summary_entry.empty()) continue;  // no summary: nothing prepared
+      prepared.terms_complete = ChunkTermsFor(true, summarizer.get(), &prepared.terms);
+      if (!prepared.terms_complete) prepared.terms.clear();
+      (*entries)[k] = EncodePreparedChunk(prepared);
     }
   };
   std::vector<std::thread> workers;
@@ -1151,9 +1244,9 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   ChunkBuilder builder;
   std::vector<ChunkMeta> metas;
   uint64_t stored = 0, raw = 0;
-  auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view) {
+  // Index entries are written once the summaries are in: they carry the chunks' term partitions.
+  auto emit = [&](const ChunkMeta& m, std::string_view value, std::string_view, const ChunkTermEntries*) {
     if (s.ok()) s = chunks.Put(keys::ChunkKey(st->id, m.first_offset), rocksdb::Slice(value.data(), value.size()));
-    if (s.ok()) s = index.Put(keys::IndexKey(st->id, m.first_offset), EncodeIndexEntry(m));
     metas.push_back(m);
     stored += m.bytes;
     raw += m.raw_bytes;
@@ -1174,7 +1267,7 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
         value = builder.Finish();
       }
       emit(ChunkMeta{chunk_first, count, static_cast<uint32_t>(value.size()), timestamp, timestamp, ranges[k].bytes},
-           value, {});
+           value, {}, nullptr);
     }
   } else {
     ChunkCutter cutter(options_, &builder, /*summarizer=*/nullptr, first, timestamp, st->compression);
@@ -1186,18 +1279,42 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   }
   if (summary_thread.joinable()) summary_thread.join();
   if (s.ok()) s = chunks.Finish();
-  // The summaries ("M" keys) follow the index entries ("I" keys) in key order: same table file.
+  // The index entries ("I" keys), summaries ("M") and term entries ("T", partition by partition)
+  // follow one another in key order: one table file.
+  std::vector<PreparedChunk> prepared_chunks(metas.size());
+  std::vector<std::vector<std::pair<size_t, std::string>>> term_entries(kTermPartitions);  // (chunk, entry)
   if (s.ok() && ranges.size() == metas.size() && summary_entries != nullptr &&
       summary_entries->size() == metas.size()) {
-    for (size_t k = 0; k < metas.size() && s.ok(); ++k) {
-      const std::string& entry = (*summary_entries)[k];
+    ChunkTermEntries entries;
+    for (size_t k = 0; k < metas.size(); ++k) {
+      PreparedChunk& c = prepared_chunks[k];
       uint32_t count = 0, bytes = 0;
       std::string_view body;
-      if (entry.empty() || !DecodeSummaryEntry(entry, &count, &bytes, &body) || bytes != metas[k].raw_bytes ||
+      if ((*summary_entries)[k].empty() || !DecodePreparedChunk((*summary_entries)[k], &c) ||
+          !DecodeSummaryEntry(c.summary_entry, &count, &bytes, &body) || bytes != metas[k].raw_bytes ||
           count != metas[k].count) {
-        continue;  // not the chunk the summary was built for (never expected): it gets none
+        c = PreparedChunk();  // not the chunk the summary was built for (never expected): it gets none
+        continue;
       }
-      s = index.Put(keys::SummaryKey(st->id, metas[k].first_offset), entry);
+      if (!c.terms_complete) continue;
+      entries.Build(&c.terms);
+      metas[k].term_partitions = entries.partitions();
+      metas[k].terms_complete = true;
+      for (uint32_t p = 0; p < kTermPartitions; ++p) {
+        if (entries.partitions() & (uint64_t{1} << p)) term_entries[p].emplace_back(k, std::string(entries.entry(p)));
+      }
+    }
+  }
+  for (size_t k = 0; k < metas.size() && s.ok(); ++k) {
+    s = index.Put(keys::IndexKey(st->id, metas[k].first_offset), EncodeIndexEntry(metas[k]));
+  }
+  for (size_t k = 0; k < metas.size() && s.ok(); ++k) {
+    if (!prepared_chunks[k].summary_entry.empty())
+      s = index.Put(keys::SummaryKey(st->id, metas[k].first_offset), prepared_chunks[k].summary_entry);
+  }
+  for (uint32_t p = 0; p < kTermPartitions && s.ok(); ++p) {
+    for (size_t i = 0; i < term_entries[p].size() && s.ok(); ++i) {
+      s = index.Put(keys::TermKey(st->id, p, metas[term_entries[p][i].first].first_offset), term_entries[p][i].second);
     }
   }
   if (s.ok()) s = index.Finish();
@@ -1356,9 +1473,10 @@ Status StreamStore::ListChunks(std::string_view stream, std::vector<ChunkInfo>* 
 Status StreamStore::GetChunkSummary(std::string_view stream, uint64_t first_offset, std::string* summary) const {
   return impl_->GetChunkSummary(stream, first_offset, summary);
 }
-Status StreamStore::PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary) {
+Status StreamStore::PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary,
+                                    const std::vector<uint64_t>* terms) {
   if (Status s = impl_->Writable(); !s.ok()) return s;
-  return impl_->PutChunkSummary(stream, first_offset, summary);
+  return impl_->PutChunkSummary(stream, first_offset, summary, terms);
 }
 Status StreamStore::NewReader(std::string_view stream, const ReaderOptions& options,
                               std::unique_ptr<StreamReader>* reader) {

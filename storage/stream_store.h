@@ -140,12 +140,14 @@ class StreamStore {
   // first, from the in-memory index (no chunk is read). GetChunkSummary: the summary of the chunk that
   // starts at `first_offset`; NotFound when the chunk has none (written before summaries, or without a
   // summarizer) or there is no such chunk, Corruption when the stored summary is damaged.
-  // PutChunkSummary: stores (or replaces) the summary of an existing chunk, durably, for summaries
-  // built after the fact; NotFound when there is no chunk starting at `first_offset`. One Put is
-  // atomic, so a crash leaves every chunk with its old summary or its new one.
+  // PutChunkSummary: stores (or replaces) the summary of an existing chunk and its term entries
+  // (`terms`: the chunk's complete terms, ChunkSummarizer::FinishTerms; null when they are not), durably,
+  // for summaries built after the fact; NotFound when there is no chunk starting at `first_offset`. One
+  // atomic write, so a crash leaves every chunk with its old summary and terms or its new ones.
   Status ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const;
   Status GetChunkSummary(std::string_view stream, uint64_t first_offset, std::string* summary) const;
-  Status PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary);
+  Status PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary,
+                         const std::vector<uint64_t>* terms = nullptr);
 
   // Ends the linger of appends waiting now (they are written at once) and makes every acknowledged
   // append durable on disk (fsyncs the write-ahead log), also when StoreOptions::sync is off.

@@ -87,7 +87,8 @@ class StreamStore::Impl {
   Status EnforceRetention();
   Status ListChunks(std::string_view stream, std::vector<ChunkInfo>* chunks) const;
   Status GetChunkSummary(std::string_view stream, uint64_t first_offset, std::string* summary) const;
-  Status PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary);
+  Status PutChunkSummary(std::string_view stream, uint64_t first_offset, std::string_view summary,
+                         const std::vector<uint64_t>* terms);
   Status NewReader(std::string_view stream, const ReaderOptions& options, std::unique_ptr<StreamReader>* reader);
   bool WaitForAppend(std::string_view stream, uint64_t offset, std::chrono::milliseconds timeout) const;
   // OK, or NotSupported when the store was opened read-only (StoreOptions::read_only).
@@ -107,6 +108,8 @@ class StreamStore::Impl {
   bool ChunkForTimestamp(const StreamState& stream, int64_t timestamp_ms, uint64_t* first_offset) const;
   // The first offset of the stored chunk holding `offset`; false if no chunk in the index holds it.
   bool ChunkHolding(const StreamState& stream, uint64_t offset, uint64_t* first_offset) const;
+  // The stored chunk holding `offset`, or the first one after it; false if there is none.
+  bool ChunkFrom(const StreamState& stream, uint64_t offset, ChunkMeta* meta) const;
   void StreamBounds(const StreamState& stream, uint64_t* first, uint64_t* next) const;
 
   // Table files of a bulk append are written in this folder of the store before they are ingested;
@@ -132,7 +135,8 @@ class StreamStore::Impl {
   };
 
   int64_t Now() const;
-  // The summary entries of `ranges` of `messages` (empty strings where a chunk gets none), built on
+  // The prepared chunks (term_index.h's PreparedChunk, encoded) of `ranges` of `messages` (empty
+  // strings where a chunk gets no summary), built on
   // one thread per core (and the threads `share` lets join), each range after `check` passed it when
   // there is a check (PrepareIngest).
   Status SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,

@@ -209,8 +209,9 @@ class StreamEngine {
   // Whether the store takes appends now (see "Failed writes" above). Cheap; any thread.
   StoreHealth Health() const;
 
-  // Builds the summary of every chunk of `stream` that has none (chunks written before summaries, or
-  // with summarize_chunks off), reading each such chunk once. Each summary is stored durably on its
+  // Builds the summary and the term entries of every chunk of `stream` that has none (chunks written
+  // before summaries or before the term index, or with summarize_chunks off), reading each such chunk
+  // once. Each summary is stored durably on its
   // own, so an interrupted run (even kill -9) leaves every chunk readable and skippable or not, and a
   // second run finishes the work. *built / *present / *left_without (when given) count the chunks
   // summarized now, those that already had a summary, and those that get none: a chunk smaller than

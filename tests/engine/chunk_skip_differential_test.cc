@@ -26,6 +26,7 @@
 #include "sift/stream_engine.h"
 #include "storage/chunk_format.h"
 #include "storage/key_layout.h"
+#include "storage/term_index.h"
 #include "tests/engine/selector_message_view_encoder.h"
 #include "tests/support/chunk_corruption.h"
 #include "tests/selector/random_expression.h"
@@ -53,6 +54,23 @@ struct Corpus {
   std::vector<std::string> encoded;
   std::vector<std::pair<size_t, size_t>> chunks;  // [begin, end) into the messages
   std::vector<std::string> summaries;
+  // Each chunk's term entries, when its terms are complete (else empty: the chunk is never ruled out
+  // by terms).
+  std::vector<std::optional<storage::ChunkTermEntries>> terms;
+};
+
+// A chunk's terms as a reader sees them when it has read every partition.
+class EntriesLookup final : public storage::ChunkTermLookup {
+ public:
+  explicit EntriesLookup(const storage::ChunkTermEntries& entries) : entries_(entries) {}
+  bool MayHold(uint64_t term) const override {
+    const uint32_t p = storage::TermPartition(term);
+    if (!(entries_.partitions() & (uint64_t{1} << p))) return false;
+    return storage::TermEntryMayHold(entries_.entry(p), term);
+  }
+
+ private:
+  const storage::ChunkTermEntries& entries_;
 };
 
 // Numbers first, by value; then everything else, by type; absent last.
@@ -82,7 +100,8 @@ TestMessage Without(const TestMessage& m, Section section, const std::string& na
 
 // kind: "random", "sorted" (by a.x, then a.s inside runs), "clustered" (per chunk: one value of a
 // field for all its messages, a field absent from all of them, a small set of texts).
-Corpus MakeCorpus(const std::string& kind, uint64_t seed, size_t count) {
+// `terms_miss_last`: a seeded bug, terms built without each chunk's last message.
+Corpus MakeCorpus(const std::string& kind, uint64_t seed, size_t count, bool terms_miss_last = false) {
   Corpus c;
   c.name = kind;
   RandomExpressions gen(seed);
@@ -143,6 +162,16 @@ Corpus MakeCorpus(const std::string& kind, uint64_t seed, size_t count) {
     builder.Finish(&summary);
     EXPECT_FALSE(summary.empty()) << kind << " chunk at " << begin;
     c.summaries.push_back(std::move(summary));
+    std::vector<uint64_t> terms;
+    bool complete = builder.FinishTerms(&terms);
+    if (terms_miss_last && end - begin > 1) {
+      builder.Reset();
+      for (size_t i = begin; i + 1 < end; ++i) builder.Add(c.encoded[i]);
+      builder.Finish(&summary);
+      complete = builder.FinishTerms(&terms);
+    }
+    c.terms.emplace_back();
+    if (complete) c.terms.back().emplace().Build(&terms);
   }
   return c;
 }
@@ -190,14 +219,17 @@ Selector RandomPropertyFilter(RandomExpressions& gen, std::string* text) {
 struct SkipRun {
   uint64_t selectors = 0, checks = 0, skipped = 0, messages_checked = 0;
   uint64_t skipped_by_corpus[3] = {0, 0, 0};
+  // The second level: chunks with complete terms put to the term filter, and those it ruled out.
+  uint64_t term_checks = 0, term_skipped = 0;
+  uint64_t term_skipped_by_corpus[3] = {0, 0, 0};
   std::vector<std::string> failures;
 };
 
-SkipRun RunSkipDifferential(uint64_t seed, int selectors) {
+SkipRun RunSkipDifferential(uint64_t seed, int selectors, bool terms_miss_last = false) {
   std::vector<Corpus> corpora;
-  corpora.push_back(MakeCorpus("random", seed + 1, 500));
-  corpora.push_back(MakeCorpus("sorted", seed + 2, 500));
-  corpora.push_back(MakeCorpus("clustered", seed + 3, 500));
+  corpora.push_back(MakeCorpus("random", seed + 1, 500, terms_miss_last));
+  corpora.push_back(MakeCorpus("sorted", seed + 2, 500, terms_miss_last));
+  corpora.push_back(MakeCorpus("clustered", seed + 3, 500, terms_miss_last));
   RandomExpressions gen(seed);
   EvalContext context;
   context.SetNow(selector::testing::kDifferentialNow);
@@ -226,16 +258,28 @@ SkipRun RunSkipDifferential(uint64_t seed, int selectors) {
     MessageFieldSource source(selector.fields());
     for (size_t k = 0; k < corpus.chunks.size(); ++k) {
       ++run.checks;
-      if (skipper.MayMatch(corpus.summaries[k])) continue;
-      ++run.skipped;
-      ++run.skipped_by_corpus[ci];
+      bool by_summary = !skipper.MayMatch(corpus.summaries[k]);
+      bool by_terms = false;
+      if (corpus.terms[k].has_value()) {
+        ++run.term_checks;
+        by_terms = !skipper.MayMatchTerms(EntriesLookup(*corpus.terms[k]));
+      }
+      if (by_summary) {
+        ++run.skipped;
+        ++run.skipped_by_corpus[ci];
+      }
+      if (by_terms) {
+        ++run.term_skipped;
+        ++run.term_skipped_by_corpus[ci];
+      }
+      if (!by_summary && !by_terms) continue;
       for (size_t m = corpus.chunks[k].first; m < corpus.chunks[k].second; ++m) {
         ++run.messages_checked;
         const std::string& bytes = corpus.encoded[m];
         source.Reset(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
         if (selector.Evaluate(source, context) == Truth::kTrue && run.failures.size() < 10) {
-          run.failures.push_back("`" + text + "` skipped a " + corpus.name + " chunk holding a match: {" +
-                                 DescribeMessage(corpus.decoded[m]) + "}");
+          run.failures.push_back("`" + text + "` skipped (" + (by_summary ? "summary" : "terms") + ") a " +
+                                 corpus.name + " chunk holding a match: {" + DescribeMessage(corpus.decoded[m]) + "}");
         }
       }
     }
@@ -250,10 +294,26 @@ TEST(ChunkSkipDifferential, NoSkippedChunkHoldsAMatch) {
   // Not vacuous: the predicate rules out a fair share of chunks, in every kind of corpus.
   EXPECT_GT(run.skipped, run.checks / 20) << run.skipped << " of " << run.checks;
   for (uint64_t s : run.skipped_by_corpus) EXPECT_GT(s, 0u);
+  // The second level too: nearly every chunk has complete terms, and they rule out chunks in every corpus.
+  EXPECT_GT(run.term_checks, run.checks * 9 / 10);
+  for (uint64_t s : run.term_skipped_by_corpus) EXPECT_GT(s, 0u);
+  std::printf("term checks %llu, ruled out by terms %llu (%.1f%%)\n", static_cast<unsigned long long>(run.term_checks),
+              static_cast<unsigned long long>(run.term_skipped),
+              100.0 * run.term_skipped / std::max<uint64_t>(run.term_checks, 1));
   std::printf("selectors %llu, chunk checks %llu, skipped %llu (%.1f%%), messages of skipped chunks checked %llu\n",
               static_cast<unsigned long long>(run.selectors), static_cast<unsigned long long>(run.checks),
               static_cast<unsigned long long>(run.skipped), 100.0 * run.skipped / std::max<uint64_t>(run.checks, 1),
               static_cast<unsigned long long>(run.messages_checked));
+}
+
+// The differential run catches a term index that misses values: terms built without each chunk's last
+// message rule out chunks that hold matches.
+TEST(ChunkSkipDifferential, ATermIndexMissingAMessageFailsTheRun) {
+  const SkipRun run = RunSkipDifferential(0x5C1F, 20000, /*terms_miss_last=*/true);
+  EXPECT_FALSE(run.failures.empty());
+  bool by_terms = false;
+  for (const std::string& f : run.failures) by_terms = by_terms || f.find("skipped (terms)") != std::string::npos;
+  EXPECT_TRUE(by_terms);
 }
 
 // The value encoded at p (before end) again, each value in it in a legal encoding picked at random: the
@@ -544,6 +604,7 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
     c.encoded.push_back(gen.OneIn(2) ? ReencodeMessage(compact, gen) : compact);
   }
   ChunkSummaryBuilder plain, checked;
+  std::vector<storage::ChunkTermEntries> chunk_terms;
   size_t both = 0;
   for (const auto& [begin, end] : c.chunks) {
     plain.Reset();
@@ -556,6 +617,9 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
     std::string summary;
     plain.Finish(&summary);
     ASSERT_FALSE(summary.empty());
+    std::vector<uint64_t> terms;
+    ASSERT_TRUE(plain.FinishTerms(&terms));
+    chunk_terms.emplace_back().Build(&terms);
     if (all_valid) {
       std::string other;
       checked.Finish(&other);
@@ -631,7 +695,7 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
   };
   EvalContext context;
   context.SetNow(selector::testing::kDifferentialNow);
-  uint64_t selectors = 0, checks = 0, skipped = 0, skipped_jms = 0;
+  uint64_t selectors = 0, checks = 0, skipped = 0, skipped_jms = 0, skipped_by_terms = 0;
   std::vector<std::string> failures;
   for (int i = 0; i < 20000; ++i) {
     jms_dialect = gen.OneIn(3);
@@ -669,7 +733,9 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
     MessageFieldSource source(selector.fields());
     for (size_t k = 0; k < c.chunks.size(); ++k) {
       ++checks;
-      if (skipper.MayMatch(c.summaries[k])) continue;
+      const bool by_terms = !skipper.MayMatchTerms(EntriesLookup(chunk_terms[k]));
+      skipped_by_terms += by_terms;
+      if (skipper.MayMatch(c.summaries[k]) && !by_terms) continue;
       ++skipped;
       skipped_jms += jms_dialect;
       for (size_t m = c.chunks[k].first; m < c.chunks[k].second; ++m) {
@@ -685,6 +751,7 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
   EXPECT_GT(selectors, 10000u);
   EXPECT_GT(skipped, checks / 20) << skipped << " of " << checks;
   EXPECT_GT(skipped_jms, skipped / 20) << skipped_jms << " of " << skipped;
+  EXPECT_GT(skipped_by_terms, 0u);
 }
 
 // The JMS header names that convert their field (JMSTimestamp and JMSExpiration: 0 when absent;
@@ -722,12 +789,16 @@ TEST(ChunkSkipDifferential, JmsConversionsOfFieldsSkipChunks) {
     chunks.emplace_back(begin, encoded.size());
   }
   std::vector<std::string> summaries;
+  std::vector<storage::ChunkTermEntries> terms;
   ChunkSummaryBuilder builder;
   for (const auto& [begin, end] : chunks) {
     builder.Reset();
     for (size_t i = begin; i < end; ++i) ASSERT_TRUE(builder.AddChecked(encoded[i]));
     summaries.emplace_back();
     builder.Finish(&summaries.back());
+    std::vector<uint64_t> chunk_terms;
+    ASSERT_TRUE(builder.FinishTerms(&chunk_terms));
+    terms.emplace_back().Build(&chunk_terms);
   }
   EvalContext context;
   context.SetNow(selector::testing::kDifferentialNow);
@@ -768,6 +839,8 @@ TEST(ChunkSkipDifferential, JmsConversionsOfFieldsSkipChunks) {
       }
       const bool may = skipper.MayMatch(summaries[k]);
       EXPECT_TRUE(may || !holds_match) << c.selector << ": chunk " << k << " skipped, holding a match";
+      EXPECT_TRUE(skipper.MayMatchTerms(EntriesLookup(terms[k])) || !holds_match)
+          << c.selector << ": chunk " << k << " ruled out by terms, holding a match";
       read += may;
     }
     EXPECT_EQ(read, c.chunks_read) << c.selector;
@@ -962,6 +1035,119 @@ TEST_F(ChunkSkipStoreTest, ADamagedSummaryEntryIsReadAndTheOthersStillSkip) {
   uint64_t built = 0, present = 0;
   ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
   EXPECT_EQ(built, 1u);  // the damaged summary is built again
+}
+
+// Chunks of messages whose "customer" is one of many texts (a few per chunk of `per_chunk`), and whose
+// "region" is one of four: the shape a point query over a long stream meets.
+Corpus CustomerCorpus(size_t chunks, size_t per_chunk) {
+  Corpus c;
+  c.name = "customers";
+  static const char* kRegions[] = {"eu", "us", "apac", "latam"};
+  RandomExpressions gen(0xC057);
+  for (size_t k = 0; k < chunks; ++k) {
+    c.chunks.emplace_back(k * per_chunk, (k + 1) * per_chunk);
+    for (size_t i = 0; i < per_chunk; ++i) {
+      TestMessage m;
+      m.Set(Section::kApplicationProperties, "customer",
+            TestValue::Bytes(ValueType::kString, "c-" + std::to_string(gen.Below(100000))));
+      m.Set(Section::kApplicationProperties, "region", TestValue::Bytes(ValueType::kString, kRegions[gen.Below(4)]));
+      m.Set(Section::kApplicationProperties, "amount", TestValue::Of(Value::Signed(ValueType::kLong, gen.Below(1000))));
+      std::vector<uint8_t> bytes;
+      std::string error;
+      EXPECT_TRUE(EncodeTestMessage(m, &bytes, &error)) << error;
+      c.encoded.emplace_back(bytes.begin(), bytes.end());
+      c.decoded.push_back(std::move(m));
+    }
+  }
+  return c;
+}
+
+// A text a field of the corpus holds at message i, as a literal.
+std::string CustomerAt(const Corpus& c, size_t i) {
+  return "'" + c.decoded[i].Find(Section::kApplicationProperties, "customer")->bytes + "'";
+}
+
+// Point queries are decided by the term index: the chunks that cannot hold the customer are skipped
+// without their summaries being read, and the result is the same as without skipping.
+TEST_F(ChunkSkipStoreTest, PointQueriesReadTheTermsAndFewSummaries) {
+  const Corpus corpus = CustomerCorpus(300, 40);
+  std::unique_ptr<StreamEngine> engine;
+  ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+  Load(engine.get(), corpus);
+  const uint64_t n = corpus.encoded.size();
+  // A condition the terms cannot decide reads every summary: the measure of "all of them".
+  ConsumerStats all;
+  Replay(engine.get(), Selector::Compile("amount > 5000"), true, 0, n, &all);
+  EXPECT_EQ(all.chunks_pruned, 300u);
+  for (const std::string& text : std::vector<std::string>{
+           "customer = " + CustomerAt(corpus, 4321), "customer IN (" + CustomerAt(corpus, 17) + ", 'nobody')",
+           "customer = " + CustomerAt(corpus, 9000) + " AND amount > 100", "customer = 'nobody'",
+           "region = 'eu' AND customer = " + CustomerAt(corpus, 11999)}) {
+    const Selector selector = Selector::Compile(text);
+    ASSERT_TRUE(selector.ok()) << text;
+    ConsumerStats on, off;
+    EXPECT_EQ(Replay(engine.get(), selector, true, 0, n, &on), Replay(engine.get(), selector, false, 0, n, &off))
+        << text;
+    EXPECT_GE(on.chunks_pruned, 296u) << text;
+    EXPECT_LT(on.summary_bytes_read * 5, all.summary_bytes_read) << text << " pruned " << on.chunks_pruned;
+  }
+  // A query whose texts are in every chunk: the terms keep every chunk, the summaries decide.
+  ConsumerStats on, off;
+  const Selector every = Selector::Compile("region IN ('eu', 'us') AND amount > 998");
+  EXPECT_EQ(Replay(engine.get(), every, true, 0, n, &on), Replay(engine.get(), every, false, 0, n, &off));
+}
+
+// A damaged term entry says nothing: its chunk is decided by its summary, the others still by terms.
+TEST_F(ChunkSkipStoreTest, ADamagedTermEntryRulesNothingOut) {
+  const Corpus corpus = CustomerCorpus(40, 40);
+  {
+    std::unique_ptr<StreamEngine> engine;
+    ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+    Load(engine.get(), corpus);
+  }
+  const size_t entries = sift::testing::CorruptStoredValue(dir_.string(), 7, storage::keys::kTermPrefix);
+  ASSERT_GT(entries, 40u * 16);  // an entry for many of the 64 partitions of each chunk
+  std::unique_ptr<StreamEngine> engine;
+  ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+  const uint64_t n = corpus.encoded.size();
+  for (size_t i = 0; i < n; i += 97) {
+    const Selector selector = Selector::Compile("customer = " + CustomerAt(corpus, i));
+    ConsumerStats on, off;
+    const std::vector<uint64_t> got = Replay(engine.get(), selector, true, 0, n, &on);
+    EXPECT_EQ(got, Replay(engine.get(), selector, false, 0, n, &off));
+    EXPECT_NE(std::find(got.begin(), got.end(), i), got.end());
+    EXPECT_GE(on.chunks_pruned, 36u);
+  }
+}
+
+// Chunks written before the term index (or without summaries) get their terms from SummarizeChunks.
+TEST_F(ChunkSkipStoreTest, SummarizeChunksAddsTermsToChunksWithout) {
+  const Corpus corpus = CustomerCorpus(50, 40);
+  const uint64_t n = corpus.encoded.size();
+  const Selector selector = Selector::Compile("customer = " + CustomerAt(corpus, 1234));
+  {
+    std::unique_ptr<StreamEngine> engine;
+    EngineOptions options = Options();
+    options.summarize_chunks = false;
+    ASSERT_TRUE(StreamEngine::Open(dir_.string(), options, &engine).ok());
+    Load(engine.get(), corpus);
+  }
+  std::unique_ptr<StreamEngine> engine;
+  ASSERT_TRUE(StreamEngine::Open(dir_.string(), Options(), &engine).ok());
+  ConsumerStats before;
+  const std::vector<uint64_t> expected = Replay(engine.get(), selector, true, 0, n, &before);
+  EXPECT_EQ(before.chunks_pruned, 0u);
+  uint64_t built = 0, present = 0;
+  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
+  EXPECT_EQ(built, 50u);
+  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
+  EXPECT_EQ(built, 0u);
+  EXPECT_EQ(present, 50u);
+  ConsumerStats after, all;
+  EXPECT_EQ(Replay(engine.get(), selector, true, 0, n, &after), expected);
+  EXPECT_GE(after.chunks_pruned, 48u);
+  Replay(engine.get(), Selector::Compile("amount > 5000"), true, 0, n, &all);
+  EXPECT_LT(after.summary_bytes_read * 5, all.summary_bytes_read);
 }
 
 // A summary that no longer reads (another version, damaged bytes) rules nothing out.

@@ -1,6 +1,7 @@
-// `sift reindex [--store DIR] --stream NAME`: builds the chunk summaries a stream lacks (chunks written
-// before summaries existed), so filtered replays can skip those chunks too. Each summary is stored on
-// its own, durably: an interrupted run leaves a usable store and a second run finishes the work.
+// `sift reindex [--store DIR] --stream NAME`: builds the chunk summaries and term entries a stream lacks
+// (chunks written before summaries or before the term index existed), so filtered replays can skip
+// those chunks too. Each chunk's are stored on their own, durably: an interrupted run leaves a usable
+// store and a second run finishes the work.
 // Prints `stream 'NAME': N chunk summaries built, M already present` on stdout.
 #include <CLI/CLI.hpp>
 
@@ -43,8 +44,8 @@ int RunReindex(const ReindexOptions& options) {
 
 Command AddReindexCommand(CLI::App& app) {
   auto options = std::make_shared<ReindexOptions>();
-  CLI::App* sub =
-      app.add_subcommand("reindex", "Build the chunk summaries a stream lacks (chunks written before them)");
+  CLI::App* sub = app.add_subcommand(
+      "reindex", "Build the chunk summaries and term entries a stream lacks (chunks written before them)");
   AddStoreFlag(sub, &options->store);
   sub->add_option("--stream", options->stream, "Stream name")->required();
   return {sub, [options] { return RunReindex(*options); }};
