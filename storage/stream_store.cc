@@ -202,7 +202,7 @@ class ChunkCutter {
       summarizer_->Finish(&summary_);
       summary_entry_ = SummaryEntryFor(m.count, m.raw_bytes, summary_);
       if (ChunkTermsFor(!summary_entry_.empty(), summarizer_, &terms_)) {
-        term_entries_.Build(&terms_);
+        term_entries_.Build(terms_);
         m.term_partitions = term_entries_.partitions();
         m.terms_complete = true;
         terms = &term_entries_;
@@ -856,9 +856,8 @@ Status StreamStore::Impl::PutChunkSummary(std::string_view name, uint64_t first_
   meta.term_partitions = 0;
   meta.terms_complete = false;
   if (terms != nullptr) {
-    std::vector<uint64_t> sorted = *terms;
     ChunkTermEntries entries;
-    entries.Build(&sorted);
+    entries.Build(*terms);
     PutTermEntries(st->id, first_offset, entries, [&](const std::string& key, std::string_view entry) {
       batch.Put(key, rocksdb::Slice(entry.data(), entry.size()));
     });
@@ -1074,9 +1073,9 @@ void StreamStore::Impl::RetainAfterAppend(const std::shared_ptr<StreamState>& st
 }
 
 Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> messages,
-                                          std::span<const ChunkRange> ranges, std::vector<std::string>* entries,
+                                          std::span<const ChunkRange> ranges, std::vector<std::string>* prepared,
                                           const StreamStore::RangeCheck& check, base::SharedWork* share) const {
-  entries->assign(ranges.size(), std::string());
+  prepared->assign(ranges.size(), std::string());
   const bool summarize = static_cast<bool>(options_.chunk_summarizer);
   if ((!summarize && !check) || ranges.empty()) return Status::OK();
   const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, ranges.size());
@@ -1089,8 +1088,9 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
   std::vector<Status> failures(ranges.size());
   const std::function<void()> work = [&] {
     const std::unique_ptr<ChunkSummarizer> summarizer = summarize ? options_.chunk_summarizer() : nullptr;
-    std::string summary;
-    PreparedChunk prepared;
+    std::string summary, summary_entry, term_entries;
+    std::vector<uint64_t> terms;
+    ChunkTermEntries entries;
     for (size_t k = next.fetch_add(1); k < ranges.size() && k < first_failed.load(); k = next.fetch_add(1)) {
       // With a check, the summarizer reads each message first and checks it if it can (AddChecked):
       // the caller's check then runs only for a range holding a message it did not vouch for.
@@ -1117,12 +1117,14 @@ Status StreamStore::Impl::SummarizeRanges(std::span<const std::string_view> mess
       }
       if (summarizer == nullptr) continue;
       summarizer->Finish(&summary);
-      prepared.summary_entry =
-          SummaryEntryFor(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
-      if (prepared.summary_entry.empty()) continue;  // no summary: nothing prepared
-      prepared.terms_complete = ChunkTermsFor(true, summarizer.get(), &prepared.terms);
-      if (!prepared.terms_complete) prepared.terms.clear();
-      (*entries)[k] = EncodePreparedChunk(prepared);
+      summary_entry = SummaryEntryFor(static_cast<uint32_t>(ranges[k].end - ranges[k].begin), ranges[k].bytes, summary);
+      if (summary_entry.empty()) continue;  // no summary: nothing prepared
+      term_entries.clear();
+      if (ChunkTermsFor(true, summarizer.get(), &terms)) {
+        entries.Build(terms);
+        entries.AppendTo(&term_entries);
+      }
+      (*prepared)[k] = EncodePreparedChunk(summary_entry, term_entries);
     }
   };
   std::vector<std::thread> workers;
@@ -1281,27 +1283,27 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
   if (s.ok()) s = chunks.Finish();
   // The index entries ("I" keys), summaries ("M") and term entries ("T", partition by partition)
   // follow one another in key order: one table file.
-  std::vector<PreparedChunk> prepared_chunks(metas.size());
-  std::vector<std::vector<std::pair<size_t, std::string>>> term_entries(kTermPartitions);  // (chunk, entry)
+  // The prepared entries are views into the prepared chunks.
+  std::vector<std::string_view> summaries(metas.size());
+  std::vector<std::vector<std::pair<size_t, std::string_view>>> term_entries(kTermPartitions);  // (chunk, entry)
   if (s.ok() && ranges.size() == metas.size() && summary_entries != nullptr &&
       summary_entries->size() == metas.size()) {
-    ChunkTermEntries entries;
+    std::string_view entries[kTermPartitions];
     for (size_t k = 0; k < metas.size(); ++k) {
-      PreparedChunk& c = prepared_chunks[k];
       uint32_t count = 0, bytes = 0;
-      std::string_view body;
-      if ((*summary_entries)[k].empty() || !DecodePreparedChunk((*summary_entries)[k], &c) ||
-          !DecodeSummaryEntry(c.summary_entry, &count, &bytes, &body) || bytes != metas[k].raw_bytes ||
+      uint64_t partitions = 0;
+      std::string_view summary, terms, body;
+      if ((*summary_entries)[k].empty() || !DecodePreparedChunk((*summary_entries)[k], &summary, &terms) ||
+          !DecodeSummaryEntry(summary, &count, &bytes, &body) || bytes != metas[k].raw_bytes ||
           count != metas[k].count) {
-        c = PreparedChunk();  // not the chunk the summary was built for (never expected): it gets none
-        continue;
+        continue;  // not the chunk the summary was built for (never expected): it gets none
       }
-      if (!c.terms_complete) continue;
-      entries.Build(&c.terms);
-      metas[k].term_partitions = entries.partitions();
+      summaries[k] = summary;
+      if (terms.empty() || !ChunkTermEntries::Parse(terms, &partitions, entries)) continue;
+      metas[k].term_partitions = partitions;
       metas[k].terms_complete = true;
       for (uint32_t p = 0; p < kTermPartitions; ++p) {
-        if (entries.partitions() & (uint64_t{1} << p)) term_entries[p].emplace_back(k, std::string(entries.entry(p)));
+        if (partitions & (uint64_t{1} << p)) term_entries[p].emplace_back(k, entries[p]);
       }
     }
   }
@@ -1309,12 +1311,14 @@ Status StreamStore::Impl::IngestBatch(std::string_view stream, std::span<const s
     s = index.Put(keys::IndexKey(st->id, metas[k].first_offset), EncodeIndexEntry(metas[k]));
   }
   for (size_t k = 0; k < metas.size() && s.ok(); ++k) {
-    if (!prepared_chunks[k].summary_entry.empty())
-      s = index.Put(keys::SummaryKey(st->id, metas[k].first_offset), prepared_chunks[k].summary_entry);
+    if (!summaries[k].empty())
+      s = index.Put(keys::SummaryKey(st->id, metas[k].first_offset),
+                    rocksdb::Slice(summaries[k].data(), summaries[k].size()));
   }
   for (uint32_t p = 0; p < kTermPartitions && s.ok(); ++p) {
     for (size_t i = 0; i < term_entries[p].size() && s.ok(); ++i) {
-      s = index.Put(keys::TermKey(st->id, p, metas[term_entries[p][i].first].first_offset), term_entries[p][i].second);
+      const auto& [k, entry] = term_entries[p][i];
+      s = index.Put(keys::TermKey(st->id, p, metas[k].first_offset), rocksdb::Slice(entry.data(), entry.size()));
     }
   }
   if (s.ok()) s = index.Finish();

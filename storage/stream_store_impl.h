@@ -140,7 +140,7 @@ class StreamStore::Impl {
   // one thread per core (and the threads `share` lets join), each range after `check` passed it when
   // there is a check (PrepareIngest).
   Status SummarizeRanges(std::span<const std::string_view> messages, std::span<const ChunkRange> ranges,
-                         std::vector<std::string>* entries, const StreamStore::RangeCheck& check = {},
+                         std::vector<std::string>* prepared, const StreamStore::RangeCheck& check = {},
                          base::SharedWork* share = nullptr) const;
   // Every message's size and the validator, before anything is written; *total_bytes their sum.
   Status CheckBatch(std::string_view stream, std::span<const std::string_view> messages, size_t* total_bytes) const;

@@ -32,33 +32,34 @@ inline uint16_t TermFingerprint(uint64_t term) { return static_cast<uint16_t>(te
 // The term entries of one chunk, built from its terms. Reuse one: Build keeps its buffers.
 class ChunkTermEntries {
  public:
-  // Sorts and deduplicates `terms` (which it reorders) into per-partition entries.
-  void Build(std::vector<uint64_t>* terms);
+  // Sorts and deduplicates `terms` into per-partition entries.
+  void Build(std::span<const uint64_t> terms);
   // Partitions with an entry, as bits (bit p: partition p).
   uint64_t partitions() const { return partitions_; }
   // The value of partition p's entry (empty when the bit is clear).
   std::string_view entry(uint32_t p) const { return entries_[p]; }
 
+  // The entries as one string (the partitions, then each entry's length and bytes), to carry them from
+  // the thread that built them to the one that writes them; Parse reads it back (views into `bytes`).
+  void AppendTo(std::string* out) const;
+  static bool Parse(std::string_view bytes, uint64_t* partitions, std::string_view entries[kTermPartitions]);
+
  private:
   uint64_t partitions_ = 0;
   std::string entries_[kTermPartitions];
+  std::vector<uint32_t> keys_, sorted_;  // partition and fingerprint of each term, for the radix sort
 };
 
 // Whether the entry `value` (one partition of one chunk) may hold `term`: false only when the entry is
 // intact and lacks its fingerprint.
 bool TermEntryMayHold(std::string_view value, uint64_t term);
 
-// What a summarizer gives for a chunk, carried from the threads that summarize a bulk batch to the one
-// that writes it (StreamStore::PrepareIngest): the summary entry ("M" value, empty when none) and the
-// chunk's terms, with whether they are complete.
-struct PreparedChunk {
-  std::string summary_entry;
-  bool terms_complete = false;
-  std::vector<uint64_t> terms;
-};
-std::string EncodePreparedChunk(const PreparedChunk& chunk);
-// False when `bytes` is not what EncodePreparedChunk made.
-bool DecodePreparedChunk(std::string_view bytes, PreparedChunk* chunk);
+// What the threads that summarize a bulk batch hand the one that writes it (StreamStore::PrepareIngest),
+// per chunk: its summary entry ("M" value) and, when its terms are complete, its term entries
+// (ChunkTermEntries::AppendTo; empty when they are not).
+std::string EncodePreparedChunk(std::string_view summary_entry, std::string_view term_entries);
+// False when `bytes` is not what EncodePreparedChunk made. The views point into `bytes`.
+bool DecodePreparedChunk(std::string_view bytes, std::string_view* summary_entry, std::string_view* term_entries);
 
 }  // namespace sift::storage
 

@@ -171,7 +171,7 @@ Corpus MakeCorpus(const std::string& kind, uint64_t seed, size_t count, bool ter
       complete = builder.FinishTerms(&terms);
     }
     c.terms.emplace_back();
-    if (complete) c.terms.back().emplace().Build(&terms);
+    if (complete) c.terms.back().emplace().Build(terms);
   }
   return c;
 }
@@ -619,7 +619,7 @@ TEST(ChunkSkipDifferential, HeaderAndPropertiesFieldsSkipExactly) {
     ASSERT_FALSE(summary.empty());
     std::vector<uint64_t> terms;
     ASSERT_TRUE(plain.FinishTerms(&terms));
-    chunk_terms.emplace_back().Build(&terms);
+    chunk_terms.emplace_back().Build(terms);
     if (all_valid) {
       std::string other;
       checked.Finish(&other);
@@ -798,7 +798,7 @@ TEST(ChunkSkipDifferential, JmsConversionsOfFieldsSkipChunks) {
     builder.Finish(&summaries.back());
     std::vector<uint64_t> chunk_terms;
     ASSERT_TRUE(builder.FinishTerms(&chunk_terms));
-    terms.emplace_back().Build(&chunk_terms);
+    terms.emplace_back().Build(chunk_terms);
   }
   EvalContext context;
   context.SetNow(selector::testing::kDifferentialNow);
