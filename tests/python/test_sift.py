@@ -255,12 +255,18 @@ def test_lock_released_during_scans(tmp_path, messages):
             time.sleep(0.05)
             for scan in (lambda: sift.filter_file(path, sql=SQL, count=True),
                          lambda: store.count("o", sql="amount > 100 AND color = 'red'", threads=1)):
-                started = time.perf_counter()
-                before = ticks[0]
-                scan()
-                elapsed = time.perf_counter() - started
-                # The spinning thread ran during the scan (with the lock held it would not run at all).
-                assert ticks[0] - before > 1000, (ticks[0] - before, elapsed)
+                # A scan can finish in a few milliseconds, less than it may take a busy machine to
+                # schedule the spinning thread: scan again until the scans have run for 0.2 s.
+                ran, elapsed, scans = 0, 0.0, 0
+                while elapsed < 0.2:
+                    started = time.perf_counter()
+                    before = ticks[0]
+                    scan()
+                    ran += ticks[0] - before
+                    elapsed += time.perf_counter() - started
+                    scans += 1
+                # The spinning thread ran during the scans (with the lock held it would not run at all).
+                assert ran > 1000, (ran, elapsed, scans)
         finally:
             running[0] = False
             t.join()
