@@ -91,7 +91,7 @@ class StreamReader {
   // compression (their stored bytes when raw).
   virtual uint64_t chunks_pruned() const = 0;
   virtual uint64_t bytes_pruned() const = 0;
-  // Bytes of chunk summaries read to decide which chunks to skip (keys and values).
+  // Bytes of chunk summaries and term entries read to decide which chunks to skip (keys and values).
   virtual uint64_t summary_bytes_read() const = 0;
 
   // Offsets the reader reached after they were deleted (retention deleted their chunks before it

@@ -109,9 +109,9 @@ struct ConsumerStats {
   uint64_t bytes = 0;                   // bytes of the records evaluated
   uint64_t chunks = 0;                  // chunks read
   uint64_t chunks_skipped = 0;          // corrupt chunks skipped (CorruptionPolicy::kSkip)
-  uint64_t chunks_pruned = 0;           // chunks skipped unread because their summary rules out every message
+  uint64_t chunks_pruned = 0;           // chunks skipped unread: summary or term entries rule out every message
   uint64_t bytes_pruned = 0;            // their bytes before compression (stored bytes when raw)
-  uint64_t summary_bytes_read = 0;      // bytes of chunk summaries read to decide what to skip
+  uint64_t summary_bytes_read = 0;      // bytes of summaries and term entries read to decide skips
   uint64_t retention_lost = 0;          // offsets (messages) retention deleted before the consumer read them
   uint64_t retention_gaps = 0;          // runs of such offsets the consumer passed over
   std::chrono::nanoseconds elapsed{0};  // time spent in Poll, waits for appends excluded
