@@ -763,8 +763,10 @@ struct FieldStats {
     const uint64_t seed = FieldTermSeed(section, name);
     // Until the exact list overflows it holds every text; past it, the hash set does, but for the texts
     // that only grew, which are the list's and `unhashed` (the set holds those that were not stable).
-    if (!exact_overflow || texts_ascending) {
+    if (texts_ascending) {
       for (const std::string& e : exact) terms->push_back(TermOfHash(seed, TextHash(e)));
+    } else if (!exact_overflow) {  // the list's hashes, taken as its texts came (AddText, Unascend)
+      for (const uint64_t h : exact_hashes) terms->push_back(TermOfHash(seed, h));
     }
     if (!exact_overflow) return;
     if (texts_ascending) {
