@@ -22,7 +22,17 @@
 namespace sift::tools {
 namespace {
 
-const Authenticator* Table(pn_transport_t* t) { return static_cast<const Authenticator*>(pnx_sasl_get_context(t)); }
+// What each transport's SASL plug-in knows: owned by the transport, deleted by Free.
+struct SaslContext {
+  const Authenticator* table = nullptr;
+  LoginChecker* checker = nullptr;  // null: passwords are checked at once
+  LoginPoster post;
+  LoginWanted wanted;
+  bool checking = false;  // a PLAIN check is out; its outcome is not sent yet
+};
+
+SaslContext* Context(pn_transport_t* t) { return static_cast<SaslContext*>(pnx_sasl_get_context(t)); }
+const Authenticator* Table(pn_transport_t* t) { return Context(t)->table; }
 
 void Fail(pn_transport_t* t, const char* mechanism, std::string_view user, const std::string& reason) {
   fprintf(stderr, "sift serve: login failed: %s: user '%s' (%s): %s\n", PeerName(t).c_str(),
@@ -69,7 +79,7 @@ bool Offers(const Authenticator* a, pn_transport_t* t, std::string_view mechanis
   return false;
 }
 
-void Free(pn_transport_t*) {}  // the table is not owned by the transport
+void Free(pn_transport_t* t) { delete Context(t); }
 const char* ListMechanisms(pn_transport_t* t) {
   // Proton copies the list before the next call; a static per combination keeps it alive meanwhile.
   static const char* const kLists[] = {"ANONYMOUS", "PLAIN", "PLAIN ANONYMOUS", "PLAIN EXTERNAL",
@@ -98,26 +108,69 @@ bool InitServer(pn_transport_t* t) {
 bool InitClient(pn_transport_t*) { return false; }
 void Prepare(pn_transport_t*) {}
 
-void PlainLogin(pn_transport_t* t, const pn_bytes_t* recv) {
-  // RFC 4616: message = [authzid] NUL authcid NUL passwd.
-  std::string_view in = recv == nullptr ? std::string_view() : std::string_view(recv->start, recv->size);
-  size_t first = in.find('\0');
-  size_t second = first == std::string_view::npos ? first : in.find('\0', first + 1);
-  if (second == std::string_view::npos) return Fail(t, "PLAIN", "", "malformed PLAIN message");
-  std::string authzid(in.substr(0, first));
-  std::string user(in.substr(first + 1, second - first - 1));
-  std::string_view password = in.substr(second + 1);
-  if (!Table(t)->Check(user, password)) {
-    const UserEntry* entry = Table(t)->users().Find(user);
-    return Fail(t, "PLAIN", user,
-                entry == nullptr                ? "no such user"
-                : entry->name == kAnonymousUser ? "the anonymous entry has no password"
-                                                : "wrong password");
+// The outcome of a PLAIN login once its password was checked: `user` and `authzid` as the client sent
+// them.
+void FinishPlain(pn_transport_t* t, const std::string& user, const std::string& authzid,
+                 LoginChecker::Verdict verdict) {
+  const UserEntry* entry = Table(t)->users().Find(user);
+  switch (verdict) {
+    case LoginChecker::Verdict::kAccepted: break;
+    case LoginChecker::Verdict::kRejected:
+      return Fail(t, "PLAIN", user,
+                  entry == nullptr                ? "no such user"
+                  : entry->name == kAnonymousUser ? "the anonymous entry has no password"
+                                                  : "wrong password");
+    case LoginChecker::Verdict::kLockedOut:
+      return Fail(t, "PLAIN", user,
+                  "too many failed logins for this user from this address; refused unchecked for a while");
+    case LoginChecker::Verdict::kBusy:
+      return Fail(t, "PLAIN", user, "too many logins waiting for their password check; refused unchecked");
   }
   if (!authzid.empty() && authzid != user) {
     return Fail(t, "PLAIN", user, "the authorization identity '" + PrintableText(authzid) + "' is not the user");
   }
-  Succeed(t, "PLAIN", Table(t)->users().Find(user)->name.c_str(), !authzid.empty());
+  Succeed(t, "PLAIN", entry->name.c_str(), !authzid.empty());
+}
+
+// True when the outcome is decided now; false when the check went to the LoginChecker, whose verdict
+// comes back through Authenticator::Complete.
+bool PlainLogin(pn_transport_t* t, const pn_bytes_t* recv) {
+  // RFC 4616: message = [authzid] NUL authcid NUL passwd.
+  std::string_view in = recv == nullptr ? std::string_view() : std::string_view(recv->start, recv->size);
+  size_t first = in.find('\0');
+  size_t second = first == std::string_view::npos ? first : in.find('\0', first + 1);
+  if (second == std::string_view::npos) {
+    Fail(t, "PLAIN", "", "malformed PLAIN message");
+    return true;
+  }
+  std::string authzid(in.substr(0, first));
+  std::string user(in.substr(first + 1, second - first - 1));
+  std::string_view password = in.substr(second + 1);
+  SaslContext* ctx = Context(t);
+  if (ctx->checker == nullptr) {
+    FinishPlain(
+        t, user, authzid,
+        ctx->table->Check(user, password) ? LoginChecker::Verdict::kAccepted : LoginChecker::Verdict::kRejected);
+    return true;
+  }
+  if (ctx->checking) {  // a second init before the first one's outcome: the protocol has one
+    Fail(t, "PLAIN", user, "a second SASL init before the first one's outcome");
+    return true;
+  }
+  PendingLogin pending{user, authzid, LoginChecker::Verdict::kRejected};
+  auto verdict = ctx->checker->Submit(
+      PeerHost(t), user, std::string(password),
+      [post = ctx->post, pending](LoginChecker::Verdict v) mutable {
+        pending.verdict = v;
+        post(std::move(pending));
+      },
+      ctx->wanted);
+  if (verdict.has_value()) {
+    FinishPlain(t, user, authzid, *verdict);
+    return true;
+  }
+  ctx->checking = true;
+  return false;
 }
 
 void ExternalLogin(pn_transport_t* t) {
@@ -153,7 +206,7 @@ void ProcessInit(pn_transport_t* t, const char* mechanism, const pn_bytes_t* rec
       Fail(t, "ANONYMOUS", kAnonymousUser, why);
     }
   } else if (strcmp(mechanism, "PLAIN") == 0) {
-    PlainLogin(t, recv);
+    if (!PlainLogin(t, recv)) return;  // the outcome is sent by Complete
   } else {
     ExternalLogin(t);
   }
@@ -202,12 +255,22 @@ bool Authenticator::offers_anonymous() const {
   return entry != nullptr && !entry->grants.empty();
 }
 
-void Authenticator::Attach(pn_transport_t* transport) const {
+void Authenticator::Attach(pn_transport_t* transport, LoginChecker* checker, LoginPoster post,
+                           LoginWanted wanted) const {
   pn_sasl_t* sasl = pn_sasl(transport);
-  pnx_sasl_set_implementation(transport, &kImplementation, const_cast<Authenticator*>(this));
+  auto* context = new SaslContext{this, post ? checker : nullptr, std::move(post), std::move(wanted), false};
+  pnx_sasl_set_implementation(transport, &kImplementation, context);
   pn_sasl_allowed_mechs(sasl, Mechanisms(this).c_str());
   pn_sasl_set_allow_insecure_mechs(sasl, true);
   pn_transport_require_auth(transport, loaded_);  // without a users file, clients without SASL welcome too
+}
+
+void Authenticator::Complete(pn_transport_t* transport, const PendingLogin& login) const {
+  SaslContext* ctx = Context(transport);
+  if (ctx == nullptr || !ctx->checking) return;  // not waiting for a verdict
+  ctx->checking = false;
+  FinishPlain(transport, login.user, login.authzid, login.verdict);
+  pnx_sasl_set_desired_state(transport, SASL_POSTED_OUTCOME);
 }
 
 bool Authenticator::Check(std::string_view user, std::string_view password) const {
@@ -245,6 +308,13 @@ bool PeerIsLoopback(pn_transport_t* transport) {
     return IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127;
   }
   return false;
+}
+
+std::string PeerHost(pn_transport_t* transport) {
+  const pn_netaddr_t* addr = transport ? pn_transport_remote_addr(transport) : nullptr;
+  char host[256] = "", port[32] = "";
+  if (addr != nullptr) pn_netaddr_host_port(addr, host, sizeof host, port, sizeof port);
+  return host;
 }
 
 std::string PeerName(pn_transport_t* transport) {

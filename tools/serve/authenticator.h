@@ -15,19 +15,37 @@
 // no configuration beyond the users file, loaded once at start-up. A failed login is logged on stderr
 // (peer, user name, reason; never the password), a successful one when verbose.
 //
+// A PLAIN password is hashed by a LoginChecker (login_checker.h) on threads of its own when one is
+// attached: the transport waits without an outcome meanwhile, and the event thread sends it once the
+// verdict is posted back (Complete). ANONYMOUS and EXTERNAL cost no hashing and are decided at once.
+//
 // The table is immutable after Load(); Attach() may be called from the event thread for any number
 // of transports, which keep a pointer to the authenticator: it must outlive them.
 #ifndef SIFT_TOOLS_SERVE_AUTHENTICATOR_H_
 #define SIFT_TOOLS_SERVE_AUTHENTICATOR_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 
+#include "tools/serve/login_checker.h"
 #include "tools/serve/users_file.h"
 
 struct pn_transport_t;
 
 namespace sift::tools {
+
+// A PLAIN login's verdict from the LoginChecker, carried back to the event thread.
+struct PendingLogin {
+  std::string user;     // the authentication identity the client sent
+  std::string authzid;  // the authorization identity it sent (may be empty)
+  LoginChecker::Verdict verdict = LoginChecker::Verdict::kRejected;
+};
+// Called on a checker thread with the verdict: must hand it to the connection's event thread, which
+// then calls Authenticator::Complete.
+using LoginPoster = std::function<void(PendingLogin)>;
+// Whether the connection still waits for its verdict (LoginChecker::Wanted).
+using LoginWanted = std::function<bool()>;
 
 class Authenticator {
  public:
@@ -41,8 +59,15 @@ class Authenticator {
   // Reads the users file. False with *error ("FILE: line N: why") when it cannot be read or parsed.
   bool Load(const std::string& path, std::string* error);
 
-  // Makes `transport` (server side, before it is bound) offer the mechanisms above.
-  void Attach(pn_transport_t* transport) const;
+  // Makes `transport` (server side, before it is bound) offer the mechanisms above. With `checker`,
+  // PLAIN passwords are checked there and their verdicts come back through `post`; without, they are
+  // checked at once on the calling thread. `wanted` lets the checker drop the check of a client that
+  // has gone.
+  void Attach(pn_transport_t* transport, LoginChecker* checker = nullptr, LoginPoster post = {},
+              LoginWanted wanted = {}) const;
+
+  // Sends the SASL outcome of a PLAIN login whose verdict `post` delivered (event thread only).
+  void Complete(pn_transport_t* transport, const PendingLogin& login) const;
 
   // True when `user` has a password hash and `password` matches it. An unknown user costs the same
   // time as a wrong password.
@@ -79,6 +104,8 @@ class Authenticator {
 bool PeerIsLoopback(pn_transport_t* transport);
 // "HOST:PORT" of the transport's peer, or "unknown peer".
 std::string PeerName(pn_transport_t* transport);
+// The host of the transport's peer, without port; empty when unknown.
+std::string PeerHost(pn_transport_t* transport);
 
 }  // namespace sift::tools
 

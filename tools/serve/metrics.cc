@@ -313,6 +313,16 @@ std::string RenderPrometheusText(const MetricsSnapshot& s) {
            "Transfers the store could not append or make durable (rejected with amqp:internal-error).");
   w.Sample("sift_appends_failed_total", "", s.appends_failed);
 
+  w.Family("sift_password_checks_total", "counter", "Passwords of PLAIN logins hashed, by result.");
+  w.Sample("sift_password_checks_total", "result=\"accepted\"", s.password_checks - s.password_checks_failed);
+  w.Sample("sift_password_checks_total", "result=\"rejected\"", s.password_checks_failed);
+  w.Family("sift_logins_unchecked_total", "counter",
+           "PLAIN logins answered without hashing their password: the name is locked out from its address, "
+           "the queue of checks was full, or the client left before its turn.");
+  w.Sample("sift_logins_unchecked_total", "reason=\"locked_out\"", s.logins_locked_out);
+  w.Sample("sift_logins_unchecked_total", "reason=\"queue_full\"", s.logins_queue_full);
+  w.Sample("sift_logins_unchecked_total", "reason=\"client_left\"", s.logins_abandoned);
+
   const char* h = "sift_fsync_duration_seconds";
   w.Family(h, "histogram", "Time the append worker's durable step (one fsync per group commit) took.");
   for (size_t i = 0; i < LatencyHistogram::kBounds.size(); ++i) {

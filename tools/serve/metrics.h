@@ -122,6 +122,13 @@ struct MetricsSnapshot {
   uint64_t appends_rejected = 0;
   uint64_t appends_failed = 0;
   LatencyHistogram::Snapshot fsync;
+  // PLAIN logins (LoginChecker::Counts): passwords hashed, and of those wrong; logins refused
+  // unchecked, by why; checks dropped because the client left first.
+  uint64_t password_checks = 0;
+  uint64_t password_checks_failed = 0;
+  uint64_t logins_locked_out = 0;
+  uint64_t logins_queue_full = 0;
+  uint64_t logins_abandoned = 0;
 };
 
 // The snapshot in the Prometheus text format 0.0.4: a HELP and a TYPE line per family, every family

@@ -109,6 +109,10 @@ struct ServeOptions {
   // A socket must complete the AMQP header, SASL and open within this many milliseconds, else it is
   // closed.
   int64_t handshake_timeout_ms = 5000;
+  // Threads that hash the passwords of PLAIN logins (LoginChecker), and the logins that may wait for
+  // one; a login beyond them is refused unchecked.
+  uint32_t login_threads = 1;
+  uint32_t max_pending_logins = 256;
   // Idle timeout announced in open (Proton sends heartbeats and closes a peer silent for this long).
   // 0: none.
   int64_t idle_timeout_ms = 60000;

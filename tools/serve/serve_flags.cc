@@ -101,6 +101,13 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
   app->add_option("--max-handshakes", o->max_handshakes, "sockets still in their handshake; beyond: oldest closed")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 20));
+  app->add_option("--login-threads", o->login_threads, "threads that check the passwords of PLAIN logins")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
+  app->add_option("--max-pending-logins", o->max_pending_logins,
+                  "PLAIN logins waiting for their password check; beyond: refused unchecked")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
   app->add_option("--max-connections-per-address", o->max_connections_per_address,
                   "open connections per client address (0: no limit)")
       ->capture_default_str()

@@ -30,8 +30,18 @@ bool Server::Impl::StartMetrics() {
   const size_t colon = where.rfind(':');
   std::string host = where.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  metrics_endpoint = std::make_unique<MetricsEndpoint>(
-      [this] { return RenderPrometheusText(metrics.Collect(engine, options.metrics_max_streams)); });
+  metrics_endpoint = std::make_unique<MetricsEndpoint>([this] {
+    MetricsSnapshot snapshot = metrics.Collect(engine, options.metrics_max_streams);
+    if (login_checker) {
+      const LoginChecker::Counts logins = login_checker->counts();
+      snapshot.password_checks = logins.checked;
+      snapshot.password_checks_failed = logins.rejected;
+      snapshot.logins_locked_out = logins.locked_out;
+      snapshot.logins_queue_full = logins.busy;
+      snapshot.logins_abandoned = logins.abandoned;
+    }
+    return RenderPrometheusText(snapshot);
+  });
   std::string error;
   if (!metrics_endpoint->Start(host, where.substr(colon + 1), &error)) {
     fprintf(stderr, "sift: cannot listen: --metrics %s: %s\n", where.c_str(), error.c_str());
@@ -57,8 +67,19 @@ void Server::Impl::OnAccept(pn_listener_t* l) {
   // silent for ours (core 2.4.5).
   if (options.idle_timeout_ms > 0) pn_transport_set_idle_timeout(t, static_cast<pn_millis_t>(options.idle_timeout_ms));
   if (ssl != nullptr) pn_ssl_init(pn_ssl(t), ssl, nullptr);
-  authenticator->Attach(t);
   auto state = std::make_shared<ConnState>();
+  const std::weak_ptr<ConnState> weak = state;
+  authenticator->Attach(
+      t, login_checker.get(),
+      [weak](PendingLogin login) {
+        if (std::shared_ptr<ConnState> s = weak.lock()) s->Post([&] { s->login = std::move(login); });
+      },
+      [weak] {
+        std::shared_ptr<ConnState> s = weak.lock();
+        if (s == nullptr) return false;
+        std::lock_guard<std::mutex> lock(s->mu);
+        return s->alive;
+      });
   state->connection = c;
   state->handshake_seq = next_handshake_seq++;
   state->open = GaugeHold(&metrics.connections_open);
@@ -82,14 +103,6 @@ void Server::Impl::ExpireHandshake(pn_connection_t* c, const std::string& why) {
   s->Post([s] { s->handshake_expired = true; });
 }
 
-std::string Server::Impl::PeerHost(pn_connection_t* c) {
-  pn_transport_t* t = pn_connection_transport(c);
-  const pn_netaddr_t* addr = t ? pn_transport_remote_addr(t) : nullptr;
-  char host[256] = "", port[32] = "";
-  if (addr != nullptr) pn_netaddr_host_port(addr, host, sizeof host, port, sizeof port);
-  return host;
-}
-
 void Server::Impl::OnConnectionOpen(pn_connection_t* c) {
   ConnState* s = Conn(c);
   pn_connection_set_container(c, "sift-serve");
@@ -98,7 +111,7 @@ void Server::Impl::OnConnectionOpen(pn_connection_t* c) {
   if (s == nullptr) return;
   s->opened = true;
   handshakes.erase(s->handshake_seq);
-  s->address = PeerHost(c);
+  s->address = PeerHost(pn_connection_transport(c));
   // Only an admitted client counts against the connection limits.
   pn_transport_t* t = pn_connection_transport(c);
   const char* user = pn_transport_get_user(t);
@@ -600,9 +613,11 @@ void Server::Impl::OnWake(pn_connection_t* c) {
   std::shared_ptr<ConnState> s = it->second;
   std::vector<AppendResult> results;
   std::vector<std::shared_ptr<ConsumerLink>> ready;
+  std::optional<PendingLogin> login;
   bool close = false, expired = false, topup = false, refresh = false;
   {
     std::lock_guard<std::mutex> lock(s->mu);
+    login.swap(s->login);
     results.swap(s->results);
     ready.swap(s->ready);
     close = s->close_requested;
@@ -620,6 +635,9 @@ void Server::Impl::OnWake(pn_connection_t* c) {
       pn_transport_close_head(t);
     }
     return;
+  }
+  if (login.has_value()) {
+    if (pn_transport_t* t = pn_connection_transport(c)) authenticator->Complete(t, *login);
   }
   if (!results.empty()) CheckAlarms();
   for (AppendResult& r : results) {
@@ -897,6 +915,7 @@ int Server::Run(const std::string& host, const std::string& port) {
   }
   m.read_cv.notify_all();
   for (std::thread& t : m.readers) t.join();
+  if (m.login_checker) m.login_checker->Stop();
   if (m.metrics_endpoint) m.metrics_endpoint->Stop();
   m.read_queue.clear();
   m.waiters.clear();

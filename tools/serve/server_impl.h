@@ -32,13 +32,17 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "tools/serve/authenticator.h"
 #include "tools/serve/flow_control.h"
+#include "tools/serve/login_checker.h"
 #include "tools/serve/link_filter.h"
 #include "tools/serve/metrics.h"
 #include "tools/serve/metrics_endpoint.h"
@@ -122,6 +126,7 @@ struct ConnState {
   bool refresh_requested = false;  // look at the queued output again (the socket may have drained)
   std::vector<AppendResult> results;
   std::vector<std::shared_ptr<ConsumerLink>> ready;
+  std::optional<PendingLogin> login;  // a password check's verdict, for Authenticator::Complete
 
   // Event thread only.
   std::unordered_map<pn_link_t*, std::unique_ptr<ProducerLink>> producers;
@@ -229,6 +234,10 @@ struct Server::Impl {
   std::mutex waiters_mu;
   std::unordered_map<std::string, StreamWaiters> waiters;
 
+  // Password checks of PLAIN logins, off the event thread (null without a users file). Stopped before
+  // the proactor is freed: its threads wake connections.
+  std::unique_ptr<LoginChecker> login_checker;
+
   // Retention timer.
   std::mutex retention_mu;
   std::condition_variable retention_cv;
@@ -236,7 +245,20 @@ struct Server::Impl {
   std::thread retention_thread;
 
   Impl(const ServeOptions& o, engine::StreamEngine* e, const Authenticator* a, pn_ssl_domain_t* s)
-      : options(o), engine(e), authenticator(a), ssl(s), flow(o.memory_budget, o.min_disk_free), store_path(o.store) {}
+      : options(o), engine(e), authenticator(a), ssl(s), flow(o.memory_budget, o.min_disk_free), store_path(o.store) {
+    if (!a->open()) {
+      LoginCheckerOptions checker;
+      checker.threads = o.login_threads;
+      checker.max_queued = o.max_pending_logins;
+      // A failed login's outcome never waits past half the handshake deadline, so the client hears
+      // why before the socket is closed for want of an open.
+      checker.policy.max_delay =
+          std::min(checker.policy.max_delay, std::chrono::milliseconds(o.handshake_timeout_ms / 2));
+      checker.policy.first_delay = std::min(checker.policy.first_delay, checker.policy.max_delay);
+      login_checker = std::make_unique<LoginChecker>(
+          [a](std::string_view user, std::string_view password) { return a->Check(user, password); }, checker);
+    }
+  }
 
   std::atomic<bool> store_writable{true};  // as last logged (LogStoreHealth)
   // A connection or a consumer link closed: the retention thread gives the heap's free memory back to
@@ -295,8 +317,6 @@ struct Server::Impl {
   // Asks the connection's own event batch to close its socket (another connection's transport is
   // not ours to touch here).
   void ExpireHandshake(pn_connection_t* c, const std::string& why);
-
-  std::string PeerHost(pn_connection_t* c);
 
   void OnConnectionOpen(pn_connection_t* c);
 

@@ -49,12 +49,16 @@ TEST(Metrics, EveryFamilyHasHelpAndTypeEvenWithoutSamples) {
                              "sift_disk_alarm gauge",
                              "sift_appends_rejected_total counter",
                              "sift_appends_failed_total counter",
+                             "sift_password_checks_total counter",
+                             "sift_logins_unchecked_total counter",
                              "sift_fsync_duration_seconds histogram"}) {
     EXPECT_TRUE(Contains(text, std::string("# TYPE ") + family + "\n")) << family;
     const std::string name = std::string(family).substr(0, std::string(family).find(' '));
     EXPECT_TRUE(Contains(text, "# HELP " + name + " ")) << name;
   }
   EXPECT_TRUE(Contains(text, "\nsift_memory_alarm 0\n"));
+  EXPECT_TRUE(Contains(text, "\nsift_password_checks_total{result=\"rejected\"} 0\n"));
+  EXPECT_TRUE(Contains(text, "\nsift_logins_unchecked_total{reason=\"locked_out\"} 0\n"));
   EXPECT_TRUE(Contains(text, "\nsift_fsync_duration_seconds_bucket{le=\"+Inf\"} 0\n"));
   EXPECT_FALSE(Contains(text, "stream=\""));  // no stream, no sample
   EXPECT_EQ(text.back(), '\n');

@@ -22,6 +22,8 @@ What each test shows:
 - two consumers running a costly LIKE on big-text messages do not starve a consumer of another
   stream (first message within 1 s); their scans stop once their connections close (the server goes
   idle); SIGTERM during such scans exits cleanly within 10 s;
+- 64 threads logging in with wrong passwords: a logged-in client's publish-to-consume round trip stays
+  at p99 <= 20 ms, a new legitimate client logs in within 1 s, and no password reaches the log;
 - a socket without open is closed at the handshake deadline, and the oldest one beyond
   --max-handshakes; the per-address cap; heartbeats and the
   idle timeout; the memory and disk alarms withhold producer credit.
@@ -29,7 +31,9 @@ What each test shows:
 Every loop is bounded in count and in time. Run with Debian's interpreter (/usr/bin/python3).
 """
 
+import multiprocessing
 import os
+import re
 import resource
 import shutil
 import signal
@@ -38,8 +42,10 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
+import urllib.request
 
 from proton import Data, Described, Message, symbol, ubyte, uint, ulong
 from proton.reactor import Filter
@@ -483,6 +489,147 @@ class StreamNameTest(TempStoreTest):
         streams = subprocess.run([os.environ["SIFT_CLI"], "streams", "--store", server.store],
                                  capture_output=True, text=True, timeout=30)
         self.assertEqual(streams.stdout.splitlines(), [good], streams.stderr)
+
+
+SASL_MECHANISMS, SASL_INIT, SASL_OUTCOME = 0x40, 0x41, 0x44
+
+
+def sasl_plain(url, user, password, source=None, timeout=15.0):
+    """One SASL PLAIN login over a raw socket (no AMQP after it): the outcome code (0 ok, 1 auth)."""
+    host, port = url.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=timeout,
+                                    source_address=(source, 0) if source else None)
+    try:
+        sock.sendall(b"AMQP\x03\x01\x00\x00")
+        body = performative(SASL_INIT, [symbol("PLAIN"), ("\0%s\0%s" % (user, password)).encode()])
+        sock.sendall(struct.pack(">IBBH", 8 + len(body), 2, 1, 0) + body)
+        raw = RawClient.__new__(RawClient)
+        raw.sock, raw.buffer = sock, b""
+        if raw.read_exact(8) != b"AMQP\x03\x01\x00\x00":
+            raise RuntimeError("no SASL header")
+        for _ in range(2):
+            code, fields, _ = raw.read_frame()
+            if code == SASL_OUTCOME:
+                return int(fields[0])
+        raise RuntimeError("no SASL outcome")
+    finally:
+        sock.close()
+
+
+def guess_passwords(url, threads, seconds, attempts):
+    """`threads` threads logging in with wrong passwords for `seconds` (alice and unknown names, as a
+    password-guessing client would); the attempts made go into the shared counter `attempts`."""
+    stop = time.monotonic() + seconds
+
+    def guess(n):
+        i = 0
+        while time.monotonic() < stop:
+            user = "alice" if i % 2 == 0 else "guess-%d-%d" % (n, i)
+            try:
+                sasl_plain(url, user, "wrong-%d-%d" % (n, i))
+            except (OSError, EOFError, RuntimeError):
+                pass
+            i += 1
+            with attempts.get_lock():
+                attempts.value += 1
+
+    workers = [threading.Thread(target=guess, args=(n,)) for n in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+
+
+@unittest.skipUnless(os.environ.get("SIFT_CLI"), "SIFT_CLI is not set to the sift binary")
+class PasswordGuessingTest(TempStoreTest):
+    """64 threads logging in with wrong passwords (from another process, so that the measuring client
+    shares no interpreter with them): a client logged in before keeps its publish-to-consume round trip
+    (p99 <= 20 ms), new legitimate clients connect within 1 s, and the log names no password."""
+
+    THREADS = 64
+    SECONDS = 8.0
+
+    def users_file(self):
+        path = os.path.join(self.dir, "users")
+        for user, password in (("alice", "alice's secret"), ("bob", "bob's secret")):
+            r = subprocess.run([os.environ["SIFT_CLI"], "users", "add", "--file", path, user], input=password + "\n",
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            r = subprocess.run([os.environ["SIFT_CLI"], "users", "grant", "--file", path, user, "all", "*"],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        return path
+
+    def connect(self, url, user):
+        return BlockingConnection(url, timeout=10, user=user, password=user + "'s secret", allowed_mechs="PLAIN",
+                                  allow_insecure_mechs=True)
+
+    def test_wrong_passwords_do_not_stall_logged_in_clients(self):
+        server = self.start("--users", self.users_file(), "--no-sync", "--metrics", "127.0.0.1:0")
+        conn = self.connect(server.url, "alice")
+        try:
+            sender = conn.create_sender("rtt")
+            receiver = conn.create_receiver("rtt", credit=10)
+
+            def round_trip(i):
+                started = time.monotonic()
+                sender.send(Message(body="ping-%d" % i))
+                got = receiver.receive(timeout=10)
+                receiver.accept()
+                self.assertEqual(got.body, "ping-%d" % i)
+                return time.monotonic() - started
+
+            for i in range(50):  # warm
+                round_trip(i)
+            attempts = multiprocessing.Value("l", 0)
+            attack = multiprocessing.get_context("fork").Process(
+                target=guess_passwords, args=(server.url, self.THREADS, self.SECONDS, attempts))
+            attack.start()
+            try:
+                time.sleep(1.0)  # the guessers are all at it
+                rtts = []
+                joined = {}
+                i = 50
+                end = time.monotonic() + self.SECONDS - 2.0
+                while time.monotonic() < end:
+                    rtts.append(round_trip(i))
+                    i += 1
+                    if i == 300:
+                        # New legitimate clients: another user from the guessers' address, and the
+                        # guessed user herself from another address.
+                        started = time.monotonic()
+                        self.connect(server.url, "bob").close()
+                        joined["bob, same address"] = time.monotonic() - started
+                        started = time.monotonic()
+                        self.assertEqual(sasl_plain(server.url, "alice", "alice's secret", source="127.0.0.2"), 0)
+                        joined["alice, another address"] = time.monotonic() - started
+                    time.sleep(0.002)
+            finally:
+                attack.join(timeout=self.SECONDS + 30)
+        finally:
+            conn.close()
+        rtts.sort()
+        p50, p99 = rtts[len(rtts) // 2], rtts[min(len(rtts) - 1, int(len(rtts) * 0.99))]
+        print("%d guessing threads, %d attempts: %d round trips, p50 %.2f ms, p99 %.2f ms, max %.2f ms; joined: %s"
+              % (self.THREADS, attempts.value, len(rtts), p50 * 1e3, p99 * 1e3, rtts[-1] * 1e3,
+                 ", ".join("%s %.3f s" % kv for kv in joined.items())), file=sys.stderr)
+        self.assertGreater(attempts.value, self.THREADS, "the guessers made no attempts")
+        self.assertGreaterEqual(len(rtts), 200)
+        self.assertLessEqual(p99, 0.020 * SLOWDOWN, "p99 round trip %.1f ms while passwords are guessed" % (p99 * 1e3))
+        self.assertEqual(len(joined), 2)
+        for who, took in joined.items():
+            self.assertLess(took, 1.0 * SLOWDOWN, "%s took %.2f s to log in" % (who, took))
+        log = server.stderr()
+        self.assertIn("login failed", log)
+        self.assertIn("too many failed logins for this user from this address", log)
+        self.assertNotIn("wrong-", log, "a password reached the log")
+        page = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % server.metrics_port, timeout=10).read().decode()
+        counts = dict(re.findall(r'^(sift_(?:password_checks|logins_unchecked)_total\{[^}]*\}) (\d+)$', page, re.M))
+        print("login metrics: %s" % counts, file=sys.stderr)
+        self.assertGreater(int(counts['sift_password_checks_total{result="rejected"}']), 0)
+        self.assertGreater(int(counts['sift_logins_unchecked_total{reason="locked_out"}']), 0)
+        self.assertGreater(int(counts['sift_password_checks_total{result="accepted"}']), 0)
+        self.assertEqual(server.stop(), 0, server.stderr())
 
 
 class ChurnTest(TempStoreTest):
