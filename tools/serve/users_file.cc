@@ -16,7 +16,7 @@
 namespace sift::tools {
 namespace {
 
-constexpr Permission kEach[] = {kPermissionRead, kPermissionWrite, kPermissionCreate};
+constexpr Permission kEach[] = {kPermissionRead, kPermissionWrite, kPermissionCreate, kPermissionManage};
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 
@@ -63,13 +63,17 @@ const char* PermissionName(Permission permission) {
     case kPermissionRead: return "read";
     case kPermissionWrite: return "write";
     case kPermissionCreate: return "create";
+    case kPermissionManage: return "manage";
   }
   return "?";
 }
 
 std::string PermissionsText(Permissions permissions) {
-  if (permissions == kAllPermissions) return "all";
   std::string out;
+  if ((permissions & kAllPermissions) == kAllPermissions) {
+    out = "all";
+    permissions &= static_cast<Permissions>(~kAllPermissions);
+  }
   for (Permission p : kEach) {
     if ((permissions & p) == 0) continue;
     if (!out.empty()) out += ',';
@@ -80,14 +84,11 @@ std::string PermissionsText(Permissions permissions) {
 
 bool ParsePermissions(std::string_view text, Permissions* permissions, std::string* why) {
   *permissions = 0;
-  if (text == "all") {
-    *permissions = kAllPermissions;
-    return true;
-  }
   while (true) {
     size_t comma = text.find(',');
     std::string_view word = text.substr(0, comma);
-    bool known = false;
+    bool known = word == "all";
+    if (known) *permissions |= kAllPermissions;
     for (Permission p : kEach) {
       if (word == PermissionName(p)) {
         *permissions |= p;
@@ -95,7 +96,7 @@ bool ParsePermissions(std::string_view text, Permissions* permissions, std::stri
       }
     }
     if (!known) {
-      *why = "unknown permission '" + std::string(word) + "' (expected read, write, create or all)";
+      *why = "unknown permission '" + std::string(word) + "' (expected read, write, create, manage or all)";
       return false;
     }
     if (comma == std::string_view::npos) return true;

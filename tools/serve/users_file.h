@@ -28,8 +28,11 @@
 
 namespace sift::tools {
 
-enum Permission : uint8_t { kPermissionRead = 1, kPermissionWrite = 2, kPermissionCreate = 4 };
+enum Permission : uint8_t { kPermissionRead = 1, kPermissionWrite = 2, kPermissionCreate = 4, kPermissionManage = 8 };
 using Permissions = uint8_t;  // a set of Permission bits
+// What `all` grants: every permission on messages. `manage` (the management node: create, change and
+// delete streams on a running server) is granted by name only, so files written before it existed
+// grant nobody management.
 inline constexpr Permissions kAllPermissions = kPermissionRead | kPermissionWrite | kPermissionCreate;
 
 // The name of the entry whose permissions apply to SASL ANONYMOUS clients.
@@ -59,9 +62,10 @@ struct UsersFile {
 
 // "read" (one permission's name).
 const char* PermissionName(Permission permission);
-// "read,write", "all" for every permission, "none" for the empty set.
+// "read,write", "all" for read, write and create, "all,manage", "none" for the empty set.
 std::string PermissionsText(Permissions permissions);
-// Reads "read,write,create" or "all"; false with *why naming a bad word.
+// Reads a comma-separated list of read, write, create, manage and all; false with *why naming a bad
+// word.
 bool ParsePermissions(std::string_view text, Permissions* permissions, std::string* why);
 
 // False with *why when `name` cannot be a user name (see above).

@@ -9,8 +9,8 @@
 //       every user and her permission lines, no hashes
 //   grant --file F USER PERMISSIONS PATTERN
 //       gives USER (`anonymous`: the anonymous entry, created when missing) PERMISSIONS (read, write,
-//       create, comma-separated, or all) on the streams PATTERN matches, merged into her line for
-//       that exact pattern
+//       create, manage, comma-separated; all is read,write,create) on the streams PATTERN matches,
+//       merged into her line for that exact pattern
 //   revoke --file F USER PERMISSIONS PATTERN
 //       takes them back from her line for that exact pattern (the line goes once empty)
 //
@@ -244,7 +244,9 @@ Command AddUsersCommand(CLI::App& app) {
   CLI::App* revoke = Sub(users, "revoke", "Take permissions on a pattern back from a user", o.get());
   for (CLI::App* sub : {grant, revoke}) {
     sub->add_option("USER", o->user, "User name (anonymous: the anonymous entry)")->required();
-    sub->add_option("PERMISSIONS", o->permissions, "read, write, create (comma-separated) or all")->required();
+    sub->add_option("PERMISSIONS", o->permissions,
+                    "read, write, create, manage (comma-separated); all: read,write,create")
+        ->required();
     sub->add_option("PATTERN", o->pattern, "Glob on stream names: * any run, ? one character")->required();
   }
 

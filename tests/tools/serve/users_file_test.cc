@@ -75,9 +75,9 @@ TEST(UsersFile, EachBadLineIsNamedWithItsReason) {
   EXPECT_EQ(ParseError(User("alice") + "  read\n"),
             "users: line 2: expected PERMISSIONS PATTERN, e.g. 'read orders-*'");
   EXPECT_EQ(ParseError(User("alice") + "  read,fly *\n"),
-            "users: line 2: unknown permission 'fly' (expected read, write, create or all)");
+            "users: line 2: unknown permission 'fly' (expected read, write, create, manage or all)");
   EXPECT_EQ(ParseError(User("alice") + "  read, *\n"),
-            "users: line 2: unknown permission '' (expected read, write, create or all)");
+            "users: line 2: unknown permission '' (expected read, write, create, manage or all)");
   EXPECT_EQ(ParseError(User("alice") + "  read a b\n"),
             "users: line 2: a stream pattern may not hold white space or control characters");
   EXPECT_EQ(ParseError(User("alice") + User("alice")), "users: line 2: user 'alice' is listed twice");
@@ -89,7 +89,7 @@ TEST(UsersFile, EachBadLineIsNamedWithItsReason) {
 }
 
 TEST(UsersFile, PermissionsTextRoundTrips) {
-  for (Permissions p = 1; p <= kAllPermissions; ++p) {
+  for (Permissions p = 1; p <= (kAllPermissions | kPermissionManage); ++p) {
     Permissions back = 0;
     std::string why;
     ASSERT_TRUE(ParsePermissions(PermissionsText(p), &back, &why)) << why;
@@ -98,6 +98,14 @@ TEST(UsersFile, PermissionsTextRoundTrips) {
   EXPECT_EQ(PermissionsText(kAllPermissions), "all");
   EXPECT_EQ(PermissionsText(kPermissionWrite | kPermissionRead), "read,write");
   EXPECT_EQ(PermissionsText(0), "none");
+  EXPECT_EQ(PermissionsText(kAllPermissions | kPermissionManage), "all,manage");
+  EXPECT_EQ(PermissionsText(kPermissionManage | kPermissionRead), "read,manage");
+  Permissions parsed = 0;
+  std::string why;
+  ASSERT_TRUE(ParsePermissions("manage,all", &parsed, &why)) << why;
+  EXPECT_EQ(parsed, kAllPermissions | kPermissionManage);
+  ASSERT_TRUE(ParsePermissions("all", &parsed, &why)) << why;
+  EXPECT_EQ(parsed & kPermissionManage, 0) << "'all' must not grant management";
 }
 
 TEST(UsersFile, FormatIsCanonicalAndParsesBack) {
