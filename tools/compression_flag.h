@@ -14,6 +14,37 @@
 
 namespace sift::tools {
 
+// Reads none, zstd or zstd:LEVEL; false with *why ("'x' is not none, zstd or zstd:LEVEL (LEVEL -7 to
+// 19)") for anything else. Also what the management node reads for a stream's compression.
+inline bool ParseChunkCompression(const std::string& text, engine::ChunkCompression* out, std::string* why) {
+  engine::ChunkCompression c;
+  if (text != "none") {
+    c.codec = engine::ChunkCompression::Codec::kZstd;
+    if (text != "zstd") {
+      const std::string prefix = "zstd:";
+      size_t used = 0;
+      int level = 0;
+      bool ok = text.rfind(prefix, 0) == 0 && text.size() > prefix.size();
+      if (ok) {
+        try {
+          level = std::stoi(text.substr(prefix.size()), &used);
+        } catch (const std::exception&) {
+          ok = false;
+        }
+      }
+      if (!ok || used != text.size() - prefix.size() || level < engine::kMinZstdLevel ||
+          level > engine::kMaxZstdLevel) {
+        *why = "'" + text + "' is not none, zstd or zstd:LEVEL (LEVEL " + std::to_string(engine::kMinZstdLevel) +
+               " to " + std::to_string(engine::kMaxZstdLevel) + ")";
+        return false;
+      }
+      c.level = level;
+    }
+  }
+  *out = c;
+  return true;
+}
+
 // Adds --compression bound to *out (set only when given), `what` saying what it applies to.
 inline CLI::Option* AddCompressionFlag(CLI::App* command, std::optional<engine::ChunkCompression>* out,
                                        const std::string& what) {
@@ -22,33 +53,8 @@ inline CLI::Option* AddCompressionFlag(CLI::App* command, std::optional<engine::
           "--compression",
           [out](const std::string& text) {
             engine::ChunkCompression c;
-            if (text == "none") {
-              *out = c;
-              return;
-            }
-            c.codec = engine::ChunkCompression::Codec::kZstd;
-            if (text == "zstd") {
-              *out = c;
-              return;
-            }
-            const std::string prefix = "zstd:";
-            size_t used = 0;
-            int level = 0;
-            bool ok = text.rfind(prefix, 0) == 0 && text.size() > prefix.size();
-            if (ok) {
-              try {
-                level = std::stoi(text.substr(prefix.size()), &used);
-              } catch (const std::exception&) {
-                ok = false;
-              }
-            }
-            if (!ok || used != text.size() - prefix.size() || level < engine::kMinZstdLevel ||
-                level > engine::kMaxZstdLevel) {
-              throw CLI::ValidationError("--compression", "'" + text + "' is not none, zstd or zstd:LEVEL (LEVEL " +
-                                                              std::to_string(engine::kMinZstdLevel) + " to " +
-                                                              std::to_string(engine::kMaxZstdLevel) + ")");
-            }
-            c.level = level;
+            std::string why;
+            if (!ParseChunkCompression(text, &c, &why)) throw CLI::ValidationError("--compression", why);
             *out = c;
           },
           "How " + what + " store chunks: none, zstd (level 1) or zstd:LEVEL (-7 to 19)")

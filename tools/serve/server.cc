@@ -181,6 +181,18 @@ void Server::Impl::OnSessionClose(pn_session_t* session) {
         ++it;
       }
     }
+    auto management_links_of_session = [&](auto& links) {
+      for (auto it = links.begin(); it != links.end();) {
+        if (pn_link_session(it->first) == session) {
+          it = links.erase(it);
+          if (s->links > 0) --s->links;
+        } else {
+          ++it;
+        }
+      }
+    };
+    management_links_of_session(s->management_requests);
+    management_links_of_session(s->management_replies);
     for (auto it = s->producers.begin(); it != s->producers.end();) {
       if (pn_link_session(it->first) == session) {
         if (!it->second->closed && s->links > 0) --s->links;
@@ -268,6 +280,7 @@ void Server::Impl::OnLinkOpen(pn_link_t* link) {
 
 void Server::Impl::OpenProducer(ConnState* s, pn_link_t* link) {
   std::string stream = TerminusAddress(pn_link_remote_target(link));
+  if (stream == kManagementAddress) return OpenManagementRequests(s, link);
   if (stream.empty()) {
     Refuse(link, "amqp:invalid-field", "the target address must name a stream (no anonymous relay)");
     return;
@@ -293,6 +306,7 @@ void Server::Impl::OpenProducer(ConnState* s, pn_link_t* link) {
 void Server::Impl::OpenConsumer(ConnState* s, pn_link_t* link) {
   pn_terminus_t* source = pn_link_remote_source(link);
   std::string stream = TerminusAddress(source);
+  if (pn_terminus_is_dynamic(source) || stream == kManagementAddress) return OpenManagementReplies(s, link);
   if (stream.empty()) {
     Refuse(link, "amqp:invalid-field", "the source address must name a stream");
     return;
@@ -364,6 +378,170 @@ void Server::Impl::CloseConsumer(const std::shared_ptr<ConsumerLink>& c) {
   trim_requested.store(true);
 }
 
+void Server::Impl::OpenManagementRequests(ConnState* s, pn_link_t* link) {
+  s->management_requests[link] = {};
+  ++s->links;
+  pn_terminus_copy(pn_link_source(link), pn_link_remote_source(link));
+  pn_terminus_copy(pn_link_target(link), pn_link_remote_target(link));
+  pn_link_set_rcv_settle_mode(link, PN_RCV_FIRST);
+  pn_link_set_max_message_size(link, kMaxManagementRequest);
+  pn_link_open(link);
+  pn_link_flow(link, kManagementCredit);
+  Log("sift serve: management requests attached (user '%s')\n", s->user);
+}
+
+void Server::Impl::OpenManagementReplies(ConnState* s, pn_link_t* link) {
+  pn_terminus_t* source = pn_link_remote_source(link);
+  const bool dynamic = pn_terminus_is_dynamic(source);
+  std::string address(kManagementAddress);
+  if (dynamic) {
+    address += "/replies/" + std::to_string(next_reply_address++);
+  } else {
+    for (const auto& [other, replies] : s->management_replies) {
+      if (replies.address == address) {
+        Refuse(link, "amqp:resource-locked",
+               "this connection has a reply link with the source '$management' already (use a dynamic source)");
+        return;
+      }
+    }
+  }
+  s->management_replies[link].address = address;
+  ++s->links;
+  pn_terminus_copy(pn_link_source(link), source);
+  pn_terminus_set_address(pn_link_source(link), address.c_str());
+  pn_terminus_copy(pn_link_target(link), pn_link_remote_target(link));
+  pn_link_open(link);
+  Log("sift serve: management replies attached as %s\n", address);
+}
+
+void Server::Impl::OnManagementDelivery(ConnState* s, pn_link_t* link, pn_delivery_t* d) {
+  ManagementRequests& in = s->management_requests[link];
+  char buf[16384];
+  ssize_t n;
+  while ((n = pn_link_recv(link, buf, sizeof buf)) > 0) {
+    if (in.buffer.size() + static_cast<size_t>(n) > kMaxManagementRequest) {
+      in.too_large = true;
+      in.buffer.clear();
+    }
+    if (!in.too_large) in.buffer.append(buf, static_cast<size_t>(n));
+  }
+  if (pn_delivery_aborted(d)) {
+    in = {};
+    pn_delivery_settle(d);
+    pn_link_flow(link, 1);
+    return;
+  }
+  if (pn_delivery_partial(d)) return;
+  pn_link_advance(link);
+  const ManagementRequests request = std::exchange(in, {});
+
+  ManagementAnswer answer;
+  std::string condition, description;
+  bool answered = false;
+  ManagementReplies* replies = nullptr;
+  pn_link_t* reply_link = nullptr;
+  if (request.too_large) {
+    condition = "amqp:link:message-size-exceeded";
+    description = "a management request is at most " + std::to_string(kMaxManagementRequest) + " bytes";
+  } else {
+    const std::string user = s->user;
+    answered = management.Handle(
+        request.buffer, user,
+        [&](std::string_view stream) { return authenticator->Allows(user, kPermissionManage, stream); },
+        [&](std::string_view reply_to, std::string* why_condition, std::string* why) {
+          for (auto& [other, r] : s->management_replies) {
+            if (r.address != reply_to) continue;
+            if (r.queued.size() >= kMaxQueuedReplies) {
+              *why_condition = "amqp:resource-limit-exceeded";
+              *why = std::to_string(kMaxQueuedReplies) + " responses wait for credit on the reply link already";
+              return false;
+            }
+            reply_link = other;
+            replies = &r;
+            return true;
+          }
+          *why_condition = "amqp:not-found";
+          *why = "the reply-to '" + PrintableText(reply_to) +
+                 "' names no reply link of this connection (attach a receiver with a dynamic source, or the "
+                 "source '$management')";
+          return false;
+        },
+        &answer, &condition, &description);
+  }
+  pn_disposition_t* local = pn_delivery_local(d);
+  if (answered) {
+    pn_delivery_update(d, PN_ACCEPTED);
+  } else {
+    SetCondition(pn_disposition_condition(local), condition.c_str(), description);
+    pn_delivery_update(d, PN_REJECTED);
+  }
+  pn_delivery_settle(d);
+  pn_link_flow(link, 1);
+  if (!answered) {
+    Log("sift serve: management request rejected: %s\n", condition + ": " + description);
+    return;
+  }
+  // Changes and refusals are always logged (who changed what is an operator's first question), reads
+  // only when verbose.
+  if (answer.changed || answer.status >= 400 || options.verbose) {
+    fprintf(stderr, "sift serve: management: %s: user '%s': %s: %d %s\n",
+            PeerName(pn_connection_transport(s->connection)).c_str(), PrintableText(s->user).c_str(),
+            answer.request.c_str(), answer.status, PrintableText(answer.description).c_str());
+  }
+  replies->queued.push_back(std::move(answer.response));
+  SendReplies(reply_link, replies);
+  if (!answer.deleted_stream.empty()) StreamDeleted(answer.deleted_stream);
+}
+
+void Server::Impl::SendReplies(pn_link_t* link, ManagementReplies* replies) {
+  const bool presettled = pn_link_snd_settle_mode(link) == PN_SND_SETTLED;
+  while (!replies->queued.empty() && pn_link_credit(link) > 0) {
+    const uint64_t tag = replies->next_tag++;
+    pn_delivery_t* d = pn_delivery(link, pn_dtag(reinterpret_cast<const char*>(&tag), sizeof tag));
+    const std::string& bytes = replies->queued.front();
+    pn_link_send(link, bytes.data(), bytes.size());
+    pn_link_advance(link);
+    if (presettled) pn_delivery_settle(d);
+    replies->queued.pop_front();
+  }
+}
+
+void Server::Impl::StreamDeleted(const std::string& stream) {
+  for (auto& [c, s] : conns) {
+    bool has = false;
+    for (const auto& [link, consumer] : s->consumers) has = has || consumer->stream == stream;
+    for (const auto& [link, producer] : s->producers) has = has || (!producer->closed && producer->stream == stream);
+    if (!has) continue;
+    ConnState* state = s.get();
+    state->Post([&] { state->deleted_streams.push_back(stream); });
+  }
+}
+
+void Server::Impl::DetachDeletedStream(ConnState* s, const std::string& stream) {
+  const std::string why = "stream '" + PrintableText(stream) + "' was deleted";
+  for (auto it = s->consumers.begin(); it != s->consumers.end();) {
+    if (it->second->stream != stream) {
+      ++it;
+      continue;
+    }
+    pn_link_t* link = it->first;
+    CloseConsumer(it->second);
+    it = s->consumers.erase(it);
+    if (s->links > 0) --s->links;
+    SetCondition(pn_link_condition(link), "amqp:resource-deleted", why);
+    pn_link_close(link);
+  }
+  for (auto& [link, p] : s->producers) {
+    if (p->closed || p->stream != stream) continue;
+    p->closed = true;
+    p->buffer.clear();
+    if (s->links > 0) --s->links;
+    SetCondition(pn_link_condition(link), "amqp:resource-deleted", why);
+    pn_link_close(link);
+  }
+  Log("sift serve: links of a deleted stream detached: %s\n", stream);
+}
+
 void Server::Impl::OnLinkClose(pn_link_t* link, bool closed) {
   ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
   if (s != nullptr) {
@@ -379,6 +557,7 @@ void Server::Impl::OnLinkClose(pn_link_t* link, bool closed) {
       p->second->open.Release();
       s->producers.erase(p);  // results of its transfers still in the worker are dropped by id
     }
+    if (s->management_requests.erase(link) + s->management_replies.erase(link) > 0 && s->links > 0) --s->links;
   }
   if (closed) {
     pn_link_close(link);
@@ -468,6 +647,7 @@ void Server::Impl::OnDelivery(pn_event_t* e) {
     return;
   }
   if (!pn_delivery_readable(d) && !pn_delivery_aborted(d)) return;
+  if (s != nullptr && s->management_requests.count(link) > 0) return OnManagementDelivery(s, link, d);
   ProducerLink* p = nullptr;
   if (s != nullptr) {
     auto it = s->producers.find(link);
@@ -614,10 +794,12 @@ void Server::Impl::OnWake(pn_connection_t* c) {
   std::vector<AppendResult> results;
   std::vector<std::shared_ptr<ConsumerLink>> ready;
   std::optional<PendingLogin> login;
+  std::vector<std::string> deleted;
   bool close = false, expired = false, topup = false, refresh = false;
   {
     std::lock_guard<std::mutex> lock(s->mu);
     login.swap(s->login);
+    deleted.swap(s->deleted_streams);
     results.swap(s->results);
     ready.swap(s->ready);
     close = s->close_requested;
@@ -639,6 +821,7 @@ void Server::Impl::OnWake(pn_connection_t* c) {
   if (login.has_value()) {
     if (pn_transport_t* t = pn_connection_transport(c)) authenticator->Complete(t, *login);
   }
+  for (const std::string& stream : deleted) DetachDeletedStream(s.get(), stream);
   if (!results.empty()) CheckAlarms();
   for (AppendResult& r : results) {
     // A freed link's deliveries are gone with it: only results of a live producer are settled.
@@ -826,6 +1009,8 @@ bool Server::Impl::Handle(pn_event_t* e) {
         if (s != nullptr) {
           auto it = s->consumers.find(link);
           if (it != s->consumers.end()) ServiceConsumer(it->second);
+          auto r = s->management_replies.find(link);
+          if (r != s->management_replies.end()) SendReplies(link, &r->second);
         }
       }
       break;

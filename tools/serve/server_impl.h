@@ -43,6 +43,7 @@
 #include "tools/serve/authenticator.h"
 #include "tools/serve/flow_control.h"
 #include "tools/serve/login_checker.h"
+#include "tools/serve/management_node.h"
 #include "tools/serve/link_filter.h"
 #include "tools/serve/metrics.h"
 #include "tools/serve/metrics_endpoint.h"
@@ -59,6 +60,11 @@ constexpr uint32_t kConsumerBatch = 256;   // deliveries one poll may produce ah
 constexpr size_t kMaxAppendRound = 16384;  // transfers one group commit takes at most
 // Message bytes one poll may produce ahead of credit (a single larger message still goes alone).
 constexpr uint64_t kConsumerBatchBytes = 1u << 20;
+// The management node: the largest request, the credit of a request link, and the responses that may
+// wait for a reply link's credit.
+constexpr uint64_t kMaxManagementRequest = 64u << 10;
+constexpr uint32_t kManagementCredit = 100;
+constexpr size_t kMaxQueuedReplies = 64;
 // The event loop's timer: handshake deadlines, alarms, and output-blocked connections (faster).
 constexpr int kTickMs = 100;
 constexpr int kBlockedTickMs = 10;
@@ -116,6 +122,19 @@ struct AppendResult {
   std::string description;
 };
 
+// A client's request link to the management node: the transfer being received.
+struct ManagementRequests {
+  std::string buffer;
+  bool too_large = false;
+};
+
+// A client's reply link from the management node, and the responses waiting for its credit.
+struct ManagementReplies {
+  std::string address;
+  std::deque<std::string> queued;
+  uint64_t next_tag = 0;
+};
+
 struct ConnState {
   pn_connection_t* connection = nullptr;
   std::mutex mu;  // guards alive, results, ready and the requests
@@ -126,9 +145,12 @@ struct ConnState {
   bool refresh_requested = false;  // look at the queued output again (the socket may have drained)
   std::vector<AppendResult> results;
   std::vector<std::shared_ptr<ConsumerLink>> ready;
-  std::optional<PendingLogin> login;  // a password check's verdict, for Authenticator::Complete
+  std::optional<PendingLogin> login;         // a password check's verdict, for Authenticator::Complete
+  std::vector<std::string> deleted_streams;  // deleted by the management node: detach their links
 
   // Event thread only.
+  std::unordered_map<pn_link_t*, ManagementRequests> management_requests;  // links to $management
+  std::unordered_map<pn_link_t*, ManagementReplies> management_replies;    // links from it
   std::unordered_map<pn_link_t*, std::unique_ptr<ProducerLink>> producers;
   std::unordered_map<pn_link_t*, std::shared_ptr<ConsumerLink>> consumers;
   uint32_t links = 0;
@@ -238,6 +260,10 @@ struct Server::Impl {
   // the proactor is freed: its threads wake connections.
   std::unique_ptr<LoginChecker> login_checker;
 
+  // The management node ($management) and the number of the next dynamic reply address.
+  ManagementNode management;
+  uint64_t next_reply_address = 1;
+
   // Retention timer.
   std::mutex retention_mu;
   std::condition_variable retention_cv;
@@ -245,7 +271,14 @@ struct Server::Impl {
   std::thread retention_thread;
 
   Impl(const ServeOptions& o, engine::StreamEngine* e, const Authenticator* a, pn_ssl_domain_t* s)
-      : options(o), engine(e), authenticator(a), ssl(s), flow(o.memory_budget, o.min_disk_free), store_path(o.store) {
+      : options(o),
+        engine(e),
+        authenticator(a),
+        ssl(s),
+        flow(o.memory_budget, o.min_disk_free),
+        store_path(o.store),
+        management(e, ManagementSettings{engine::RetentionPolicy{o.retention_max_bytes, o.retention_max_age_ms},
+                                         o.max_streams}) {
     if (!a->open()) {
       LoginCheckerOptions checker;
       checker.threads = o.login_threads;
@@ -337,6 +370,22 @@ struct Server::Impl {
   void OpenProducer(ConnState* s, pn_link_t* link);
 
   void OpenConsumer(ConnState* s, pn_link_t* link);
+
+  // ---- the management node (docs/serve.md, "Management") ----
+
+  // A sender of the client's to $management: requests come on it.
+  void OpenManagementRequests(ConnState* s, pn_link_t* link);
+  // A receiver of the client's from $management (dynamic source, or the address $management):
+  // responses go on it.
+  void OpenManagementReplies(ConnState* s, pn_link_t* link);
+  // A transfer on a request link: answered once whole, settled accepted or rejected.
+  void OnManagementDelivery(ConnState* s, pn_link_t* link, pn_delivery_t* d);
+  // Sends the link's queued responses as its credit allows.
+  void SendReplies(pn_link_t* link, ManagementReplies* replies);
+  // Asks every connection with links on `stream` to detach them (amqp:resource-deleted).
+  void StreamDeleted(const std::string& stream);
+  // On the connection's own event thread turn: detaches its links on `stream`.
+  void DetachDeletedStream(ConnState* s, const std::string& stream);
 
   // Stops a consumer: a reader drops it at its next turn, its queued deliveries are released and it
   // leaves its stream's waiting list.
