@@ -74,6 +74,10 @@ Status StreamEngine::CreateStream(std::string_view name, const RetentionPolicy& 
   return FromStorage(s, "cannot create stream", name);
 }
 
+Status StreamEngine::CheckStreamName(std::string_view name) {
+  return FromStorage(storage::ValidateStreamName(name), "bad stream name", name);
+}
+
 Status StreamEngine::DeleteStream(std::string_view name) {
   return FromStorage(impl_->store->DeleteStream(name), "cannot delete stream", name);
 }

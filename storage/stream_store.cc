@@ -262,6 +262,27 @@ std::string EncodeStreamRecordFields(uint32_t id, const RetentionPolicy& retenti
   return EncodeStreamRecord(StreamRecord{id, retention, floor, compression});
 }
 
+Status ValidateOptions(const StoreOptions& o) {
+  if (o.max_chunk_messages == 0) return Status::InvalidArgument("options: max_chunk_messages must be > 0");
+  if (o.max_chunk_bytes == 0) return Status::InvalidArgument("options: max_chunk_bytes must be > 0");
+  if (o.max_message_bytes == 0) return Status::InvalidArgument("options: max_message_bytes must be > 0");
+  // A chunk value (header + records) must stay below 4 GiB: its sizes are u32.
+  if (uint64_t{o.max_message_bytes} + o.max_chunk_bytes + 64 > std::numeric_limits<uint32_t>::max()) {
+    return Status::InvalidArgument("options: max_message_bytes + max_chunk_bytes must stay below 4 GiB");
+  }
+  if (o.linger.count() < 0) return Status::InvalidArgument("options: linger must not be negative");
+  if (o.compression.level < engine::kMinZstdLevel || o.compression.level > engine::kMaxZstdLevel) {
+    return Status::InvalidArgument(
+        fmt::format("options: compression level must be within {}..{}", engine::kMinZstdLevel, engine::kMaxZstdLevel));
+  }
+  if (o.deferred_sync && o.sync) return Status::InvalidArgument("options: deferred_sync needs sync off");
+  if (o.write_buffer_bytes < (1u << 16))
+    return Status::InvalidArgument("options: write_buffer_bytes must be >= 64 KiB");
+  return Status::OK();
+}
+
+}  // namespace
+
 // A name is a label in metrics, a log line, an AMQP address and a file of permissions: text that
 // every one of them carries unchanged, so UTF-8 without control characters (C0, DEL, C1).
 Status ValidateStreamName(std::string_view name) {
@@ -291,27 +312,6 @@ Status ValidateStreamName(std::string_view name) {
   }
   return Status::OK();
 }
-
-Status ValidateOptions(const StoreOptions& o) {
-  if (o.max_chunk_messages == 0) return Status::InvalidArgument("options: max_chunk_messages must be > 0");
-  if (o.max_chunk_bytes == 0) return Status::InvalidArgument("options: max_chunk_bytes must be > 0");
-  if (o.max_message_bytes == 0) return Status::InvalidArgument("options: max_message_bytes must be > 0");
-  // A chunk value (header + records) must stay below 4 GiB: its sizes are u32.
-  if (uint64_t{o.max_message_bytes} + o.max_chunk_bytes + 64 > std::numeric_limits<uint32_t>::max()) {
-    return Status::InvalidArgument("options: max_message_bytes + max_chunk_bytes must stay below 4 GiB");
-  }
-  if (o.linger.count() < 0) return Status::InvalidArgument("options: linger must not be negative");
-  if (o.compression.level < engine::kMinZstdLevel || o.compression.level > engine::kMaxZstdLevel) {
-    return Status::InvalidArgument(
-        fmt::format("options: compression level must be within {}..{}", engine::kMinZstdLevel, engine::kMaxZstdLevel));
-  }
-  if (o.deferred_sync && o.sync) return Status::InvalidArgument("options: deferred_sync needs sync off");
-  if (o.write_buffer_bytes < (1u << 16))
-    return Status::InvalidArgument("options: write_buffer_bytes must be >= 64 KiB");
-  return Status::OK();
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------------
 // Opening and recovery

@@ -66,6 +66,10 @@ struct StoreHealth {
 // The longest stream name, in bytes.
 inline constexpr size_t kMaxStreamNameBytes = 255;
 
+// OK when `name` can name a stream: 1..kMaxStreamNameBytes bytes of UTF-8 without control characters
+// (U+0000..U+001F, U+007F..U+009F); else InvalidArgument naming the rule and the byte.
+Status ValidateStreamName(std::string_view name);
+
 class StreamStore {
  public:
   // Opens the store in folder `path` (created when missing and options.create_if_missing), recovering

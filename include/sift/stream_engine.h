@@ -129,6 +129,10 @@ class StreamEngine {
   Status CreateStream(std::string_view name, const RetentionPolicy& retention = {});
   // Deletes a stream and its messages. NotFound if there is no such stream; IOError.
   Status DeleteStream(std::string_view name);
+  // OK when `name` can name a stream (1..255 bytes of UTF-8, no control characters), else
+  // InvalidArgument naming the rule and the byte: for a caller that tells a bad name from a missing
+  // stream before it looks one up (lookups of a bad name are NotFound).
+  static Status CheckStreamName(std::string_view name);
   // The names of all streams. IOError.
   Status ListStreams(std::vector<std::string>* names) const;
   // NotFound if there is no such stream; IOError.
