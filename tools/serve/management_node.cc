@@ -263,6 +263,10 @@ bool ManagementNode::Handle(std::string_view message, std::string_view user, con
            "operation '" + PrintableText(op) + "' is not known for type 'sift:stream' (CREATE, READ, UPDATE, DELETE)");
   } else if (!name || name->empty()) {
     refuse(400, "a request on a stream needs the application property 'name' (a string naming the stream)");
+  } else if (Status bad_name = engine::StreamEngine::CheckStreamName(*name); !bad_name.ok()) {
+    refuse(400, "'name' is no stream name: " + std::string(bad_name.why()));
+  } else if (*name == kManagementAddress || name->rfind(std::string(kManagementAddress) + "/", 0) == 0) {
+    refuse(400, "'" + PrintableText(*name) + "' is the management node's address, not a stream's");
   } else if (may(*name)) {
     StreamAttributes given;
     std::string bad;

@@ -221,6 +221,12 @@ TEST_F(ManagementNodeTest, BadRequestsGetTheirStatus) {
   EXPECT_EQ(Ask(Request("DELETE", "sift:store", "")).status, 501);
   r = Ask(Request("CREATE", "sift:stream", std::string("tab\tname")));
   EXPECT_EQ(r.status, 400) << r.description;
+  r = Ask(Request("READ", "sift:stream", std::string(256, 'x')));
+  EXPECT_EQ(r.status, 400) << r.description;
+  EXPECT_NE(r.description.find("must be 1..255 bytes"), std::string::npos) << r.description;
+  r = Ask(Request("CREATE", "sift:stream", std::string("$management")));
+  EXPECT_EQ(r.status, 400) << r.description;
+  EXPECT_EQ(Ask(Request("CREATE", "sift:stream", std::string("$management/replies/1"))).status, 400);
   std::vector<std::string> names;
   ASSERT_TRUE(engine_->ListStreams(&names).ok());
   EXPECT_TRUE(names.empty()) << "a refused request created a stream";
