@@ -1,5 +1,6 @@
 // The proactor-driven link (see link_client.h).
 #include "tools/amqp_client/link_client.h"
+#include "tools/amqp_client/client_connection.h"
 
 #include <proton/codec.h>
 #include <proton/condition.h>
@@ -19,16 +20,6 @@
 
 namespace sift::tools::amqp_client {
 namespace {
-
-// "amqp:not-found: no queue 'x'" from a condition, or "" when none is set.
-std::string ConditionText(pn_condition_t* condition) {
-  if (condition == nullptr || !pn_condition_is_set(condition)) return "";
-  const char* name = pn_condition_get_name(condition);
-  const char* description = pn_condition_get_description(condition);
-  std::string text = name != nullptr ? name : "error";
-  if (description != nullptr && *description != '\0') text += std::string(": ") + description;
-  return text;
-}
 
 // The selector as the broker's filter: {jms-selector: apache.org:selector-filter:string("...")}.
 void PutSelector(pn_terminus_t* source, const std::string& selector) {
@@ -57,41 +48,9 @@ engine::Status LinkClient::Open(const BrokerUrl& url, const ClientOptions& optio
   client->proactor_ = pn_proactor();
   client->connection_ = pn_connection();
   pn_connection_t* c = client->connection_;
-  std::string container = "sift-" + std::to_string(getpid());
-  pn_connection_set_container(c, container.c_str());
-  pn_connection_set_hostname(c, url.host.c_str());
-  if (!options.user.empty()) {
-    pn_connection_set_user(c, options.user.c_str());
-    pn_connection_set_password(c, password.c_str());
-  }
-  pn_transport_t* t = pn_transport();
-  if (url.tls) {
-    client->ssl_ = pn_ssl_domain(PN_SSL_MODE_CLIENT);
-    if (client->ssl_ == nullptr) return engine::Status::InvalidArgument(settings.what, url.ToString(), "no TLS here");
-    if (!options.tls_ca.empty() && pn_ssl_domain_set_trusted_ca_db(client->ssl_, options.tls_ca.c_str()) != 0) {
-      pn_transport_free(t);
-      return engine::Status::InvalidArgument("--tls-ca", options.tls_ca, "cannot read the CA certificates");
-    }
-    if (!options.tls_cert.empty()) {
-      const std::string& key = options.tls_key.empty() ? options.tls_cert : options.tls_key;
-      if (pn_ssl_domain_set_credentials(client->ssl_, options.tls_cert.c_str(), key.c_str(), nullptr) != 0) {
-        pn_transport_free(t);
-        return engine::Status::InvalidArgument("--tls-cert", options.tls_cert,
-                                               "cannot read the client certificate and key " + key);
-      }
-    }
-    pn_ssl_domain_set_peer_authentication(client->ssl_, PN_SSL_VERIFY_PEER_NAME, nullptr);
-    pn_ssl_t* ssl = pn_ssl(t);
-    pn_ssl_init(ssl, client->ssl_, nullptr);
-    pn_ssl_set_peer_hostname(ssl, url.host.c_str());
-  }
-  pn_sasl_t* sasl = pn_sasl(t);
-  std::string mechanisms = options.sasl_mechanisms;
-  if (mechanisms.empty()) {
-    mechanisms = !options.user.empty() ? "PLAIN" : !options.tls_cert.empty() ? "EXTERNAL" : "ANONYMOUS";
-  }
-  pn_sasl_allowed_mechs(sasl, mechanisms.c_str());
-  pn_sasl_set_allow_insecure_mechs(sasl, true);
+  pn_transport_t* t = nullptr;
+  engine::Status prepared = PrepareClientConnection(url, options, password, settings.what, c, &client->ssl_, &t);
+  if (!prepared.ok()) return prepared;
   pn_session_t* session = pn_session(c);
   pn_session_open(session);
   const std::string name =
