@@ -1,6 +1,7 @@
 // sift-serve: the AMQP 1.0 endpoint as a program of its own (the same as `sift serve`).
 #include <CLI/CLI.hpp>
 
+#include "tools/error_line.h"
 #include "tools/serve/serve.h"
 
 int main(int argc, char** argv) {
@@ -12,8 +13,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fprintf(stderr, "sift: bad usage: serve: %s\n", e.what());
-    return 2;
+    sift::tools::PrintError("bad usage", "serve", e.what());
+    return sift::tools::kExitUsage;
   }
   return sift::tools::RunServe(options);
 }

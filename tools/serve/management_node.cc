@@ -13,15 +13,11 @@
 
 #include "engine/amqp/validate.h"
 #include "tools/compression_flag.h"
+#include "tools/proton_handles.h"
 #include "tools/serve/printable_text.h"
 
 namespace sift::tools {
 namespace {
-
-struct MessageFree {
-  void operator()(pn_message_t* m) const { pn_message_free(m); }
-};
-using MessagePtr = std::unique_ptr<pn_message_t, MessageFree>;
 
 constexpr std::string_view kStreamType = "sift:stream";
 constexpr std::string_view kStoreType = "sift:store";

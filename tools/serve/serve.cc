@@ -1,4 +1,5 @@
-// RunServe: options to a running endpoint — store, authentication, TLS, signals (see serve.h).
+// RunServe: options to a running endpoint, in steps: the listen address and access options, the users
+// file, the TLS credentials, the process (signals, open files), the store, then the server (serve.h).
 #include "tools/serve/serve.h"
 
 #include <proton/ssl.h>
@@ -12,6 +13,8 @@
 #include <memory>
 
 #include "sift/stream_engine.h"
+#include "tools/error_line.h"
+#include "tools/proton_handles.h"
 #include "tools/serve/authenticator.h"
 #include "tools/serve/pem_encryption.h"
 #include "tools/serve/server.h"
@@ -89,54 +92,57 @@ bool CheckPemFiles(const ServeOptions& options, const std::string& key, const st
 }
 
 // The TLS versions (--tls-min-version and up) and TLS 1.2 cipher suites (--tls-ciphers, else
-// kDefaultTlsCiphers) of `ssl`. 0, or 2 after the usage error line.
+// kDefaultTlsCiphers) of `ssl`. kExitMatched, or kExitUsage after the error line.
 int SetTlsVersionsAndCiphers(const ServeOptions& options, pn_ssl_domain_t* ssl) {
   const char* protocols = options.tls_min_version == "1.3" ? "TLSv1.3" : "TLSv1.2 TLSv1.3";
   if (pn_ssl_domain_set_protocols(ssl, protocols) != 0) {
-    fprintf(stderr, "sift: bad usage: --tls-min-version %s: OpenSSL cannot serve %s\n", options.tls_min_version.c_str(),
-            protocols);
-    return 2;
+    PrintError("bad usage", "--tls-min-version " + options.tls_min_version,
+               std::string("OpenSSL cannot serve ") + protocols);
+    return kExitUsage;
   }
   std::string ciphers = options.tls_ciphers.empty() ? kDefaultTlsCiphers : options.tls_ciphers;
   // Proton lowers the security level to 0 for servers that do not verify clients; a list that says
   // nothing of it keeps level 2.
   if (ciphers.find("@SECLEVEL=") == std::string::npos) ciphers += ":@SECLEVEL=2";
   if (pn_ssl_domain_set_ciphers(ssl, ciphers.c_str()) != 0) {
-    fprintf(stderr, "sift: bad usage: --tls-ciphers '%s': OpenSSL finds no cipher suite in it\n",
-            options.tls_ciphers.c_str());
-    return 2;
+    PrintError("bad usage", "--tls-ciphers '" + options.tls_ciphers + "'", "OpenSSL finds no cipher suite in it");
+    return kExitUsage;
   }
-  return 0;
+  return kExitMatched;
 }
 
-// Refuses unsafe or contradictory access options (exit 2) and warns about risky ones; 0 when fine.
+// Refuses unsafe or contradictory access options (kExitUsage after the error line) and warns about
+// risky ones; kExitMatched when fine.
 int CheckAccessOptions(const ServeOptions& options, const std::string& host) {
   if (options.allow_anonymous && !options.users_file.empty()) {
-    fprintf(stderr,
-            "sift: bad usage: --allow-anonymous: with --users, anonymous clients get what the file's "
-            "'anonymous' entry grants\n");
-    return 2;
+    PrintError("bad usage", "--allow-anonymous",
+               "with --users, anonymous clients get what the file's 'anonymous' entry grants");
+    return kExitUsage;
   }
   if (options.users_file.empty() && !options.allow_anonymous && !IsLoopbackHost(host)) {
-    fprintf(stderr,
-            "sift: bad usage: --listen %s: anonymous access on an address that is not loopback: give a users "
-            "file (--users) or allow it explicitly (--allow-anonymous)\n",
-            options.listen.c_str());
-    return 2;
+    PrintError("bad usage", "--listen " + options.listen,
+               "anonymous access on an address that is not loopback: give a users file (--users) or allow it "
+               "explicitly (--allow-anonymous)");
+    return kExitUsage;
   }
   if (options.tls_verify_peer != !options.tls_ca.empty()) {
-    fprintf(stderr, "sift: bad usage: %s: --tls-ca and --tls-verify-peer go together (mutual TLS)\n",
-            options.tls_verify_peer ? "--tls-verify-peer" : "--tls-ca");
-    return 2;
+    PrintError("bad usage", options.tls_verify_peer ? "--tls-verify-peer" : "--tls-ca",
+               "--tls-ca and --tls-verify-peer go together (mutual TLS)");
+    return kExitUsage;
   }
   if (options.tls_cert.empty() && (options.tls_verify_peer || !options.tls_key_password_file.empty() ||
                                    !options.tls_ciphers.empty() || options.tls_min_version != "1.2")) {
-    fprintf(stderr, "sift: bad usage: %s: needs --tls-cert\n",
-            options.tls_verify_peer                  ? "--tls-verify-peer"
-            : !options.tls_key_password_file.empty() ? "--tls-key-password-file"
-            : !options.tls_ciphers.empty()           ? "--tls-ciphers"
-                                                     : "--tls-min-version");
-    return 2;
+    PrintError("bad usage",
+               options.tls_verify_peer                  ? "--tls-verify-peer"
+               : !options.tls_key_password_file.empty() ? "--tls-key-password-file"
+               : !options.tls_ciphers.empty()           ? "--tls-ciphers"
+                                                        : "--tls-min-version",
+               "needs --tls-cert");
+    return kExitUsage;
+  }
+  if (options.tls_cert.empty() && !options.tls_key.empty()) {
+    PrintError("bad usage", "--tls-key", "needs --tls-cert");
+    return kExitUsage;
   }
   if (options.allow_anonymous && !IsLoopbackHost(host) && options.tls_cert.empty()) {
     fprintf(stderr,
@@ -144,27 +150,20 @@ int CheckAccessOptions(const ServeOptions& options, const std::string& host) {
             "read, write and create every stream, in clear\n",
             options.listen.c_str());
   }
-  return 0;
+  return kExitMatched;
 }
 
-}  // namespace
-
-int RunServe(const ServeOptions& options) {
-  std::string host, port;
-  if (!SplitListen(options.listen, &host, &port)) {
-    fprintf(stderr, "sift: bad usage: --listen %s: expected HOST:PORT\n", options.listen.c_str());
-    return 2;
-  }
-  if (int rc = CheckAccessOptions(options, host); rc != 0) return rc;
-  // ANONYMOUS until a users file loads.
+// The authenticator: anonymous clients only, or the users file's. kExitUsage after the error line
+// when the file cannot be read.
+int LoadUsers(const ServeOptions& options, const std::string& host, std::unique_ptr<Authenticator>* out) {
   auto authenticator =
       std::make_unique<Authenticator>(options.allow_anonymous, options.tls_verify_peer && !options.users_file.empty(),
                                       options.verbose, /*tls=*/!options.tls_cert.empty());
   if (!options.users_file.empty()) {
     std::string error;
     if (!authenticator->Load(options.users_file, &error)) {
-      fprintf(stderr, "sift: bad users file: %s\n", error.c_str());
-      return 2;
+      PrintError("bad users file", "", error);
+      return kExitUsage;
     }
     if (authenticator->offers_anonymous() && !IsLoopbackHost(host) && options.tls_cert.empty()) {
       fprintf(stderr,
@@ -173,60 +172,63 @@ int RunServe(const ServeOptions& options) {
               options.listen.c_str());
     }
   }
-  pn_ssl_domain_t* ssl = nullptr;
-  if (!options.tls_cert.empty()) {
-    std::string password, error;
-    if (!KeyPassword(options, &password, &error)) {
-      fprintf(stderr, "sift: bad TLS credentials: %s\n", error.c_str());
-      return 2;
-    }
-    const std::string& key = options.tls_key.empty() ? options.tls_cert : options.tls_key;
-    if (!CheckPemFiles(options, key, password, &error)) {
-      fprintf(stderr, "sift: bad TLS credentials: %s\n", error.c_str());
-      explicit_bzero(password.data(), password.size());
-      return 2;
-    }
-    ssl = pn_ssl_domain(PN_SSL_MODE_SERVER);
-    // Never a null password: Proton then installs its own password callback, and OpenSSL's prompt
-    // (which reads the terminal, or stdin) can never run. CheckPemFiles refused an encrypted key
-    // without a password already.
-    if (ssl == nullptr ||
-        pn_ssl_domain_set_credentials(ssl, options.tls_cert.c_str(), key.c_str(), password.c_str()) != 0) {
-      fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the certificate or its key%s\n",
-              options.tls_cert.c_str(), password.empty() ? "" : " (with the given key password)");
-      if (ssl) pn_ssl_domain_free(ssl);
-      explicit_bzero(password.data(), password.size());
-      return 2;
-    }
-    explicit_bzero(password.data(), password.size());  // OpenSSL has decrypted the key
-    if (options.tls_verify_peer &&
-        (pn_ssl_domain_set_trusted_ca_db(ssl, options.tls_ca.c_str()) != 0 ||
-         pn_ssl_domain_set_peer_authentication(ssl, PN_SSL_VERIFY_PEER, options.tls_ca.c_str()) != 0)) {
-      fprintf(stderr, "sift: bad TLS credentials: %s: cannot load the CA certificates\n", options.tls_ca.c_str());
-      pn_ssl_domain_free(ssl);
-      return 2;
-    }
-    if (int rc = SetTlsVersionsAndCiphers(options, ssl); rc != 0) {
-      pn_ssl_domain_free(ssl);
-      return rc;
-    }
-  } else if (!options.tls_key.empty()) {
-    fprintf(stderr, "sift: bad usage: --tls-key: needs --tls-cert\n");
-    return 2;
-  }
+  *out = std::move(authenticator);
+  return kExitMatched;
+}
 
-  // Block the shutdown signals before any thread starts (RocksDB starts its own in Open), so every thread inherits the
-  // mask and the server's signal thread is the only one that takes them. SIGPIPE: a peer closing mid-write is an
-  // ordinary event for the proactor, never a reason to die.
-  sigset_t set, old;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, &old);
+// The server's TLS domain (null without --tls-cert). kExitUsage after the error line when the
+// credentials, the CA file or the TLS settings cannot be used. The key's password never outlives this
+// call.
+int MakeTlsDomain(const ServeOptions& options, SslDomainPtr* out) {
+  if (options.tls_cert.empty()) return kExitMatched;
+  std::string password, error;
+  if (!KeyPassword(options, &password, &error)) {
+    PrintError("bad TLS credentials", "", error);
+    return kExitUsage;
+  }
+  struct Wipe {
+    std::string* secret;
+    ~Wipe() { explicit_bzero(secret->data(), secret->size()); }
+  } wipe{&password};
+  const std::string& key = options.tls_key.empty() ? options.tls_cert : options.tls_key;
+  if (!CheckPemFiles(options, key, password, &error)) {
+    PrintError("bad TLS credentials", "", error);
+    return kExitUsage;
+  }
+  SslDomainPtr ssl(pn_ssl_domain(PN_SSL_MODE_SERVER));
+  // Never a null password: Proton then installs its own password callback, and OpenSSL's prompt
+  // (which reads the terminal, or stdin) can never run. CheckPemFiles refused an encrypted key
+  // without a password already.
+  if (ssl == nullptr ||
+      pn_ssl_domain_set_credentials(ssl.get(), options.tls_cert.c_str(), key.c_str(), password.c_str()) != 0) {
+    PrintError("bad TLS credentials", options.tls_cert,
+               std::string("cannot load the certificate or its key") +
+                   (password.empty() ? "" : " (with the given key password)"));
+    return kExitUsage;
+  }
+  if (options.tls_verify_peer &&
+      (pn_ssl_domain_set_trusted_ca_db(ssl.get(), options.tls_ca.c_str()) != 0 ||
+       pn_ssl_domain_set_peer_authentication(ssl.get(), PN_SSL_VERIFY_PEER, options.tls_ca.c_str()) != 0)) {
+    PrintError("bad TLS credentials", options.tls_ca, "cannot load the CA certificates");
+    return kExitUsage;
+  }
+  if (int rc = SetTlsVersionsAndCiphers(options, ssl.get()); rc != kExitMatched) return rc;
+  *out = std::move(ssl);
+  return kExitMatched;
+}
+
+// Blocks the shutdown signals (*blocked, the mask before them in *old) before any thread starts
+// (RocksDB starts its own in Open), so every thread inherits the mask and the server's signal thread
+// is the only one that takes them; ignores SIGPIPE (a peer closing mid-write is an ordinary event for
+// the proactor, never a reason to die); raises the open-files limit to the hard limit, since each
+// connection holds a socket, and warns when that is still too low.
+void PrepareProcess(const ServeOptions& options, sigset_t* blocked, sigset_t* old) {
+  sigemptyset(blocked);
+  sigaddset(blocked, SIGTERM);
+  sigaddset(blocked, SIGINT);
+  pthread_sigmask(SIG_BLOCK, blocked, old);
   signal(SIGPIPE, SIG_IGN);
 
-  // Each connection holds a socket: allow as many as the hard limit does (the soft limit is often
-  // 1024, below --max-connections plus --max-handshakes).
   rlimit files{};
   if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
     files.rlim_cur = files.rlim_max;
@@ -240,8 +242,19 @@ int RunServe(const ServeOptions& options) {
             "(%llu): a flood of sockets can exhaust it\n",
             static_cast<unsigned long long>(files.rlim_cur), static_cast<unsigned long long>(sockets));
   }
+}
 
-  const std::string store = StoreFolder(options.store);
+// Undoes PrepareProcess's mask; a shutdown signal that came in the meantime is taken first, so that a
+// second SIGTERM during shutdown cannot kill the process once unblocked.
+void RestoreProcess(const sigset_t& blocked, const sigset_t& old) {
+  timespec zero{0, 0};
+  while (sigtimedwait(&blocked, nullptr, &zero) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+// Opens the store as the server uses it. kExitStorage after the error line when it cannot.
+int OpenServedStore(const ServeOptions& options, const std::string& store, std::unique_ptr<engine::StreamEngine>* out) {
   engine::EngineOptions eo;
   eo.store.sync = false;  // the append worker fsyncs once per round (Flush), not once per batch
   // ...and consumers see a round's messages once that fsync returned (none with --no-sync).
@@ -253,34 +266,50 @@ int RunServe(const ServeOptions& options) {
   if (options.max_chunk_messages > 0) eo.store.max_chunk_messages = options.max_chunk_messages;
   // eo.validate stays on: the engine validates each transfer and refuses a malformed one alone
   // (StreamEngine::AppendEach).
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status s = engine::StreamEngine::Open(store, eo, &engine);
+  engine::Status s = engine::StreamEngine::Open(store, eo, out);
   if (!s.ok()) {
-    fprintf(stderr, "sift: cannot open store: %s: %s\n", store.c_str(), s.ToString().c_str());
-    if (ssl) pn_ssl_domain_free(ssl);
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    return 3;
+    PrintError("cannot open store", store, s.ToString());
+    return kExitStorage;
   }
+  return kExitMatched;
+}
 
+}  // namespace
+
+int RunServe(const ServeOptions& options) {
+  std::string host, port;
+  if (!SplitListen(options.listen, &host, &port)) {
+    PrintError("bad usage", "--listen " + options.listen, "expected HOST:PORT");
+    return kExitUsage;
+  }
+  if (int rc = CheckAccessOptions(options, host); rc != kExitMatched) return rc;
+  std::unique_ptr<Authenticator> authenticator;
+  if (int rc = LoadUsers(options, host, &authenticator); rc != kExitMatched) return rc;
+  SslDomainPtr ssl;
+  if (int rc = MakeTlsDomain(options, &ssl); rc != kExitMatched) return rc;
+
+  sigset_t blocked, old;
+  PrepareProcess(options, &blocked, &old);
+  ServeOptions resolved = options;
+  resolved.store = StoreFolder(options.store);  // also the folder whose free space --min-disk-free watches
+  std::unique_ptr<engine::StreamEngine> engine;
+  if (int rc = OpenServedStore(options, resolved.store, &engine); rc != kExitMatched) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return rc;
+  }
   int rc;
   {
-    ServeOptions resolved = options;
-    resolved.store = store;  // the folder whose free space --min-disk-free watches
-    Server server(resolved, engine.get(), authenticator.get(), ssl);
+    Server server(resolved, engine.get(), authenticator.get(), ssl.get());
     rc = server.Run(host, port);
   }
-  s = engine->Flush();
+  engine::Status s = engine->Flush();
   if (!s.ok()) {
-    fprintf(stderr, "sift: cannot flush store: %s: %s\n", store.c_str(), s.ToString().c_str());
-    if (rc == 0) rc = 3;
+    PrintError("cannot flush store", resolved.store, s.ToString());
+    if (rc == kExitMatched) rc = kExitStorage;
   }
   engine.reset();
-  timespec zero{0, 0};
-  while (sigtimedwait(&set, nullptr, &zero) > 0) {
-  }  // a second SIGTERM during shutdown must not kill the process once unblocked
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (ssl) pn_ssl_domain_free(ssl);
-  if (rc == 0) fprintf(stderr, "sift serve: stopped\n");
+  RestoreProcess(blocked, old);
+  if (rc == kExitMatched) fprintf(stderr, "sift serve: stopped\n");
   return rc;
 }
 

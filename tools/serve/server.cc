@@ -1,4 +1,6 @@
-// The event loop, the append worker and the consumer readers of `sift serve` (see server.h).
+// The event loop of `sift serve`: connections, sessions, links, transfers and the management node, on
+// one thread (see server.h; the append worker and the retention timer are in server_append.cc, the
+// reader pool in server_readers.cc, the shared state in server_impl.h).
 //
 // AMQP behaviour (core part 2 and part 3 section numbers):
 // - producer link (we are the receiver, 2.6): target address = stream; credit window
@@ -44,7 +46,7 @@ bool Server::Impl::StartMetrics() {
   });
   std::string error;
   if (!metrics_endpoint->Start(host, where.substr(colon + 1), &error)) {
-    fprintf(stderr, "sift: cannot listen: --metrics %s: %s\n", where.c_str(), error.c_str());
+    PrintError("cannot listen", "--metrics " + where, error);
     return false;
   }
   printf("sift serve: metrics on http://%s/metrics\n", metrics_endpoint->address().c_str());
@@ -982,8 +984,8 @@ bool Server::Impl::Handle(pn_event_t* e) {
     case PN_LISTENER_CLOSE: {
       pn_condition_t* c = pn_listener_condition(pn_event_listener(e));
       if (pn_condition_is_set(c)) {
-        fprintf(stderr, "sift: cannot listen: %s: %s\n", options.listen.c_str(), pn_condition_get_description(c));
-        exit_code = 3;
+        PrintError("cannot listen", options.listen, pn_condition_get_description(c));
+        exit_code = kExitStorage;
         shutting_down = true;
       }
       listener = nullptr;
@@ -1039,7 +1041,7 @@ FlowState Server::flow_state() const { return impl_->flow.state(); }
 
 int Server::Run(const std::string& host, const std::string& port) {
   Impl& m = *impl_;
-  if (!m.options.metrics.empty() && !m.StartMetrics()) return 3;
+  if (!m.options.metrics.empty() && !m.StartMetrics()) return kExitStorage;
   m.proactor = pn_proactor();
   m.CheckAlarms();  // a full disk withholds credit from the first producer on
   m.append_thread = std::thread([&m] { m.AppendLoop(); });

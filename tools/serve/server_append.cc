@@ -129,7 +129,7 @@ void Server::Impl::RetentionLoop() {
     LogStoreHealth();
     if (!s.ok() && s.ToString() != last_error) {
       last_error = s.ToString();
-      fprintf(stderr, "sift: %s\n", last_error.c_str());
+      PrintError("", "", last_error);
     } else if (s.ok()) {
       last_error.clear();
     }

@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/error_line.h"
 #include "tools/serve/authenticator.h"
 #include "tools/serve/flow_control.h"
 #include "tools/serve/login_checker.h"

@@ -1,8 +1,5 @@
-// The pieces every `sift` command shares: exit codes, the house error line, and command registration.
-//
-// Exit codes and error lines (README.md, "The `sift` command"): 0 success (for filtering
-// commands: at least one match), 1 success with nothing matched, 2 usage or input error, 3 storage
-// error; every error is one line on stderr, `sift: <what>: <where>: <why>`. Only data goes to stdout.
+// The pieces every `sift` command shares: command registration, and (error_line.h) the exit codes and
+// the house error line.
 #ifndef SIFT_TOOLS_SIFT_COMMAND_H_
 #define SIFT_TOOLS_SIFT_COMMAND_H_
 
@@ -11,26 +8,13 @@
 #include <string_view>
 
 #include "sift/status.h"
+#include "tools/error_line.h"
 
 namespace CLI {
 class App;
 }
 
 namespace sift::tools {
-
-inline constexpr int kExitMatched = 0;  // success; a filtering command found at least one match
-inline constexpr int kExitNoMatch = 1;  // success, nothing matched
-inline constexpr int kExitUsage = 2;    // usage or input error: bad flag, bad selector, malformed record
-inline constexpr int kExitStorage = 3;  // storage error: cannot open, corrupt chunk
-
-// Prints `sift: <what>: <where>: <why>` (empty parts left out) and a newline on stderr.
-void PrintError(std::string_view what, std::string_view where, std::string_view why);
-
-// Prints status as an error line and returns its exit code (2 for input errors, 3 for the others).
-int ReportError(const engine::Status& status);
-
-// The exit code of a filtering command that found `matched` messages.
-inline int MatchExitCode(uint64_t matched) { return matched > 0 ? kExitMatched : kExitNoMatch; }
 
 // A command's body, run after the command line parsed; returns the process exit code.
 using CommandRunner = std::function<int()>;

@@ -1,9 +1,8 @@
-// The house error line (README.md, "The `sift` command"): `sift: <what>: <where>: <why>`, one line
-// on stderr.
+// The house error line (see error_line.h).
 #include <cstdio>
 #include <string>
 
-#include "tools/sift/command.h"
+#include "tools/error_line.h"
 
 namespace sift::tools {
 
