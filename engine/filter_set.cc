@@ -218,6 +218,12 @@ CompiledFilter& CompiledFilter::operator=(CompiledFilter&&) noexcept = default;
 
 bool CompiledFilter::ok() const { return SelectorOf(*this).ok(); }
 
+std::string CompiledFilter::error() const {
+  const selector::Error& e = SelectorOf(*this).error();
+  if (e.ok()) return std::string();
+  return e.code == selector::ErrorCode::kInvalidPropertyFilter ? e.message : e.ToString();
+}
+
 std::string CompiledFilter::Explain() const { return SelectorOf(*this).Explain(); }
 
 Status CompileFilterSet(std::span<const Filter> filters, CompiledFilter* out, FilterError* error) {

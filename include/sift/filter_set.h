@@ -83,6 +83,10 @@ class CompiledFilter {
 
   // False when the filter-set did not compile.
   bool ok() const;
+  // Why it did not compile, empty when ok(): the selector compiler's words with its error's name and
+  // position ("syntax error at byte 9: ..."), or, for a property filter refused before the compiler,
+  // the status CompileFilterSet returned as text.
+  std::string error() const;
 
   // A readable plan: the fields read, the sections touched, the fast path chosen for each LIKE / IN /
   // comparison, the evaluation order of conjuncts, and a cost estimate (what `sift explain` prints).

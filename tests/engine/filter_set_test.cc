@@ -109,6 +109,7 @@ TEST(FilterSet, ErrorsNameTheFilterAndTheKey) {
   EXPECT_TRUE(error.code.empty());  // refused before the selector compiler saw it
   EXPECT_EQ(error.why.rfind("'ttl': ", 0), 0u) << error.why;
   EXPECT_FALSE(s.ok());  // a selector that cannot run, not "every message"
+  EXPECT_EQ(s.error(), status.ToString());
 
   status = Compile(Amqp(FilterKind::kProperties, std::string("\xa1\x01"
                                                              "x")),
@@ -121,13 +122,16 @@ TEST(FilterSet, ErrorsNameTheFilterAndTheKey) {
   EXPECT_EQ(error.code, "syntax");
   EXPECT_TRUE(error.has_position);
   EXPECT_EQ(error.position, 4u);
+  EXPECT_EQ(s.error().rfind("syntax error at byte 4: ", 0), 0u) << s.error();
 }
 
 TEST(FilterSet, AnEmptySetMatchesEverything) {
   CompiledFilter s;
   ASSERT_TRUE(CompileFilterSet({}, &s).ok());
   EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.error(), "");
   EXPECT_TRUE(CompiledFilter().ok());  // the default filter of ConsumerOptions
+  EXPECT_EQ(CompiledFilter().error(), "");
   EXPECT_EQ(s.Explain(), CompiledFilter().Explain());
 }
 

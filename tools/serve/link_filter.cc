@@ -10,7 +10,6 @@
 #include "engine/amqp/cursor.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/validate.h"
-#include "engine/compiled_filter.h"
 #include "sift/filter_set.h"
 
 namespace sift::tools {
@@ -166,7 +165,7 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
   if (!engine::CompileFilterSet(filters, &out->filter, &compile_error).ok()) {
     // The selector's own error keeps its code and position ("syntax error at byte 9: ...").
     *error = filters[compile_error.clause].origin + ": " +
-             (compile_error.code.empty() ? compile_error.why : engine::SelectorOf(out->filter).error().ToString());
+             (compile_error.code.empty() ? compile_error.why : out->filter.error());
     return false;
   }
   out->filter_count = static_cast<int>(filters.size());
