@@ -37,8 +37,9 @@ struct ChunkCompression {
     kZstd = 1,  // one zstd frame per chunk
   };
   Codec codec = Codec::kNone;
-  // zstd's level, -7 to 19: 1 (the default) stored orders in 19% of their bytes at 465 MB/s per core
-  // where 3 gave 20% at 283 MB/s; negative levels are faster and larger.
+  // zstd's level, -7 to 19. Higher levels store less and compress more slowly; negative levels are
+  // faster and larger. The default, 1, is the level the measured table of docs/store-format.md
+  // ("Compressed chunks") chose: about the ratio of 3 at well over its speed.
   int level = 1;
 
   bool operator==(const ChunkCompression&) const = default;
@@ -68,9 +69,9 @@ struct StoreOptions {
   // Chunk bounds: a chunk is closed when it holds this many messages...
   uint32_t max_chunk_messages = 4096;
   // ...or when adding the next message would take its records past this many bytes (a single larger
-  // message gets a chunk of its own). 1 MiB: within 7% of the fastest warm scan measured (256 KiB, which
-  // stays in a core's L2 cache) and the fastest from the page cache (docs/store-format.md), and it keeps
-  // one chunk summary (a few KB) under 1% of what it describes...
+  // message gets a chunk of its own). 1 MiB, chosen by the chunk-size measurements of
+  // docs/store-format.md ("Choices"): close to the fastest warm scan, the fastest from the page cache,
+  // and a chunk summary small against what it describes...
   uint32_t max_chunk_bytes = 1u << 20;
   // ...or when the oldest waiting append has waited this long. 0 (default): write as soon as the
   // previous write is done; appends that arrive during a write still share the next chunk write and
