@@ -181,8 +181,9 @@ def main():
     w(f"Written by `bench/report.py` at commit `{commit}`, {date}, from the result files in `bench/results/`: "
       f"each part's figures are from the last run of the command given with them (`{commands.get('all', 'bench/run --all')}` "
       "runs the filter, whole-command, skipping, codec, selector, storage, serve and history parts; the broker and "
-      f"Python parts have runs of their own), on {cpus} cores "
-      f"({model}), Debian 12, g++ 12 `-O3` (release preset). The machine is shared and noisy: absolute rates "
+      f"Python parts have runs of their own), on {cpus}-core machines of one kind, Debian 12, g++ 12 `-O3` "
+      f"(release preset); parts run in different sessions may come from different CPU models (this report was "
+      f"written on {model}). The machine is shared and noisy: absolute rates "
       "move up to 2x between runs, so every figure is read as a ratio to the baseline measured in the same "
       "run. The baseline is Qpid Proton decoding every message (`pn_message_decode`) and evaluating the same "
       "selector on what it decoded. History lives in git.")
