@@ -73,10 +73,12 @@ class DeliveryBatch {
   // Forgets every delivery and frees the memory Clear keeps: for a batch that held large messages and
   // may now wait a long time before its next fill.
   void Release();
+
+ private:
+  friend class Consumer;  // the only filler: a batch holds what a poll matched
   // Copies `bytes` into the batch and adds a delivery viewing the copy.
   void Add(uint64_t offset, int64_t timestamp_ms, std::string_view bytes);
 
- private:
   // Bytes of all deliveries back to back; views are rebuilt when the arena moves.
   std::string arena_;
   std::vector<Delivery> deliveries_;
