@@ -49,8 +49,10 @@ struct FilterOptions {
 };
 
 // The stretch of records timed before choosing to filter the rest in parallel, and the cost per record
-// from which that pays (measured on this 2-core machine: a prefilter-rejected record costs ~100 ns and
-// filters no faster on two threads; five numeric comparisons at ~600 ns gain a quarter).
+// from which that pays: a record the text prefilter rejects is cheaper than this and filters no faster
+// on two threads, one that runs several numeric comparisons is dearer and gains. Set between the two
+// from `sift filter` timed both ways on the shapes of bench/results/filter-summary.md; a machine of
+// another speed moves both costs alike.
 constexpr uint64_t kProbeRecords = 32768;
 constexpr double kParallelNsPerRecord = 400;
 
