@@ -93,7 +93,7 @@ void ToScanStats(const engine::ConsumerStats& in, sift_scan_stats* out) {
   out->bytes = in.bytes;
   out->chunks = in.chunks;
   out->chunks_pruned = in.chunks_pruned;
-  out->chunks_corrupt = in.chunks_skipped;
+  out->chunks_corrupt = in.chunks_corrupt;
   out->retention_lost = in.retention_lost;
   out->elapsed_ns = static_cast<uint64_t>(in.elapsed.count());
 }

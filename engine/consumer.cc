@@ -212,7 +212,7 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
   if (gap) retention_gap_ = RetentionGap{reader.last_gap().first, reader.last_gap().end};
   stats_.scanned += scanned;
   stats_.matched += batch->size();
-  stats_.chunks_skipped = impl.released_chunks_skipped + reader.chunks_skipped();
+  stats_.chunks_corrupt = impl.released_chunks_skipped + reader.chunks_skipped();
   stats_.chunks_pruned = impl.released_chunks_pruned + reader.chunks_pruned();
   stats_.bytes_pruned = impl.released_bytes_pruned + reader.bytes_pruned();
   stats_.summary_bytes_read = impl.released_summary_bytes_read + reader.summary_bytes_read();

@@ -245,7 +245,7 @@ Status StreamEngine::ParallelScan(const ParallelScanOptions& options, ScanSink* 
       out.consumer.matched += c.matched;
       out.consumer.bytes += c.bytes;
       out.consumer.chunks += c.chunks;
-      out.consumer.chunks_skipped += c.chunks_skipped;
+      out.consumer.chunks_corrupt += c.chunks_corrupt;
       out.consumer.chunks_pruned += c.chunks_pruned;
       out.consumer.bytes_pruned += c.bytes_pruned;
       out.consumer.summary_bytes_read += c.summary_bytes_read;

@@ -70,7 +70,7 @@ struct EndPosition {
 
 enum class CorruptionPolicy : uint8_t {
   kStop,  // Poll returns the Corruption status; the consumer is done
-  kSkip,  // the chunk is skipped and counted in ConsumerStats::chunks_skipped
+  kSkip,  // the chunk is skipped and counted in ConsumerStats::chunks_corrupt
 };
 
 struct ConsumerOptions {
@@ -108,7 +108,7 @@ struct ConsumerStats {
   uint64_t matched = 0;                 // records delivered
   uint64_t bytes = 0;                   // bytes of the records evaluated
   uint64_t chunks = 0;                  // chunks read
-  uint64_t chunks_skipped = 0;          // corrupt chunks skipped (CorruptionPolicy::kSkip)
+  uint64_t chunks_corrupt = 0;          // corrupt chunks skipped (CorruptionPolicy::kSkip)
   uint64_t chunks_pruned = 0;           // chunks skipped unread: summary or term entries rule out every message
   uint64_t bytes_pruned = 0;            // their bytes before compression (stored bytes when raw)
   uint64_t summary_bytes_read = 0;      // bytes of summaries and term entries read to decide skips

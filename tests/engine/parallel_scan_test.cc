@@ -203,10 +203,10 @@ TEST_F(ParallelScanTest, CorruptChunkIsSkippedLikeOneConsumerSkipsIt) {
   ConsumerStats one;
   const std::vector<Match> want = Sequential(options, &one_status, &one);
   ASSERT_TRUE(one_status.ok());
-  ASSERT_EQ(one.chunks_skipped, 1u);
+  ASSERT_EQ(one.chunks_corrupt, 1u);
   ParallelScanStats stats;
   EXPECT_EQ(Parallel(options, 3, nullptr, &stats), want);
-  EXPECT_EQ(stats.consumer.chunks_skipped, 1u);
+  EXPECT_EQ(stats.consumer.chunks_corrupt, 1u);
   EXPECT_FALSE(stats.last_skipped.ok());
 }
 

@@ -133,14 +133,14 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
              std::to_string(stats.bytes_pruned) + " bytes not read)";
   }
   if (stats.summary_bytes_read > 0) extra += ", summaries read " + std::to_string(stats.summary_bytes_read) + " bytes";
-  if (stats.chunks_skipped > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_skipped);
+  if (stats.chunks_corrupt > 0) extra += ", corrupt chunks skipped " + std::to_string(stats.chunks_corrupt);
   if (stats.retention_lost > 0) extra += ", deleted by retention before read " + std::to_string(stats.retention_lost);
   report->Finish(stats.scanned, writer->matched(), stats.bytes, extra + PublishStats(publisher));
   if (!status.ok()) return ReportError(status);
   if (!flushed.ok()) return ReportError(flushed);
-  if (stats.chunks_skipped > 0) {
+  if (stats.chunks_corrupt > 0) {
     PrintError("warning", stream,
-               "skipped " + std::to_string(stats.chunks_skipped) +
+               "skipped " + std::to_string(stats.chunks_corrupt) +
                    " corrupt chunk(s); last: " + std::string(last_skipped.why()));
   }
   return MatchExitCode(writer->reported());
