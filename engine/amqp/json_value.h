@@ -25,13 +25,12 @@
 #include <string>
 #include <string_view>
 
+#include "engine/amqp/limits.h"
+
 namespace sift::amqp {
 
 // Objects keep their key order: AMQP maps are ordered, and the order is part of the encoding.
 using Json = nlohmann::ordered_json;
-
-// Deepest nesting of compound values accepted in either direction (against hostile input).
-inline constexpr int kMaxJsonDepth = 200;
 
 struct JsonHint {
   pn_type_t integer = PN_LONG;   // what a plain JSON integer means

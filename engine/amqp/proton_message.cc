@@ -8,7 +8,7 @@
 // the nodes directly costs less than Proton's decode (which also walks the bytes) after our own walk.
 //
 // The structure checks are those of a faithful decode:
-// - nesting at most kMaxWalkDepth levels deep;
+// - nesting at most kMaxProtonWalkDepth levels deep (limits.h);
 // - every compound filled exactly by its elements (Proton's decoder reads a compound's count and
 //   ignores its size, so bytes it would read out of step are refused);
 // - an array's count at most its size (zero-width elements would otherwise let a few bytes make
@@ -38,12 +38,11 @@
 #include "engine/amqp/decode_error.h"
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/json_value.h"
+#include "engine/amqp/limits.h"
 #include "engine/amqp/type_codes.h"
 
 namespace sift::amqp {
 namespace {
-
-constexpr int kMaxWalkDepth = 200;
 
 // The pn_type_t Proton decodes a value with format code `c` into (PN_DESCRIBED for 0x00).
 pn_type_t ProtonType(uint8_t c) {
@@ -221,8 +220,8 @@ class ValueBuilder {
   }
 
   const uint8_t* Value(const uint8_t* p, const uint8_t* limit, int depth) {
-    if (depth > kMaxWalkDepth) {
-      return Fail(p, fmt::format("values nested deeper than {} levels", kMaxWalkDepth));
+    if (depth > kMaxProtonWalkDepth) {
+      return Fail(p, fmt::format("values nested deeper than {} levels", kMaxProtonWalkDepth));
     }
     if (p < limit) {
       const uint8_t c = *p;
@@ -471,7 +470,7 @@ struct Field {
 };
 
 // The end of the value at p, which the ValueBuilder has accepted (so it is well formed and at most
-// kMaxWalkDepth deep; its descriptors are skipped one by one, as the walk took them).
+// kMaxProtonWalkDepth deep; its descriptors are skipped one by one, as the walk took them).
 const uint8_t* SkipWalked(const uint8_t* base, const uint8_t* p, const uint8_t* limit) {
   if (*p == code::kDescribed) return SkipWalked(base, SkipWalked(base, p + 1, limit), limit);
   EncodedValue v;

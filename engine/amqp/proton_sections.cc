@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/amqp/json_value.h"
+#include "engine/amqp/limits.h"
 
 #include <string>
 
@@ -85,7 +86,8 @@ class EncodingWalk {
 
   // Walks the value at *p, advancing *p past it.
   bool Value(const uint8_t** p, int depth) {
-    if (depth > kMaxWalkDepth) return Fail(*p, fmt::format("values nested deeper than {} levels", kMaxWalkDepth));
+    if (depth > kMaxProtonWalkDepth)
+      return Fail(*p, fmt::format("values nested deeper than {} levels", kMaxProtonWalkDepth));
     if (*p >= end_) return Fail(*p, "value runs past the end");
     uint8_t code = *(*p)++;
     if (code == 0x00) {
@@ -113,8 +115,6 @@ class EncodingWalk {
   const std::string& error() const { return error_; }
 
  private:
-  static constexpr int kMaxWalkDepth = 200;
-
   // Remembers the nested described value [start, end) that ends first.
   void Note(const uint8_t* start, const uint8_t* end) {
     if (nested_ == nullptr || end < nested_end_) {

@@ -36,6 +36,7 @@
 #include "engine/amqp/encoded_value.h"
 #include "engine/amqp/json_text.h"
 #include "engine/amqp/json_value.h"
+#include "engine/amqp/limits.h"
 #include "engine/amqp/type_codes.h"
 #include "engine/amqp/typed_json.h"
 
@@ -93,11 +94,6 @@ constexpr std::array<Field, N> ListFields(const base::amqp::FieldInfo (&fields)[
 }
 constexpr auto kHeaderFields = ListFields(base::amqp::kHeaderFields);
 constexpr auto kPropertiesFields = ListFields(base::amqp::kPropertiesFields);
-
-// Proton keeps a section in one pn_data_t, whose node ids are 16 bits.
-constexpr uint32_t kMaxSectionNodes = 65535;
-// EncodingWalk's bound (proton_sections.cc): nesting levels as it counts them.
-constexpr int kMaxWalkDepth = 200;
 
 // The typed JSON name of a type: the AMQP type's name ("ubyte", "symbol", ...; "invalid" for none).
 std::string_view TypeName(ValueType t) { return t == ValueType::kMissing ? "invalid" : base::amqp::ValueTypeName(t); }
@@ -572,8 +568,8 @@ const uint8_t* Writer::WriteDescribed(const uint8_t* p, const uint8_t* limit, in
 
 const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w, int g,
                                   bool check_walk) {
-  if (check_walk && w > kMaxWalkDepth) {
-    Fail(p, fmt::format("values nested deeper than {} levels", kMaxWalkDepth));
+  if (check_walk && w > kMaxProtonWalkDepth) {
+    Fail(p, fmt::format("values nested deeper than {} levels", kMaxProtonWalkDepth));
     return nullptr;
   }
   if (g > kMaxJsonDepth) {

@@ -26,12 +26,10 @@
 #include <cstdint>
 #include <span>
 
+#include "engine/amqp/limits.h"
 #include "engine/amqp/decode_error.h"
 
 namespace sift::amqp {
-
-// How deep lists / maps / arrays / described values may nest (the sections themselves are depth 0).
-inline constexpr int kMaxNestingDepth = 100;
 
 // ok() when `message` is well formed; else the first violation. Never allocates.
 DecodeError Validate(std::span<const uint8_t> message);
