@@ -45,6 +45,12 @@ inline bool ParseChunkCompression(const std::string& text, engine::ChunkCompress
   return true;
 }
 
+// `none`, or `zstd:LEVEL`: what ParseChunkCompression reads back (and what --compression takes).
+inline std::string FormatCompression(const engine::ChunkCompression& compression) {
+  if (compression.codec == engine::ChunkCompression::Codec::kNone) return "none";
+  return "zstd:" + std::to_string(compression.level);
+}
+
 // Adds --compression bound to *out (set only when given), `what` saying what it applies to.
 inline CLI::Option* AddCompressionFlag(CLI::App* command, std::optional<engine::ChunkCompression>* out,
                                        const std::string& what) {

@@ -21,6 +21,8 @@
 
 #include "tools/amqp_client/client_connection.h"
 #include "tools/compression_flag.h"
+#include "tools/proton_data.h"
+#include "tools/proton_handles.h"
 
 namespace sift::tools::amqp_client {
 namespace {
@@ -29,31 +31,17 @@ namespace {
 // left over from a request that timed out.
 constexpr int kReplyCredit = 8;
 
-void PutString(pn_data_t* data, std::string_view text) { pn_data_put_string(data, pn_bytes(text.size(), text.data())); }
-
 // The current value of `data` as an attribute value; false for a type the node never sends.
 bool ReadValue(pn_data_t* data, AttributeValue* out) {
-  switch (pn_data_type(data)) {
-    case PN_UBYTE: *out = uint64_t{pn_data_get_ubyte(data)}; return true;
-    case PN_USHORT: *out = uint64_t{pn_data_get_ushort(data)}; return true;
-    case PN_UINT: *out = uint64_t{pn_data_get_uint(data)}; return true;
-    case PN_ULONG: *out = uint64_t{pn_data_get_ulong(data)}; return true;
-    case PN_BYTE: *out = int64_t{pn_data_get_byte(data)}; return true;
-    case PN_SHORT: *out = int64_t{pn_data_get_short(data)}; return true;
-    case PN_INT: *out = int64_t{pn_data_get_int(data)}; return true;
-    case PN_LONG: *out = int64_t{pn_data_get_long(data)}; return true;
-    case PN_STRING: {
-      const pn_bytes_t b = pn_data_get_string(data);
-      *out = std::string(b.start, b.size);
-      return true;
-    }
-    case PN_SYMBOL: {
-      const pn_bytes_t b = pn_data_get_symbol(data);
-      *out = std::string(b.start, b.size);
-      return true;
-    }
-    default: return false;
+  if (auto integer = IntegerAt(data)) {
+    std::visit([out](auto v) { *out = v; }, *integer);
+    return true;
   }
+  if (auto text = TextAt(data)) {
+    *out = std::move(*text);
+    return true;
+  }
+  return false;
 }
 
 // The map `data` is positioned on, keys of string or symbol type; entries of other types are left
@@ -64,12 +52,7 @@ Attributes ReadMap(pn_data_t* data) {
   pn_data_enter(data);
   for (size_t i = 0; i + 1 < count; i += 2) {
     if (!pn_data_next(data)) break;
-    std::string key;
-    const pn_type_t key_type = pn_data_type(data);
-    if (key_type == PN_STRING || key_type == PN_SYMBOL) {
-      const pn_bytes_t b = key_type == PN_STRING ? pn_data_get_string(data) : pn_data_get_symbol(data);
-      key.assign(b.start, b.size);
-    }
+    const std::string key = TextAt(data).value_or("");
     if (!pn_data_next(data)) break;
     AttributeValue value;
     if (!key.empty() && ReadValue(data, &value)) map[key] = std::move(value);
@@ -82,13 +65,13 @@ void PutAttributes(pn_data_t* data, const Attributes& attributes) {
   pn_data_put_map(data);
   pn_data_enter(data);
   for (const auto& [key, value] : attributes) {
-    PutString(data, key);
+    PutText(data, key);
     if (const uint64_t* u = std::get_if<uint64_t>(&value)) {
       pn_data_put_ulong(data, *u);
     } else if (const int64_t* s = std::get_if<int64_t>(&value)) {
       pn_data_put_long(data, *s);
     } else {
-      PutString(data, std::get<std::string>(value));
+      PutText(data, std::get<std::string>(value));
     }
   }
   pn_data_exit(data);
@@ -188,31 +171,32 @@ bool ParseManagementUrl(std::string_view text, BrokerUrl* out, std::string* why)
 
 engine::Status StreamInfoFromAttributes(const Attributes& attributes, engine::StreamInfo* info) {
   *info = engine::StreamInfo{};
-  const auto name = attributes.find("name");
+  const auto name = attributes.find(attribute::kName);
   if (name == attributes.end() || !std::holds_alternative<std::string>(name->second))
-    return MissingAttribute("name", "a string");
+    return MissingAttribute(attribute::kName, "a string");
   info->name = std::get<std::string>(name->second);
-  for (const auto& [key, field] : {std::pair<const char*, uint64_t*>{"messages", &info->message_count},
-                                   {"first-offset", &info->first_offset},
-                                   {"next-offset", &info->next_offset},
-                                   {"chunks", &info->chunk_count},
-                                   {"stored-bytes", &info->bytes},
-                                   {"raw-bytes", &info->raw_bytes},
-                                   {"retention-max-bytes", &info->retention.max_bytes}}) {
+  for (const auto& [key, field] : {std::pair<std::string_view, uint64_t*>{attribute::kMessages, &info->message_count},
+                                   {attribute::kFirstOffset, &info->first_offset},
+                                   {attribute::kNextOffset, &info->next_offset},
+                                   {attribute::kChunks, &info->chunk_count},
+                                   {attribute::kStoredBytes, &info->bytes},
+                                   {attribute::kRawBytes, &info->raw_bytes},
+                                   {attribute::kRetentionMaxBytes, &info->retention.max_bytes}}) {
     engine::Status status = GetUnsigned(attributes, key, field);
     if (!status.ok()) return status;
   }
-  for (const auto& [key, field] : {std::pair<const char*, int64_t*>{"first-timestamp-ms", &info->first_timestamp_ms},
-                                   {"last-timestamp-ms", &info->last_timestamp_ms},
-                                   {"retention-max-age-ms", &info->retention.max_age_ms}}) {
+  for (const auto& [key, field] :
+       {std::pair<std::string_view, int64_t*>{attribute::kFirstTimestampMs, &info->first_timestamp_ms},
+        {attribute::kLastTimestampMs, &info->last_timestamp_ms},
+        {attribute::kRetentionMaxAgeMs, &info->retention.max_age_ms}}) {
     engine::Status status = GetSigned(attributes, key, field);
     if (!status.ok()) return status;
   }
-  const auto compression = attributes.find("compression");
+  const auto compression = attributes.find(attribute::kCompression);
   const std::string* text = compression == attributes.end() ? nullptr : std::get_if<std::string>(&compression->second);
   std::string why;
   if (text == nullptr || !ParseChunkCompression(*text, &info->compression, &why))
-    return MissingAttribute("compression", "none or zstd:LEVEL");
+    return MissingAttribute(attribute::kCompression, "none or zstd:LEVEL");
   return engine::Status::OK();
 }
 
@@ -302,7 +286,8 @@ void ManagementClient::OnReply(pn_delivery_t* delivery) {
   pn_delivery_settle(delivery);
   pn_link_flow(receiver_, 1);
   if (pending_id_ == 0 || response_) return;  // a reply to a request given up on
-  pn_message_t* message = pn_message();
+  MessagePtr owned(pn_message());
+  pn_message_t* message = owned.get();
   if (n < 0 || pn_message_decode(message, bytes.data(), static_cast<size_t>(n)) != 0) {
     // One request is in flight: a reply that cannot be read is taken to be its response.
     decode_error_ = "the response is not an AMQP message";
@@ -318,7 +303,6 @@ void ManagementClient::OnReply(pn_delivery_t* delivery) {
       }
     }
   }
-  pn_message_free(message);
 }
 
 void ManagementClient::Handle(pn_event_t* event) {
@@ -428,7 +412,8 @@ bool ManagementClient::RunUntil(const std::function<bool()>& done, std::chrono::
 
 engine::Status ManagementClient::Request(const ManagementRequest& request, ManagementResponse* out) {
   if (!failure_.empty()) return engine::Status::IOError(failure_);
-  pn_message_t* message = pn_message();
+  MessagePtr owned(pn_message());
+  pn_message_t* message = owned.get();
   pending_id_ = next_id_++;
   pn_msgid_t id;
   id.type = PN_ULONG;
@@ -441,8 +426,8 @@ engine::Status ManagementClient::Request(const ManagementRequest& request, Manag
   for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"operation", &request.operation},
                                    {"type", &request.type},
                                    {"name", &request.name}}) {
-    PutString(properties, key);
-    PutString(properties, *value);
+    PutText(properties, key);
+    PutText(properties, *value);
   }
   pn_data_exit(properties);
   if (request.attributes) {
@@ -451,7 +436,7 @@ engine::Status ManagementClient::Request(const ManagementRequest& request, Manag
   }
   pn_rwbytes_t buffer{0, nullptr};
   const ssize_t size = pn_message_encode2(message, &buffer);
-  pn_message_free(message);
+  owned.reset();
   if (size < 0) {
     std::free(buffer.start);
     pending_id_ = 0;

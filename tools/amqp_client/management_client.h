@@ -33,11 +33,9 @@
 #include "sift/stream_engine.h"
 #include "tools/amqp_client/broker_url.h"
 #include "tools/amqp_client/client_options.h"
+#include "tools/management_protocol.h"
 
 namespace sift::tools::amqp_client {
-
-// The management node's address: a stream of that name cannot be reached over AMQP.
-inline constexpr std::string_view kManagementAddress = "$management";
 
 // An attribute value as the node sends and takes them: ulong (any unsigned integer on the wire),
 // long (any signed integer) or string (string or symbol).

@@ -13,46 +13,13 @@
 
 #include "engine/amqp/validate.h"
 #include "tools/compression_flag.h"
+#include "tools/management_protocol.h"
+#include "tools/proton_data.h"
 #include "tools/proton_handles.h"
 #include "tools/serve/printable_text.h"
 
 namespace sift::tools {
 namespace {
-
-constexpr std::string_view kStreamType = "sift:stream";
-constexpr std::string_view kStoreType = "sift:store";
-
-std::string_view Text(pn_bytes_t b) { return std::string_view(b.start, b.size); }
-
-// The string or symbol at the data's current node.
-std::optional<std::string> TextAt(pn_data_t* data) {
-  switch (pn_data_type(data)) {
-    case PN_STRING: return std::string(Text(pn_data_get_string(data)));
-    case PN_SYMBOL: return std::string(Text(pn_data_get_symbol(data)));
-    default: return std::nullopt;
-  }
-}
-
-// An integer of any width at the data's current node: false when the node is no integer.
-bool IntegerAt(pn_data_t* data, bool* negative, uint64_t* magnitude) {
-  int64_t s = 0;
-  uint64_t u = 0;
-  bool is_signed = true;
-  switch (pn_data_type(data)) {
-    case PN_ULONG: u = pn_data_get_ulong(data), is_signed = false; break;
-    case PN_UINT: u = pn_data_get_uint(data), is_signed = false; break;
-    case PN_USHORT: u = pn_data_get_ushort(data), is_signed = false; break;
-    case PN_UBYTE: u = pn_data_get_ubyte(data), is_signed = false; break;
-    case PN_LONG: s = pn_data_get_long(data); break;
-    case PN_INT: s = pn_data_get_int(data); break;
-    case PN_SHORT: s = pn_data_get_short(data); break;
-    case PN_BYTE: s = pn_data_get_byte(data); break;
-    default: return false;
-  }
-  *negative = is_signed && s < 0;
-  *magnitude = !is_signed ? u : s < 0 ? 0 : static_cast<uint64_t>(s);
-  return true;
-}
 
 struct StreamAttributes {
   std::optional<uint64_t> max_bytes;
@@ -79,18 +46,20 @@ bool ReadAttributes(pn_data_t* body, StreamAttributes* out, std::string* why) {
       return false;
     }
     const std::string name = PrintableText(*key);
-    if (*key == "retention-max-bytes" || *key == "retention-max-age-ms") {
-      bool negative = false;
-      uint64_t value = 0;
-      if (!IntegerAt(body, &negative, &value)) {
+    if (*key == attribute::kRetentionMaxBytes || *key == attribute::kRetentionMaxAgeMs) {
+      const auto integer = IntegerAt(body);
+      if (!integer) {
         *why = "attribute '" + name + "' must be an integer";
         return false;
       }
-      if (negative) {
+      const int64_t* signed_value = std::get_if<int64_t>(&*integer);
+      if (signed_value != nullptr && *signed_value < 0) {
         *why = "attribute '" + name + "' must not be negative";
         return false;
       }
-      if (*key == "retention-max-bytes") {
+      const uint64_t value =
+          signed_value != nullptr ? static_cast<uint64_t>(*signed_value) : std::get<uint64_t>(*integer);
+      if (*key == attribute::kRetentionMaxBytes) {
         out->max_bytes = value;
       } else if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
         *why = "attribute '" + name + "' is out of range";
@@ -98,7 +67,7 @@ bool ReadAttributes(pn_data_t* body, StreamAttributes* out, std::string* why) {
       } else {
         out->max_age_ms = static_cast<int64_t>(value);
       }
-    } else if (*key == "compression") {
+    } else if (*key == attribute::kCompression) {
       std::optional<std::string> text = TextAt(body);
       engine::ChunkCompression c;
       std::string bad;
@@ -120,35 +89,31 @@ bool ReadAttributes(pn_data_t* body, StreamAttributes* out, std::string* why) {
   return true;
 }
 
-void PutText(pn_data_t* d, std::string_view s) { pn_data_put_string(d, pn_bytes(s.size(), s.data())); }
-
 void PutAttributes(pn_data_t* d, const engine::StreamInfo& info) {
   pn_data_put_map(d);
   pn_data_enter(d);
-  auto ulong = [d](const char* key, uint64_t v) {
+  auto ulong = [d](std::string_view key, uint64_t v) {
     PutText(d, key);
     pn_data_put_ulong(d, v);
   };
-  auto slong = [d](const char* key, int64_t v) {
+  auto slong = [d](std::string_view key, int64_t v) {
     PutText(d, key);
     pn_data_put_long(d, v);
   };
-  PutText(d, "name");
+  PutText(d, attribute::kName);
   PutText(d, info.name);
-  ulong("messages", info.message_count);
-  ulong("first-offset", info.first_offset);
-  ulong("next-offset", info.next_offset);
-  ulong("chunks", info.chunk_count);
-  ulong("stored-bytes", info.bytes);
-  ulong("raw-bytes", info.raw_bytes);
-  slong("first-timestamp-ms", info.first_timestamp_ms);
-  slong("last-timestamp-ms", info.last_timestamp_ms);
-  ulong("retention-max-bytes", info.retention.max_bytes);
-  slong("retention-max-age-ms", info.retention.max_age_ms);
-  PutText(d, "compression");
-  PutText(d, info.compression.codec == engine::ChunkCompression::Codec::kNone
-                 ? std::string("none")
-                 : "zstd:" + std::to_string(info.compression.level));
+  ulong(attribute::kMessages, info.message_count);
+  ulong(attribute::kFirstOffset, info.first_offset);
+  ulong(attribute::kNextOffset, info.next_offset);
+  ulong(attribute::kChunks, info.chunk_count);
+  ulong(attribute::kStoredBytes, info.bytes);
+  ulong(attribute::kRawBytes, info.raw_bytes);
+  slong(attribute::kFirstTimestampMs, info.first_timestamp_ms);
+  slong(attribute::kLastTimestampMs, info.last_timestamp_ms);
+  ulong(attribute::kRetentionMaxBytes, info.retention.max_bytes);
+  slong(attribute::kRetentionMaxAgeMs, info.retention.max_age_ms);
+  PutText(d, attribute::kCompression);
+  PutText(d, FormatCompression(info.compression));
   pn_data_exit(d);
 }
 

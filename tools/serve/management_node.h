@@ -15,10 +15,9 @@
 #include <string_view>
 
 #include "sift/stream_engine.h"
+#include "tools/management_protocol.h"
 
 namespace sift::tools {
-
-inline constexpr std::string_view kManagementAddress = "$management";
 
 struct ManagementSettings {
   // Retention of the streams CREATE makes without retention attributes (as a link's auto-create).

@@ -42,6 +42,7 @@
 #include "tools/sift/command.h"
 #include "tools/compression_flag.h"
 #include "tools/sift/store_flags.h"
+#include "tools/management_protocol.h"
 #include "tools/sift/stream_info.h"
 #include "tools/unit_flags.h"
 
@@ -116,7 +117,7 @@ engine::Status Ask(ManagementClient* client, const StreamOptions& options, const
 ManagementRequest StreamRequest(const char* operation, const StreamOptions& options) {
   ManagementRequest request;
   request.operation = operation;
-  request.type = "sift:stream";
+  request.type = kStreamType;
   request.name = options.stream;
   return request;
 }
@@ -147,15 +148,15 @@ int AskAndPrint(const StreamOptions& options, const std::string& command, const 
 
 // The retention flags given, as the attributes of a CREATE or UPDATE.
 void AddRetentionAttributes(const StreamOptions& options, const RetentionFlags& flags, Attributes* attributes) {
-  if (flags.max_bytes->count() > 0) (*attributes)["retention-max-bytes"] = options.max_bytes;
-  if (flags.max_age->count() > 0) (*attributes)["retention-max-age-ms"] = options.max_age_ms;
+  if (flags.max_bytes->count() > 0) (*attributes)[std::string(attribute::kRetentionMaxBytes)] = options.max_bytes;
+  if (flags.max_age->count() > 0) (*attributes)[std::string(attribute::kRetentionMaxAgeMs)] = options.max_age_ms;
 }
 
 int RunCreateRemote(const StreamOptions& options) {
   ManagementRequest request = StreamRequest("CREATE", options);
   Attributes attributes;
   AddRetentionAttributes(options, options.create_flags, &attributes);
-  if (options.compression) attributes["compression"] = FormatCompression(*options.compression);
+  if (options.compression) attributes[std::string(attribute::kCompression)] = FormatCompression(*options.compression);
   if (!attributes.empty()) request.attributes = std::move(attributes);
   return AskAndPrint(options, "sift stream create", request, "cannot create stream '" + options.stream + "'");
 }
@@ -193,7 +194,7 @@ int RunEnforceRetentionRemote(const StreamOptions& options) {
   if (code != kExitMatched) return code;
   ManagementRequest request;
   request.operation = "ENFORCE-RETENTION";
-  request.type = "sift:store";
+  request.type = kStoreType;
   ManagementResponse response;
   engine::Status status = Ask(client.get(), options, request, "cannot enforce retention", &response);
   client->Close();

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "base/units.h"
+#include "tools/compression_flag.h"
 
 namespace sift::tools {
 namespace {
@@ -32,11 +33,6 @@ std::string StoredShare(const engine::StreamInfo& info) {
 }
 
 }  // namespace
-
-std::string FormatCompression(const engine::ChunkCompression& compression) {
-  if (compression.codec == engine::ChunkCompression::Codec::kNone) return "none";
-  return "zstd:" + std::to_string(compression.level);
-}
 
 std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool with_retention) {
   if (json) {

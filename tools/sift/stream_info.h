@@ -15,9 +15,6 @@ namespace sift::tools {
 
 std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool with_retention);
 
-// `none`, or `zstd:LEVEL` (what --compression takes).
-std::string FormatCompression(const engine::ChunkCompression& compression);
-
 }  // namespace sift::tools
 
 #endif  // SIFT_TOOLS_SIFT_STREAM_INFO_H_
