@@ -649,11 +649,14 @@ void Server::Impl::OnDelivery(pn_event_t* e) {
     return;
   }
   if (!pn_delivery_readable(d) && !pn_delivery_aborted(d)) return;
-  if (s != nullptr && s->management_requests.count(link) > 0) return OnManagementDelivery(s, link, d);
   ProducerLink* p = nullptr;
   if (s != nullptr) {
     auto it = s->producers.find(link);
-    if (it != s->producers.end() && !it->second->closed) p = it->second.get();
+    if (it != s->producers.end()) {
+      if (!it->second->closed) p = it->second.get();
+    } else if (s->management_requests.count(link) > 0) {
+      return OnManagementDelivery(s, link, d);  // looked for only once a transfer is no producer's
+    }
   }
   if (p != nullptr && d != p->receiving) {
     // The first frame of a transfer: it must be within the credit we granted (core 2.6.7). Proton
@@ -1009,10 +1012,11 @@ bool Server::Impl::Handle(pn_event_t* e) {
       if (pn_link_is_sender(link)) {
         ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
         if (s != nullptr) {
-          auto it = s->consumers.find(link);
-          if (it != s->consumers.end()) ServiceConsumer(it->second);
-          auto r = s->management_replies.find(link);
-          if (r != s->management_replies.end()) SendReplies(link, &r->second);
+          if (auto it = s->consumers.find(link); it != s->consumers.end()) {
+            ServiceConsumer(it->second);
+          } else if (auto r = s->management_replies.find(link); r != s->management_replies.end()) {
+            SendReplies(link, &r->second);
+          }
         }
       }
       break;
