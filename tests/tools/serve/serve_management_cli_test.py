@@ -28,6 +28,7 @@ import unittest
 from proton import Message
 from proton.utils import BlockingConnection
 
+from serve_auth_test import openssl, sift_users
 from serve_interop_test import CLI, ServeTestCase, Server
 
 PASSWORDS = {"alice": "alice's secret", "bob": "b0b"}
@@ -35,13 +36,6 @@ PASSWORDS = {"alice": "alice's secret", "bob": "b0b"}
 
 def sift(*args):
     return subprocess.run([CLI] + list(args), capture_output=True, text=True, timeout=120)
-
-
-def sift_users(*args, password=None):
-    r = subprocess.run([CLI, "users"] + list(args), input=password, capture_output=True, text=True, timeout=60)
-    if r.returncode != 0:
-        raise RuntimeError("sift users %s: %s" % (" ".join(args), r.stderr))
-    return r.stdout
 
 
 def publish(url, stream, count, **kwargs):
@@ -313,10 +307,6 @@ class ManagementPermissionTest(ServeTestCase):
         r = sift("stream", "info", "--stream", "orders-1", "--server", self.server.url)  # no anonymous entry
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("refused the login", r.stderr)
-
-
-def openssl(*args):
-    subprocess.run(["openssl"] + list(args), check=True, capture_output=True, timeout=60)
 
 
 @unittest.skipUnless(CLI and os.access(CLI, os.X_OK), "SIFT_CLI is not set to the sift binary")
