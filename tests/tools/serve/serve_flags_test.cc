@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/serve/serve.h"
@@ -54,6 +55,25 @@ TEST(ServeFlags, ChunkAndRetentionFlagsReadSizesAndDurations) {
   EXPECT_EQ(plain.max_chunk_bytes, 65536u);
   EXPECT_EQ(plain.retention_max_age_ms, 0);
   EXPECT_EQ(plain.retention_interval_ms, 0);
+}
+
+TEST(ServeFlags, LoginFlagsTakeTheirRangeAndNameTheFlag) {
+  ServeOptions o;
+  ASSERT_EQ(Parse({}, &o), "");
+  EXPECT_EQ(o.login_threads, 1u);
+  EXPECT_EQ(o.max_pending_logins, 256u);
+  ASSERT_EQ(Parse({"--login-threads", "4", "--max-pending-logins", "16"}, &o), "");
+  EXPECT_EQ(o.login_threads, 4u);
+  EXPECT_EQ(o.max_pending_logins, 16u);
+  for (const auto& [flag, bad] : {std::pair<std::string, std::string>{"--login-threads", "0"},
+                                  {"--login-threads", "65"},
+                                  {"--login-threads", "two"},
+                                  {"--max-pending-logins", "0"},
+                                  {"--max-pending-logins", "-1"}}) {
+    ServeOptions refused;
+    const std::string error = Parse({flag, bad}, &refused);
+    EXPECT_NE(error.find(flag), std::string::npos) << flag << " " << bad << ": " << error;
+  }
 }
 
 TEST(ServeFlags, SummariesAreOnUnlessNoSummary) {
