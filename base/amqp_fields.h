@@ -6,7 +6,7 @@
 // identifier (the name with '_' for '-': "delivery_annotations", the spelling of typed JSON keys and
 // of the selector language). A header or properties field has its name ("first-acquirer"), its
 // identifier ("first_acquirer"), its section, its index in the section's list and the type the spec
-// gives it. Names and numbers only: how the values are encoded is engine/amqp's business, and the
+// gives it. Names and numbers only: how the values are encoded is amqp's business, and the
 // selector uses the names without knowing any bytes.
 //
 // Every text here is a string literal, so a std::string_view's data() is NUL-terminated.
@@ -17,7 +17,7 @@
 #include <span>
 #include <string_view>
 
-namespace sift::base::amqp {
+namespace sift::amqp {
 
 // ---- Sections (core part 3, section 3.2) ----
 
@@ -210,6 +210,6 @@ constexpr bool TableIsConsistent() {
 static_assert(TableIsConsistent());
 }  // namespace internal
 
-}  // namespace sift::base::amqp
+}  // namespace sift::amqp
 
 #endif  // SIFT_BASE_AMQP_FIELDS_H_

@@ -1,6 +1,6 @@
 #include "base/amqp_value.h"
 
-namespace sift::base::amqp {
+namespace sift::amqp {
 
 std::string_view ValueTypeName(ValueType type) {
   switch (type) {
@@ -34,4 +34,4 @@ std::string_view ValueTypeName(ValueType type) {
   return "?";
 }
 
-}  // namespace sift::base::amqp
+}  // namespace sift::amqp

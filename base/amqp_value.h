@@ -1,4 +1,4 @@
-// base::amqp::Value: a typed AMQP 1.0 value, as the codec reads it and the selector evaluates it.
+// amqp::Value: a typed AMQP 1.0 value, as the codec reads it and the selector evaluates it.
 //
 // Values are small PODs: scalars are held inline, strings / symbols / binaries / uuids / decimals are
 // views into bytes owned by someone else (the encoded message, or the evaluation scratch), so making a
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace sift::base::amqp {
+namespace sift::amqp {
 
 enum class ValueType : uint8_t {
   kMissing,  // the field is absent from the message (or the path leads nowhere)
@@ -123,6 +123,6 @@ struct Value {
   }
 };
 
-}  // namespace sift::base::amqp
+}  // namespace sift::amqp
 
 #endif  // SIFT_BASE_AMQP_VALUE_H_

@@ -4,7 +4,7 @@
 // summary entries, store and stream records) and of the words the chunk summaries' text hash and the
 // portable CRC32C read; big-endian is the order of the integers inside RocksDB keys, where bytewise
 // key order must equal numeric order, and of every integer of the AMQP 1.0 encoding (core part 1,
-// section 1.2: engine/amqp's readers, record-file length prefixes). The functions take `const void*` /
+// section 1.2: amqp's readers, record-file length prefixes). The functions take `const void*` /
 // `void*` so that char and uint8_t buffers serve alike; they do no bounds checks (the caller has the
 // bytes).
 //

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "capi/internal.h"
-#include "engine/amqp/record_file.h"
-#include "engine/amqp/validate.h"
+#include "amqp/record_file.h"
+#include "amqp/validate.h"
 #include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
 

@@ -9,10 +9,10 @@
 #include <unordered_map>
 
 #include "base/byte_order.h"
-#include "engine/amqp/field_types.h"
-#include "engine/amqp/message_layout.h"
-#include "engine/amqp/message_view.h"
-#include "engine/amqp/validate.h"
+#include "amqp/field_types.h"
+#include "amqp/message_layout.h"
+#include "amqp/message_view.h"
+#include "amqp/validate.h"
 #include "engine/message_field_source.h"
 #include "selector/compare.h"
 #include "storage/term_index.h"

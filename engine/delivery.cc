@@ -3,8 +3,8 @@
 
 #include <proton/message.h>
 
-#include "engine/amqp/proton_message.h"
-#include "engine/amqp/typed_json.h"
+#include "amqp/proton_message.h"
+#include "amqp/typed_json.h"
 
 namespace sift::engine {
 

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/amqp/cursor.h"
-#include "engine/amqp/encoded_value.h"
-#include "engine/amqp/json_value.h"
-#include "engine/amqp/validate.h"
+#include "amqp/cursor.h"
+#include "amqp/encoded_value.h"
+#include "amqp/json_value.h"
+#include "amqp/validate.h"
 #include "engine/compiled_filter.h"
 
 namespace sift::engine {

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/amqp/coding.h"
-#include "engine/amqp/field_types.h"
+#include "amqp/coding.h"
+#include "amqp/field_types.h"
 #include "selector/bytes_equal.h"
 
 namespace sift::engine {

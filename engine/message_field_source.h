@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/amqp/encoded_value.h"
-#include "engine/amqp/message_view.h"
+#include "amqp/encoded_value.h"
+#include "amqp/message_view.h"
 #include "selector/field_source.h"
 #include "selector/value.h"
 
@@ -62,7 +62,7 @@ class MessageFieldSource : public selector::FieldSource {
   const amqp::MessageView& view() const { return *view_; }
 
  private:
-  static constexpr int kSections = base::amqp::kSectionCount;
+  static constexpr int kSections = amqp::kSectionCount;
 
   // What a slot asks for; built once.
   struct Slot {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/shared_work.h"
-#include "engine/amqp/validate.h"
+#include "amqp/validate.h"
 #include "engine/chunk_summary.h"
 #include "engine/stream_engine_impl.h"
 #include "storage/chunk_format.h"

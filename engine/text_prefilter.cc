@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "base/byte_order.h"
-#include "engine/amqp/encoded_value.h"
-#include "engine/amqp/type_codes.h"
+#include "amqp/encoded_value.h"
+#include "amqp/type_codes.h"
 #include "selector/bytes_equal.h"
 #include "selector/text_hash.h"
 

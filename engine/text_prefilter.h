@@ -40,7 +40,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/amqp/type_codes.h"
+#include "amqp/type_codes.h"
 #include "selector/required_text.h"
 
 namespace sift::engine {

@@ -61,7 +61,7 @@ std::string_view FunctionName(Function fn) {
   return "?";
 }
 
-std::string_view SectionIdentifier(Section section) { return base::amqp::Info(section).identifier; }
+std::string_view SectionIdentifier(Section section) { return amqp::Info(section).identifier; }
 
 std::string FieldRefName(const FieldRef& ref) {
   std::string out(SectionIdentifier(ref.section));

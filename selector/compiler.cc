@@ -617,7 +617,7 @@ std::shared_ptr<const Program> Compiler::CompilePropertyFilter(std::span<const s
     FieldRef ref;
     ref.section = application ? Section::kApplicationProperties : Section::kProperties;
     ref.name = name;
-    if (!application && base::amqp::FindField(base::amqp::Section::kProperties, name) == nullptr) {
+    if (!application && amqp::FindField(amqp::Section::kProperties, name) == nullptr) {
       return fail("'" + name +
                   "' is not a properties field (filter expressions 4.1: use the spec's names "
                   "with hyphens, e.g. message-id, subject, creation-time)");

@@ -19,7 +19,7 @@ namespace sift::selector {
 // The sections of an AMQP 1.0 message (base/amqp_fields.h). Fields are read from the header, the
 // annotation maps, the properties, the application-properties and the footer; a body section holds
 // no named field.
-using Section = base::amqp::Section;
+using Section = amqp::Section;
 
 // One step into a compound value: a list / array element by index, or a map entry by key.
 struct PathStep {

@@ -676,7 +676,7 @@ class Parser {
     *handled = true;
     if (!Advance()) return false;
     FieldRef ref;
-    ref.section = m->field.section == base::amqp::Section::kHeader ? Section::kHeader : Section::kProperties;
+    ref.section = m->field.section == amqp::Section::kHeader ? Section::kHeader : Section::kProperties;
     ref.name = std::string(m->field.name);
     uint32_t field;
     if (!AddField(std::move(ref), t, &field)) return false;

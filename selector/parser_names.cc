@@ -4,9 +4,9 @@
 namespace sift::selector {
 namespace {
 
-using base::amqp::HeaderField;
-using base::amqp::Info;
-using base::amqp::PropertiesField;
+using amqp::HeaderField;
+using amqp::Info;
+using amqp::PropertiesField;
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -70,9 +70,9 @@ bool ResolveSpecFieldName(Section section, std::string_view written, std::string
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     *spec += c;
   }
-  if (base::amqp::FindField(section, *spec) != nullptr) return true;
+  if (amqp::FindField(section, *spec) != nullptr) return true;
   known->clear();
-  for (const base::amqp::FieldInfo& f : base::amqp::FieldsOf(section)) {
+  for (const amqp::FieldInfo& f : amqp::FieldsOf(section)) {
     if (!known->empty()) *known += ", ";
     *known += f.identifier;
   }

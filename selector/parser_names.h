@@ -38,8 +38,8 @@ const FunctionEntry* LookupFunction(std::string_view name);
 // it reads, through `function` (kNone: the field as it is).
 struct JmsMapping {
   const char* jms;
-  const base::amqp::FieldInfo& field;  // the AMQP field, from base/amqp_fields.h
-  Function function;                   // kNone: the field as it is
+  const amqp::FieldInfo& field;  // the AMQP field, from base/amqp_fields.h
+  Function function;             // kNone: the field as it is
 };
 // The mapping of JMS header name `name` (exact case); nullptr for none.
 const JmsMapping* LookupJmsHeader(std::string_view name);

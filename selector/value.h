@@ -7,9 +7,9 @@
 
 namespace sift::selector {
 
-using Value = base::amqp::Value;
-using ValueType = base::amqp::ValueType;
-using base::amqp::ValueTypeName;
+using Value = amqp::Value;
+using ValueType = amqp::ValueType;
+using amqp::ValueTypeName;
 
 }  // namespace sift::selector
 

@@ -1,5 +1,5 @@
 // Command-line options that take a byte size ("64MiB") or a duration ("7d"), read strictly by
-// base/units.h, for the `sift` commands and `sift serve` alike. A bad value is a CLI11 validation
+// tools/units.h, for the `sift` commands and `sift serve` alike. A bad value is a CLI11 validation
 // error naming the flag, the value and what was expected (`--max-age: bad duration '7': a duration
 // needs a unit ...`), which both programs report as a usage error, exit code 2.
 #ifndef SIFT_TOOLS_UNIT_FLAGS_H_
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "base/units.h"
+#include "tools/units.h"
 
 namespace sift::tools {
 
@@ -23,10 +23,9 @@ CLI::Option* AddByteSizeOption(CLI::App* app, const std::string& name, T* bytes,
       [min, max](std::string& text) -> std::string {
         uint64_t value = 0;
         std::string error;
-        if (!base::ParseByteSize(text, &value, &error)) return "bad size '" + text + "': " + error;
+        if (!ParseByteSize(text, &value, &error)) return "bad size '" + text + "': " + error;
         if (value < min || value > max) {
-          return "bad size '" + text + "': must be from " + base::FormatByteSize(min) + " to " +
-                 base::FormatByteSize(max);
+          return "bad size '" + text + "': must be from " + FormatByteSize(min) + " to " + FormatByteSize(max);
         }
         text = std::to_string(value);  // what the bound variable reads
         return std::string();
@@ -42,10 +41,10 @@ inline CLI::Option* AddDurationOption(CLI::App* app, const std::string& name, in
       [min_ms, max_ms](std::string& text) -> std::string {
         int64_t value = 0;
         std::string error;
-        if (!base::ParseDuration(text, &value, &error)) return "bad duration '" + text + "': " + error;
+        if (!ParseDuration(text, &value, &error)) return "bad duration '" + text + "': " + error;
         if (value < min_ms || value > max_ms) {
-          return "bad duration '" + text + "': must be from " + base::FormatDuration(min_ms) + " to " +
-                 base::FormatDuration(max_ms);
+          return "bad duration '" + text + "': must be from " + FormatDuration(min_ms) + " to " +
+                 FormatDuration(max_ms);
         }
         text = std::to_string(value);
         return std::string();

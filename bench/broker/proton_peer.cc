@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/amqp/record_file.h"
+#include "amqp/record_file.h"
 
 namespace {
 

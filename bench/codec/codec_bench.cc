@@ -30,11 +30,11 @@
 #include <vector>
 
 #include "bench/paired_turns.h"
-#include "engine/amqp/message_view.h"
-#include "engine/amqp/proton_message.h"
-#include "engine/amqp/record_file.h"
-#include "engine/amqp/typed_json.h"
-#include "engine/amqp/validate.h"
+#include "amqp/message_view.h"
+#include "amqp/proton_message.h"
+#include "amqp/record_file.h"
+#include "amqp/typed_json.h"
+#include "amqp/validate.h"
 #include "engine/chunk_summary.h"
 #include "engine/message_field_source.h"
 #include "tools/synthetic/synthetic_orders.h"

@@ -60,8 +60,8 @@
 
 #include "bench/filter/malloc_counter.h"
 #include "bench/filter/record_buffer.h"
-#include "engine/amqp/proton_message.h"
-#include "engine/amqp/typed_json.h"
+#include "amqp/proton_message.h"
+#include "amqp/typed_json.h"
 #include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
 #include "selector/eval_context.h"

@@ -7,10 +7,10 @@
 #include <numeric>
 
 #include "base/byte_order.h"
-#include "engine/amqp/encoded_value.h"
-#include "engine/amqp/message_view.h"
-#include "engine/amqp/record_file.h"
-#include "engine/amqp/validate.h"
+#include "amqp/encoded_value.h"
+#include "amqp/message_view.h"
+#include "amqp/record_file.h"
+#include "amqp/validate.h"
 #include "tools/synthetic/synthetic_orders.h"
 
 namespace sift::bench {

@@ -1,6 +1,6 @@
 // RecordBuffer: the benchmark's in-memory source of messages, and the corpora built into it.
 //
-// A RecordBuffer holds records back to back exactly as a record file does (engine/amqp/record_file.h: a 4-byte
+// A RecordBuffer holds records back to back exactly as a record file does (amqp/record_file.h: a 4-byte
 // big-endian length, then one encoded AMQP 1.0 message), so the hot loops walk it the way sift walks
 // a mapped record file: read a length, view the message, go on. starts() keeps each record's byte
 // position only so a run can be split between threads; the loops do not read it.
@@ -8,7 +8,7 @@
 // Corpora are deterministic. The base corpus of a profile is message 0..N-1 of
 // synthetic::SyntheticOrders(profile, seed 1): read from a record file written by `sift gen` (bench/run
 // does that) or generated in-process when no file is given; both give the same bytes. Every message is
-// validated strictly (engine/amqp/validate.h) on load, so a benchmark never runs on bytes sift would
+// validated strictly (amqp/validate.h) on load, so a benchmark never runs on bytes sift would
 // have refused.
 //
 // A variant of a base corpus controls the filtered field: the application property "customer" (a

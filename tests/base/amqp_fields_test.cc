@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace sift::base::amqp {
+namespace sift::amqp {
 namespace {
 
 TEST(AmqpFieldsTest, Sections) {
@@ -58,4 +58,4 @@ TEST(AmqpFieldsTest, Fields) {
 }
 
 }  // namespace
-}  // namespace sift::base::amqp
+}  // namespace sift::amqp

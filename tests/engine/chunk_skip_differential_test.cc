@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "base/byte_order.h"
-#include "engine/amqp/validate.h"
+#include "amqp/validate.h"
 #include "engine/chunk_summary.h"
 #include "engine/compiled_filter.h"
 #include "engine/message_field_source.h"

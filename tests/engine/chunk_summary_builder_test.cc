@@ -19,10 +19,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/amqp/field_types.h"
-#include "engine/amqp/message_layout.h"
-#include "engine/amqp/message_view.h"
-#include "engine/amqp/validate.h"
+#include "amqp/field_types.h"
+#include "amqp/message_layout.h"
+#include "amqp/message_view.h"
+#include "amqp/validate.h"
 #include "engine/chunk_summary.h"
 #include "engine/message_field_source.h"
 #include "selector/compare.h"

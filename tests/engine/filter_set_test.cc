@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/amqp/typed_json.h"
+#include "amqp/typed_json.h"
 #include "engine/compiled_filter.h"
 #include "sift/filter_spec.h"
 

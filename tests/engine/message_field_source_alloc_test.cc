@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "engine/amqp/record_file.h"
+#include "amqp/record_file.h"
 #include "engine/message_field_source.h"
-#include "tests/engine/amqp/test_messages.h"
+#include "tests/amqp/test_messages.h"
 #include "tests/support/allocation_counter.h"
 
 namespace sift::engine {

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/amqp/cursor.h"
-#include "engine/amqp/field_types.h"
-#include "engine/amqp/message_view.h"
+#include "amqp/cursor.h"
+#include "amqp/field_types.h"
+#include "amqp/message_view.h"
 #include "engine/message_field_source.h"
-#include "tests/engine/amqp/test_messages.h"
+#include "tests/amqp/test_messages.h"
 #include "tests/engine/field_refs.h"
 #include "tools/synthetic/synthetic_orders.h"
 

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "tests/engine/amqp/test_messages.h"
+#include "tests/amqp/test_messages.h"
 #include "tests/engine/field_refs.h"
 
 namespace sift::engine {

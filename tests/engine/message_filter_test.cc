@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/amqp/validate.h"
+#include "amqp/validate.h"
 #include "engine/message_field_source.h"
 #include "engine/message_filter.h"
 #include "selector/selector.h"

@@ -156,7 +156,7 @@ inline int PropertiesIndex(const std::string& name) {
 inline bool EncodeTestMessage(const TestMessage& message, std::vector<uint8_t>* out, std::string* error) {
   const TestValue* header[5] = {};
   const TestValue* properties[13] = {};
-  std::vector<std::pair<const std::string*, const TestValue*>> maps[base::amqp::kSectionCount];
+  std::vector<std::pair<const std::string*, const TestValue*>> maps[amqp::kSectionCount];
   for (const auto& [key, value] : message.fields()) {
     const auto& [section, name] = key;
     if (section == Section::kHeader) {

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/amqp/record_file.h"
-#include "engine/amqp/validate.h"
+#include "amqp/record_file.h"
+#include "amqp/validate.h"
 #include "engine/chunk_summary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/amqp/validate.h"
+#include "amqp/validate.h"
 #include "engine/message_field_source.h"
 #include "engine/message_filter.h"
 #include "selector/eval_context.h"

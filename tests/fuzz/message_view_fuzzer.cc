@@ -7,10 +7,10 @@
 #include <span>
 #include <vector>
 
-#include "engine/amqp/message_view.h"
-#include "engine/amqp/validate.h"
+#include "amqp/message_view.h"
+#include "amqp/validate.h"
 #include "engine/message_field_source.h"
-#include "tests/engine/amqp/exercise_view.h"
+#include "tests/amqp/exercise_view.h"
 
 namespace {
 

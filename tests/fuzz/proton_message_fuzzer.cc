@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes through DecodeToProton (one walk that checks and builds every
-// pn_data_t node by node) and through the section-by-section reference (tests/engine/amqp/reference_proton_message.h).
+// pn_data_t node by node) and through the section-by-section reference (tests/amqp/reference_proton_message.h).
 // A finding is a crash, an out-of-buffer read (ASan), UB (UBSan), or a disagreement: one accepting
 // what the other refuses, or two accepted messages that Proton encodes differently (content, footer,
 // inferred flag). The one tolerated difference: the new decoder refuses a message the reference
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/amqp/proton_message.h"
-#include "engine/amqp/validate.h"
-#include "tests/engine/amqp/reference_proton_message.h"
+#include "amqp/proton_message.h"
+#include "amqp/validate.h"
+#include "tests/amqp/reference_proton_message.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes through strict validation (as a message and as a single value)
 // and through the record file reader. Findings: crashes, out-of-buffer reads (ASan), errors that do
 // not name an offset inside the input, and any difference from the reference validator
-// (tests/engine/amqp/reference_validate.h) in the error or in the verdict of the fast walk, and a
+// (tests/amqp/reference_validate.h) in the error or in the verdict of the fast walk, and a
 // layout (WellFormedMessage with a MessageLayout) that differs in verdict, or that the lazy reader
 // does not find: each laid-out section where MessageView finds it, each element where reading the
 // one before ends.
@@ -13,12 +13,12 @@
 #include <span>
 #include <string>
 
-#include "engine/amqp/encoded_value.h"
-#include "engine/amqp/message_layout.h"
-#include "engine/amqp/message_view.h"
-#include "engine/amqp/record_file.h"
-#include "engine/amqp/validate.h"
-#include "tests/engine/amqp/reference_validate.h"
+#include "amqp/encoded_value.h"
+#include "amqp/message_layout.h"
+#include "amqp/message_view.h"
+#include "amqp/record_file.h"
+#include "amqp/validate.h"
+#include "tests/amqp/reference_validate.h"
 
 namespace {
 

@@ -633,7 +633,7 @@ TEST_F(CliOfflineTest, CatRoundTripsRecordsThroughJson) {
   EXPECT_EQ(nlohmann::json::parse(lines[5])["offset"], 5);
   CliResult r = Sift("cat --format json -f amqp orders.jsonl > back.amqp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  // Proton-encoded messages survive typed JSON byte for byte (engine/amqp/typed_json.h).
+  // Proton-encoded messages survive typed JSON byte for byte (amqp/typed_json.h).
   EXPECT_EQ(ReadFile(Path("back.amqp")), ReadFile(Path("orders.amqp")));
 }
 

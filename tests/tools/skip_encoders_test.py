@@ -66,7 +66,7 @@ class SkipOverOtherEncoders(unittest.TestCase):
         cls.dir = tempfile.TemporaryDirectory(prefix="sift_skip_encoders_")
         cls.store = os.path.join(cls.dir.name, "store")
         records = os.path.join(cls.dir.name, "messages.rec")
-        subprocess.run([sys.executable, os.path.join(SOURCE, "tests/engine/amqp/generate_messages.py"), "--seed",
+        subprocess.run([sys.executable, os.path.join(SOURCE, "tests/amqp/generate_messages.py"), "--seed",
                         "13", "--count", "4000", "--out", records], check=True)
         loaded = subprocess.run([SIFT, "append", "--store", cls.store, "--stream", "g", "--max-chunk-messages", "5",
                                  records], capture_output=True, text=True)

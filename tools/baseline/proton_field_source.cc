@@ -29,7 +29,7 @@ ProtonFieldSource::ProtonFieldSource(std::span<const selector::FieldRef> fields)
     switch (ref.section) {
       case Section::kHeader:
       case Section::kProperties:
-        if (const base::amqp::FieldInfo* f = base::amqp::FindField(ref.section, ref.name)) {
+        if (const amqp::FieldInfo* f = amqp::FindField(ref.section, ref.name)) {
           slot.kind = ref.section == Section::kHeader ? Kind::kHeader : Kind::kProperties;
           slot.index = f->index;
         }
@@ -47,8 +47,8 @@ Value ProtonFieldSource::Get(uint32_t index) {
   Slot& slot = slots_[index];
   switch (slot.kind) {
     case Kind::kUnknown: return Value::Missing();
-    case Kind::kHeader: return Header(static_cast<base::amqp::HeaderField>(slot.index));
-    case Kind::kProperties: return Property(slot, static_cast<base::amqp::PropertiesField>(slot.index));
+    case Kind::kHeader: return Header(static_cast<amqp::HeaderField>(slot.index));
+    case Kind::kProperties: return Property(slot, static_cast<amqp::PropertiesField>(slot.index));
     case Kind::kApplicationProperty: return MapEntry(slot, pn_message_properties(message_));
     case Kind::kMessageAnnotation: return MapEntry(slot, pn_message_annotations(message_));
     case Kind::kDeliveryAnnotation: return MapEntry(slot, pn_message_instructions(message_));
@@ -56,8 +56,8 @@ Value ProtonFieldSource::Get(uint32_t index) {
   return Value::Missing();
 }
 
-Value ProtonFieldSource::Header(base::amqp::HeaderField field) {
-  using base::amqp::HeaderField;
+Value ProtonFieldSource::Header(amqp::HeaderField field) {
+  using amqp::HeaderField;
   pn_message_t* m = message_;
   switch (field) {
     case HeaderField::kDurable: return Value::Boolean(pn_message_is_durable(m));
@@ -72,8 +72,8 @@ Value ProtonFieldSource::Header(base::amqp::HeaderField field) {
   return Value::Missing();
 }
 
-Value ProtonFieldSource::Property(Slot& slot, base::amqp::PropertiesField field) {
-  using base::amqp::PropertiesField;
+Value ProtonFieldSource::Property(Slot& slot, amqp::PropertiesField field) {
+  using amqp::PropertiesField;
   pn_message_t* m = message_;
   switch (field) {
     case PropertiesField::kMessageId: return Atom(slot, pn_message_get_id(m));

@@ -49,7 +49,7 @@ class ProtonFieldSource final : public selector::FieldSource {
 
  private:
   // Where a slot's value comes from: a header or properties getter (`index`: the field's
-  // base::amqp::HeaderField / PropertiesField), or a decoded map.
+  // amqp::HeaderField / PropertiesField), or a decoded map.
   enum class Kind : uint8_t {
     kUnknown,
     kHeader,
@@ -66,8 +66,8 @@ class ProtonFieldSource final : public selector::FieldSource {
     uint8_t decimal[8]{};   // decimal32 / decimal64 as big-endian bytes (Proton holds them as integers)
   };
 
-  selector::Value Header(base::amqp::HeaderField field);
-  selector::Value Property(Slot& slot, base::amqp::PropertiesField field);
+  selector::Value Header(amqp::HeaderField field);
+  selector::Value Property(Slot& slot, amqp::PropertiesField field);
   selector::Value Atom(Slot& slot, const pn_atom_t& atom);
   selector::Value MapEntry(Slot& slot, pn_data_t* data);
 

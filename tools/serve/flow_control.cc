@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "base/units.h"
+#include "tools/units.h"
 
 namespace sift::tools {
 
@@ -24,8 +24,8 @@ bool FlowControl::Evaluate(std::string* change) {
     if (raise || clear) {
       memory_alarm_.store(raise, std::memory_order_relaxed);
       changed = true;
-      what += std::string(raise ? "memory alarm raised" : "memory alarm cleared") + ": " + base::FormatByteSize(used) +
-              " in use, budget " + base::FormatByteSize(memory_budget_);
+      what += std::string(raise ? "memory alarm raised" : "memory alarm cleared") + ": " + FormatByteSize(used) +
+              " in use, budget " + FormatByteSize(memory_budget_);
     }
   }
   if (min_disk_free_ > 0) {
@@ -34,8 +34,8 @@ bool FlowControl::Evaluate(std::string* change) {
       disk_alarm_.store(low, std::memory_order_relaxed);
       changed = true;
       if (!what.empty()) what += "; ";
-      what += std::string(low ? "disk alarm raised" : "disk alarm cleared") + ": " + base::FormatByteSize(s.disk_free) +
-              " free, threshold " + base::FormatByteSize(min_disk_free_);
+      what += std::string(low ? "disk alarm raised" : "disk alarm cleared") + ": " + FormatByteSize(s.disk_free) +
+              " free, threshold " + FormatByteSize(min_disk_free_);
     }
   }
   if (changed) *change = what;

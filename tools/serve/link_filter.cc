@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/amqp/cursor.h"
-#include "engine/amqp/encoded_value.h"
-#include "engine/amqp/validate.h"
+#include "amqp/cursor.h"
+#include "amqp/encoded_value.h"
+#include "amqp/validate.h"
 #include "sift/filter_set.h"
 
 namespace sift::tools {

@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/amqp/validate.h"
+#include "amqp/validate.h"
 #include "tools/compression_flag.h"
 #include "tools/management_protocol.h"
 #include "tools/proton_data.h"

@@ -4,9 +4,9 @@
 
 #include <span>
 
-#include "engine/amqp/cursor.h"
-#include "engine/amqp/encoded_value.h"
-#include "engine/amqp/type_codes.h"
+#include "amqp/cursor.h"
+#include "amqp/encoded_value.h"
+#include "amqp/type_codes.h"
 
 namespace sift::tools {
 namespace {

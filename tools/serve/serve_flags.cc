@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "base/units.h"
+#include "tools/units.h"
 #include "tools/serve/serve.h"
 #include "tools/compression_flag.h"
 #include "tools/unit_flags.h"
@@ -83,22 +83,22 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
   AddCompressionFlag(app, &o->compression, "the streams the server creates (default: none)");
   AddDurationOption(app, "--retention-interval", &o->retention_interval_ms, 0, int64_t{7} * 86'400'000,
                     "apply every stream's retention this often, e.g. 30s (0: only on append)")
-      ->default_str(base::FormatDuration(o->retention_interval_ms));
+      ->default_str(FormatDuration(o->retention_interval_ms));
   AddByteSizeOption(app, "--max-connection-output", &o->max_connection_output, 64u << 10, uint64_t{1} << 32,
                     "stop sending to a connection with this much output queued until its socket drains")
-      ->default_str(base::FormatByteSize(o->max_connection_output));
+      ->default_str(FormatByteSize(o->max_connection_output));
   AddByteSizeOption(app, "--memory-budget", &o->memory_budget, 0, std::numeric_limits<uint64_t>::max(),
                     "withhold producer credit while received and queued bytes reach this (0: no budget)")
-      ->default_str(base::FormatByteSize(o->memory_budget));
+      ->default_str(FormatByteSize(o->memory_budget));
   AddByteSizeOption(app, "--min-disk-free", &o->min_disk_free, 0, std::numeric_limits<uint64_t>::max(),
                     "withhold producer credit while the store's file system has less free (0: no check)")
-      ->default_str(base::FormatByteSize(o->min_disk_free));
+      ->default_str(FormatByteSize(o->min_disk_free));
   AddDurationOption(app, "--handshake-timeout", &o->handshake_timeout_ms, 100, 3'600'000,
                     "close a socket that has not completed AMQP header, SASL and open within this")
-      ->default_str(base::FormatDuration(o->handshake_timeout_ms));
+      ->default_str(FormatDuration(o->handshake_timeout_ms));
   AddDurationOption(app, "--idle-timeout", &o->idle_timeout_ms, 0, 86'400'000,
                     "close a connection silent for this long; heartbeats keep live ones open (0: none)")
-      ->default_str(base::FormatDuration(o->idle_timeout_ms));
+      ->default_str(FormatDuration(o->idle_timeout_ms));
   app->add_option("--max-handshakes", o->max_handshakes, "sockets still in their handshake; beyond: oldest closed")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 20));
@@ -123,7 +123,7 @@ void AddServeFlags(CLI::App* app, ServeOptions* o) {
       ->check(CLI::Range(0u, 1u << 30));
   AddDurationOption(app, "--reader-slice", &o->reader_slice_ms, 1, 60'000,
                     "longest turn of one consumer's scan on a reader thread")
-      ->default_str(base::FormatDuration(o->reader_slice_ms));
+      ->default_str(FormatDuration(o->reader_slice_ms));
   app->add_option("--metrics", o->metrics, "serve Prometheus metrics at http://HOST:PORT/metrics")
       ->check(CLI::Validator(
           [](std::string& v) -> std::string {

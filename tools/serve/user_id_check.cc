@@ -3,15 +3,15 @@
 
 #include <cstdint>
 
-#include "engine/amqp/message_view.h"
+#include "amqp/message_view.h"
 #include "tools/serve/printable_text.h"
 
 namespace sift::tools {
 
 bool UserIdMatches(std::string_view message, std::string_view user, std::string* claimed) {
   amqp::MessageView view({reinterpret_cast<const uint8_t*>(message.data()), message.size()});
-  const base::amqp::Value id = view.Property(amqp::PropertiesField::kUserId);
-  if (id.type != base::amqp::ValueType::kBinary || id.bytes() == user) return true;
+  const amqp::Value id = view.Property(amqp::PropertiesField::kUserId);
+  if (id.type != amqp::ValueType::kBinary || id.bytes() == user) return true;
   *claimed = PrintableText(id.bytes());
   return false;
 }

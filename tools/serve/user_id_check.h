@@ -1,6 +1,6 @@
 // The user-id check of published messages: a message whose properties carry a user-id (core part 3,
 // section 3.2.4) must name the user who published it, byte for byte, or it is refused. Only the
-// properties section is read (engine/amqp/message_view.h), not the whole message.
+// properties section is read (amqp/message_view.h), not the whole message.
 #ifndef SIFT_TOOLS_SERVE_USER_ID_CHECK_H_
 #define SIFT_TOOLS_SERVE_USER_ID_CHECK_H_
 

@@ -39,8 +39,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/amqp/proton_message.h"
-#include "engine/amqp/typed_json.h"
+#include "amqp/proton_message.h"
+#include "amqp/typed_json.h"
 #include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
 #include "selector/eval_context.h"

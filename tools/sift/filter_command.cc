@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/amqp/record_file.h"
-#include "engine/amqp/validate.h"
+#include "amqp/record_file.h"
+#include "amqp/validate.h"
 #include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
 #include "tools/sift/command.h"

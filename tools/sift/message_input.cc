@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/amqp/typed_json.h"
-#include "engine/amqp/validate.h"
+#include "amqp/typed_json.h"
+#include "amqp/validate.h"
 
 namespace sift::tools {
 

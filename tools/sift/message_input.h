@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/amqp/record_file.h"
+#include "amqp/record_file.h"
 #include "sift/status.h"
 
 namespace sift::tools {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "base/byte_order.h"
-#include "engine/amqp/typed_json.h"
-#include "engine/amqp/validate.h"
+#include "amqp/typed_json.h"
+#include "amqp/validate.h"
 #include "tools/sift/command.h"
 #include "tools/amqp_client/publisher.h"
 #include "tools/sift/ordered_batches.h"

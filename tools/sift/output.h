@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/amqp/json_text.h"
+#include "amqp/json_text.h"
 #include "sift/status.h"
 
 namespace sift::tools {

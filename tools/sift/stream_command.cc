@@ -13,7 +13,7 @@
 //   enforce-retention
 //       applies every stream's retention now (age limits on streams nobody appends to)
 //
-// SIZE and DURATION are read strictly (base/units.h: 64MiB, 10G, 7d, 12h); a bad value is a usage
+// SIZE and DURATION are read strictly (tools/units.h: 64MiB, 10G, 7d, 12h); a bad value is a usage
 // error naming the flag (exit 2). The writing subcommands need the store to themselves: beside a
 // running `sift serve` or append they fail with the store busy (exit 3).
 //

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "base/units.h"
+#include "tools/units.h"
 #include "tools/compression_flag.h"
 
 namespace sift::tools {
@@ -61,8 +61,8 @@ std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool wit
                      " first=" + IsoTime(info.first_timestamp_ms) + " last=" + IsoTime(info.last_timestamp_ms);
   if (with_retention) {
     const engine::RetentionPolicy& r = info.retention;
-    line += " max-bytes=" + (r.max_bytes == 0 ? std::string("-") : base::FormatByteSize(r.max_bytes));
-    line += " max-age=" + (r.max_age_ms == 0 ? std::string("-") : base::FormatDuration(r.max_age_ms));
+    line += " max-bytes=" + (r.max_bytes == 0 ? std::string("-") : FormatByteSize(r.max_bytes));
+    line += " max-age=" + (r.max_age_ms == 0 ? std::string("-") : FormatDuration(r.max_age_ms));
     line += " compression=" + FormatCompression(info.compression);
   }
   return line;

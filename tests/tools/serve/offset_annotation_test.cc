@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/amqp/validate.h"
+#include "amqp/validate.h"
 
 namespace sift::tools {
 namespace {

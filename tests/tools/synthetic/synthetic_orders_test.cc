@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/amqp/record_file.h"
+#include "amqp/record_file.h"
 
 namespace sift::synthetic {
 namespace {
