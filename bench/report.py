@@ -178,7 +178,8 @@ def main():
 
     w("# Benchmark results")
     w("")
-    w(f"Written by `bench/report.py` at commit `{commit}`, {date}, from the result files in `bench/results/`: "
+    w(f"Written by `bench/report.py` at commit `{commit}`, {date}, from the result files `bench/run` writes "
+      "to `bench/results/` (kept out of git: this report and its plots are what is committed): "
       f"each part's figures are from the last run of the command given with them (`{commands.get('all', 'bench/run --all')}` "
       "runs the filter, whole-command, skipping, codec, selector, storage, serve and history parts; the broker and "
       f"Python parts have runs of their own), on {cpus}-core machines of one kind, Debian 12, g++ 12 `-O3` "
@@ -251,7 +252,7 @@ def main():
       "customer property first or last; M msgs/s on one thread (CPU time), the median of 3 runs interleaved at "
       "random with the other rows for scan, full decode, typed JSON and the baseline. \"Full decode\" is "
       "`Delivery::ToProton` of every match; \"typed JSON\" is its JSON line. All rows, the selector shapes, the "
-      "store through consumers and thread scaling are in `bench/results/filter-summary.md`.")
+      "store through consumers and thread scaling are under \"Filter benchmark, every row\" below.")
     w("")
     w("| shape | customer | selectivity | scan | scan + full decode | scan + typed JSON | baseline | scan / base | decode / base | JSON / base |")
     w("|---|---|---|---|---|---|---|---|---|---|")
@@ -512,6 +513,13 @@ def main():
     # sift between brokers (bench/broker/run, bench/broker/full_scale), when present.
     if os.path.exists(os.path.join(r, "broker.md")):
         broker_section(r, commands, w, targets)
+
+    # The filter benchmark's own summary, whole: the tables above pick rows from it.
+    w("## Filter benchmark, every row")
+    w("")
+    w(f"`{commands['filter']}` (bench/plot.py's summary of its JSON).")
+    w("")
+    write_part(w, fs)
 
     # Targets.
     w("## Targets")

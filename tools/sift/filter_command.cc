@@ -51,7 +51,7 @@ struct FilterOptions {
 // The stretch of records timed before choosing to filter the rest in parallel, and the cost per record
 // from which that pays: a record the text prefilter rejects is cheaper than this and filters no faster
 // on two threads, one that runs several numeric comparisons is dearer and gains. Set between the two
-// from `sift filter` timed both ways on the shapes of bench/results/filter-summary.md; a machine of
+// from `sift filter` timed both ways on the shapes of bench/RESULTS.md ("Filter benchmark, every row"); a machine of
 // another speed moves both costs alike.
 constexpr uint64_t kProbeRecords = 32768;
 constexpr double kParallelNsPerRecord = 400;
