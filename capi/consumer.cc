@@ -211,7 +211,8 @@ sift_status sift_consumer_poll(sift_consumer* consumer, sift_batch* batch, uint3
     sift::Status s = consumer->consumer->Poll(&batch->batch, std::chrono::milliseconds(wait_ms));
     batch->view.reserve(batch->batch.size());
     for (const sift::engine::Delivery& d : batch->batch) {
-      batch->view.push_back(sift_delivery{d.offset(), d.timestamp_ms(), d.data().data(), d.data().size()});
+      batch->view.push_back(sift_delivery{d.offset(), d.timestamp_ms(),
+                                          reinterpret_cast<const uint8_t*>(d.bytes().data()), d.bytes().size()});
     }
     return Report(error, s);
   });

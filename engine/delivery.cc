@@ -4,6 +4,7 @@
 #include <proton/message.h>
 
 #include "amqp/proton_message.h"
+#include "base/bytes.h"
 #include "amqp/typed_json.h"
 
 namespace sift::engine {
@@ -35,13 +36,13 @@ void DeliveryBatch::Add(uint64_t offset, int64_t timestamp_ms, std::string_view 
 }
 
 Status Delivery::ToProton(pn_message_t* out) const {
-  amqp::ConversionStatus s = amqp::DecodeToProton(data(), out);
+  amqp::ConversionStatus s = amqp::DecodeToProton(base::AsBytes(bytes_), out);
   if (!s.ok()) return Status::Corruption("cannot decode message", "offset " + std::to_string(offset_), s.error());
   return Status::OK();
 }
 
 Status Delivery::ToJson(std::string* out) const {
-  amqp::ConversionStatus s = amqp::DecodeToTypedJson(data(), offset_, out);
+  amqp::ConversionStatus s = amqp::DecodeToTypedJson(base::AsBytes(bytes_), offset_, out);
   if (!s.ok()) return Status::Corruption("cannot decode message", "offset " + std::to_string(offset_), s.error());
   return Status::OK();
 }

@@ -11,19 +11,14 @@
 #include <utility>
 #include <vector>
 
-#include "base/shared_work.h"
+#include "base/bytes.h"
 #include "amqp/validate.h"
+#include "engine/bulk_load.h"
 #include "engine/chunk_summary.h"
 #include "engine/stream_engine_impl.h"
 #include "storage/chunk_format.h"
 
 namespace sift::engine {
-namespace {
-
-std::span<const uint8_t> Bytes(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
-
-}  // namespace
-
 Status StreamEngine::Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out) {
   return StreamEngineInternals::Open(path, options, storage::StoreOptions(), out);
 }
@@ -125,12 +120,9 @@ Status StreamEngine::Append(std::string_view stream, std::string_view message, u
   return AppendBatch(stream, std::span<const std::string_view>(&message, 1), offset);
 }
 
-namespace {
-
-// EngineOptions::validate: every message of a batch, before anything is stored.
 Status ValidateBatch(std::span<const std::string_view> messages) {
   for (size_t i = 0; i < messages.size(); ++i) {
-    amqp::DecodeError error = amqp::Validate(Bytes(messages[i]));
+    amqp::DecodeError error = amqp::Validate(base::AsBytes(messages[i]));
     if (!error.ok()) {
       std::string where = messages.size() == 1 ? std::string() : "message " + std::to_string(i) + " of the batch, ";
       where += "byte " + std::to_string(error.offset);
@@ -145,10 +137,9 @@ Status AppendStatus(const std::string& path, std::string_view stream, const stor
   return FromStorage(s, "cannot append", stream);
 }
 
-}  // namespace
-
 Status StreamEngine::AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
-                                 uint64_t* first_offset) {
+                                 uint64_t* first_offset, const AppendOptions& options) {
+  if (options.bulk) return IngestBatch(*this, stream, messages, first_offset);
   if (impl_->options.validate) {
     if (Status v = ValidateBatch(messages); !v.ok()) return v;
   }
@@ -171,7 +162,7 @@ Status StreamEngine::AppendEach(std::string_view stream, std::span<const std::st
       continue;
     }
     if (impl_->options.validate) {
-      amqp::DecodeError error = amqp::Validate(Bytes(m));
+      amqp::DecodeError error = amqp::Validate(base::AsBytes(m));
       if (!error.ok()) {
         (*outcomes)[i].status =
             Status::Malformed("malformed message", "byte " + std::to_string(error.offset), error.Reason());
@@ -195,53 +186,6 @@ Status StreamEngine::AppendEach(std::string_view stream, std::span<const std::st
   return s;
 }
 
-Status StreamEngine::IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
-                                 uint64_t* first_offset, const IngestPreparation* prepared) {
-  if (impl_->options.validate) {
-    if (Status v = ValidateBatch(messages); !v.ok()) return v;
-  }
-  return AppendStatus(
-      path_, stream,
-      impl_->store->IngestBatch(stream, messages, first_offset, prepared != nullptr ? &prepared->summaries_ : nullptr));
-}
-
-struct IngestPreparation::Sharing {
-  base::SharedWork work;
-};
-
-IngestPreparation::IngestPreparation() : sharing_(std::make_unique<Sharing>()) {}
-IngestPreparation::~IngestPreparation() = default;
-IngestPreparation::IngestPreparation(IngestPreparation&&) noexcept = default;
-IngestPreparation& IngestPreparation::operator=(IngestPreparation&&) noexcept = default;
-void IngestPreparation::Help() { sharing_->work.Help(); }
-void IngestPreparation::Close() { sharing_->work.Close(); }
-
-Status StreamEngine::PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
-                                   const RangeCheck& check) const {
-  base::SharedWork* share = &out->sharing_->work;
-  if (!check) {
-    return FromStorage(impl_->store->PrepareIngest(messages, &out->summaries_, {}, share),
-                       "cannot prepare a bulk append", path_);
-  }
-  // The caller's statuses pass through storage as opaque failures; the one reported is the caller's own
-  // for the first failing range (storage checks every range before it).
-  std::mutex mu;
-  std::map<size_t, Status> failed;  // by the range's first message
-  const storage::Status s = impl_->store->PrepareIngest(
-      messages, &out->summaries_,
-      [&](size_t begin, size_t end) {
-        Status c = check(begin, end);
-        if (c.ok()) return storage::Status::OK();
-        std::lock_guard<std::mutex> lock(mu);
-        failed.emplace(begin, std::move(c));
-        return storage::Status::InvalidArgument("check failed");
-      },
-      share);
-  if (s.ok()) return Status::OK();
-  if (!failed.empty()) return failed.begin()->second;
-  return FromStorage(s, "cannot prepare a bulk append", path_);
-}
-
 Status StreamEngine::Flush() { return FromStorage(impl_->store->Flush(), "cannot flush", path_); }
 
 StoreHealth StreamEngine::Health() const {
@@ -249,9 +193,10 @@ StoreHealth StreamEngine::Health() const {
   return StoreHealth{h.writable, h.error, h.failures, h.recoveries, h.needs_reopen};
 }
 
-Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, uint64_t* present,
-                                     uint64_t* left_without) {
-  uint64_t built_count = 0, present_count = 0, left_count = 0;
+Status StreamEngine::SummarizeChunks(std::string_view stream, SummarizeCounts* counts) {
+  SummarizeCounts local;
+  SummarizeCounts& n_chunks = counts != nullptr ? *counts : local;
+  n_chunks = SummarizeCounts{};
   std::vector<storage::ChunkInfo> chunks;
   storage::Status s = impl_->store->ListChunks(stream, &chunks);
   if (s.IsNotFound()) return NoSuchStream(path_, stream);
@@ -268,7 +213,7 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, u
     s = impl_->store->GetChunkSummary(stream, chunk.first_offset, &summary);
     const bool had_summary = s.ok();
     if (had_summary && chunk.terms_complete) {
-      ++present_count;
+      ++n_chunks.present;
       continue;
     }
     if (!had_summary && !s.IsNotFound() && !s.IsCorruption()) return FromStorage(s, "cannot summarize chunks", stream);
@@ -288,22 +233,19 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, uint64_t* built, u
     builder.Finish(&summary);
     const bool terms_complete = builder.FinishTerms(&terms);
     if (had_summary && !terms_complete) {
-      ++present_count;  // its summary stays: it has no complete terms to add (too many fields)
+      ++n_chunks.present;  // its summary stays: it has no complete terms to add (too many fields)
       continue;
     }
     // A chunk summaries cannot describe, or one smaller than its summary: it is always read.
     if (summary.empty() || !storage::SummaryWorthStoring(summary.size(), chunk.bytes)) {
-      ++left_count;
+      ++n_chunks.left_without;
       continue;
     }
     s = impl_->store->PutChunkSummary(stream, chunk.first_offset, summary, terms_complete ? &terms : nullptr);
     if (s.IsNotFound()) continue;  // deleted meanwhile
     if (!s.ok()) return FromStorage(s, "cannot summarize chunks", stream);
-    ++built_count;
+    ++n_chunks.built;
   }
-  if (built != nullptr) *built = built_count;
-  if (present != nullptr) *present = present_count;
-  if (left_without != nullptr) *left_without = left_count;
   return Status::OK();
 }
 

@@ -1,10 +1,11 @@
-// Private to engine/: the state behind StreamEngine, shared by stream_engine.cc and consumer.cc;
+// Private to engine/: the state behind StreamEngine, shared by stream_engine.cc, bulk_load.cc and consumer.cc;
 // FromStorage, which completes a status of the store (a code and a why) with the operation and the
 // place (what / where / why of the sift error line); and the error for a stream the store lacks.
 #ifndef SIFT_ENGINE_STREAM_ENGINE_IMPL_H_
 #define SIFT_ENGINE_STREAM_ENGINE_IMPL_H_
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -24,7 +25,16 @@ struct StreamEngineInternals {
   // from `storage_extra`: a test's fault-injecting file system).
   static Status Open(const std::string& path, const EngineOptions& options, const storage::StoreOptions& storage_extra,
                      std::unique_ptr<StreamEngine>* out);
+  // The state behind an engine, for the engine's own files beyond stream_engine.cc (bulk_load.cc).
+  static StreamEngine::Impl& ImplOf(const StreamEngine& engine) { return *engine.impl_; }
 };
+
+// EngineOptions::validate: every message of a batch, before anything is stored (Malformed names the
+// message of the batch and the byte).
+Status ValidateBatch(std::span<const std::string_view> messages);
+
+// The status of an append the store refused, completed with the operation and the stream.
+Status AppendStatus(const std::string& path, std::string_view stream, const storage::Status& s);
 
 // `what` names the operation ("cannot append"); `where` the store path, stream or offset. The store's
 // status says only why, and its why already says where inside the store (stream, chunk, offsets), so it

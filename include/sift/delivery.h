@@ -38,7 +38,6 @@ class Delivery {
   uint64_t offset() const { return offset_; }
   int64_t timestamp_ms() const { return timestamp_ms_; }  // append time, ms since the Unix epoch
   std::string_view bytes() const { return bytes_; }       // one encoded AMQP 1.0 message
-  std::span<const uint8_t> data() const { return {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()}; }
 
   // Full decode into `out` (owned by the caller, cleared first). Corruption when the stored bytes are
   // not a message Proton can hold (the reason names the byte offset).

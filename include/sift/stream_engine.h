@@ -33,7 +33,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -46,31 +45,6 @@
 #include "sift/status.h"
 
 namespace sift::engine {
-
-// Work done ahead of a bulk append (StreamEngine::PrepareIngest), for StreamEngine::IngestBatch with
-// the same messages: the summaries of the chunks it will write. Opaque to the caller, but for Help():
-// a loader prepares the next batch on other threads while it writes one, and when it is done writing
-// first, it lends its thread to the preparation instead of waiting idle. Not moved while in use.
-class IngestPreparation {
- public:
-  IngestPreparation();
-  ~IngestPreparation();
-  IngestPreparation(IngestPreparation&&) noexcept;
-  IngestPreparation& operator=(IngestPreparation&&) noexcept;
-
-  // Waits until PrepareIngest(..., this, ...) runs on another thread, then takes part in its work until
-  // no piece of it is left, which may be before PrepareIngest returns (its status is the result).
-  // Returns at once when that PrepareIngest has already returned, or after Close().
-  void Help();
-  // Says that no PrepareIngest will run for this preparation, so that Help() stops waiting for one.
-  void Close();
-
- private:
-  friend class StreamEngine;
-  struct Sharing;
-  std::vector<std::string> summaries_;
-  std::unique_ptr<Sharing> sharing_;
-};
 
 // A snapshot of one stream.
 struct StreamInfo {
@@ -105,6 +79,21 @@ struct AppendOutcome {
   // that failed (the same Status AppendEach returned).
   Status status;
   uint64_t offset = 0;  // meaningful only when status.ok()
+};
+
+// How StreamEngine::AppendBatch writes a batch.
+struct AppendOptions {
+  // Write the batch's chunks as table files and ingest them, so that their bytes are written once
+  // (docs/store-format.md, "Bulk loads"); durable on return even with sync off. The same contract
+  // otherwise. Worth it from a few MiB per batch: a record file's load (`sift append`) goes this way.
+  bool bulk = false;
+};
+
+// What StreamEngine::SummarizeChunks did, chunk by chunk.
+struct SummarizeCounts {
+  uint64_t built = 0;         // summarized now
+  uint64_t present = 0;       // already had a summary and term entries
+  uint64_t left_without = 0;  // get none: smaller than a summary, or holding what one cannot describe
 };
 
 class StreamEngine {
@@ -162,7 +151,7 @@ class StreamEngine {
   // refuses the whole batch (Malformed names its index in the batch and the byte); AppendEach refuses
   // it alone. The errors of Append.
   Status AppendBatch(std::string_view stream, std::span<const std::string_view> messages,
-                     uint64_t* first_offset = nullptr);
+                     uint64_t* first_offset = nullptr, const AppendOptions& options = {});
 
   // Appends the messages of a batch that pass their checks and refuses the others, each on its own —
   // what a broker needs to settle each message of a batch with its own outcome.
@@ -185,26 +174,6 @@ class StreamEngine {
   Status AppendEach(std::string_view stream, std::span<const std::string_view> messages,
                     std::vector<AppendOutcome>* outcomes);
 
-  // AppendBatch for bulk loads (a record file): the same contract, durable on return even with sync
-  // off, but the chunks are written as table files and ingested, so their bytes are written once
-  // (docs/store-format.md). Worth it from a few MiB per batch.
-  // `prepared`, when given, is what PrepareIngest made of the same messages: a loader prepares the
-  // next batch on another thread while this one is written, so the chunk summaries cost it no wall
-  // time (without it they are built here, alongside the writes).
-  Status IngestBatch(std::string_view stream, std::span<const std::string_view> messages,
-                     uint64_t* first_offset = nullptr, const IngestPreparation* prepared = nullptr);
-  // Thread-safe; reads no stream. Errors: none expected (IOError reserved), or what `check` returned.
-  //
-  // `check`, when given, is a loader's validation of messages [begin, end) that reports where a
-  // malformed one is (every chunk's range is passed to it, on the same threads, one per core). With
-  // chunk summaries, the summary builder validates each message strictly while it reads it (the rules
-  // of EngineOptions::validate, in the same walk), and `check` runs only for a chunk holding a message
-  // that fails, to say why. A failing check stops the work: the result is the status of the first
-  // failing range in message order (every range before it passed), and *out is not usable.
-  using RangeCheck = std::function<Status(size_t begin, size_t end)>;
-  Status PrepareIngest(std::span<const std::string_view> messages, IngestPreparation* out,
-                       const RangeCheck& check = {}) const;
-
   // Makes every acknowledged append durable (fsync), also with sync off; with
   // StoreOptions::deferred_sync, makes the appends written so far visible to consumers. IOError (the
   // streams with appends it did not make durable are then fenced, see "Failed writes" above).
@@ -217,12 +186,11 @@ class StreamEngine {
   // before summaries or before the term index, or with summarize_chunks off), reading each such chunk
   // once. Each summary is stored durably on its
   // own, so an interrupted run (even kill -9) leaves every chunk readable and skippable or not, and a
-  // second run finishes the work. *built / *present / *left_without (when given) count the chunks
-  // summarized now, those that already had a summary, and those that get none: a chunk smaller than
-  // its summary, or one holding what a summary cannot describe (an application property whose key is
-  // not a string), is always read. Errors: NotFound, Corruption (a damaged chunk), IOError.
-  Status SummarizeChunks(std::string_view stream, uint64_t* built = nullptr, uint64_t* present = nullptr,
-                         uint64_t* left_without = nullptr);
+  // second run finishes the work. *counts (when given) says what became of each chunk: a chunk smaller
+  // than its summary, or one holding what a summary cannot describe (an application property whose key
+  // is not a string), gets none and is always read. Errors: NotFound, Corruption (a damaged chunk),
+  // IOError.
+  Status SummarizeChunks(std::string_view stream, SummarizeCounts* counts = nullptr);
 
   // Creates a consumer. Errors: InvalidArgument (the filter is not ok, zero credit), NotFound (no such
   // stream), IOError. A consumer reads up to the stream's durable end (see "Durability" above).

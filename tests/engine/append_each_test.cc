@@ -2,6 +2,7 @@
 // message; the valid ones are stored in batch order in dense offsets and read back byte for byte; a
 // write that fails (no such stream, a read-only store, a file the disk refuses to grow) fails every
 // valid message with the write's error and leaves the refused ones with their own.
+// AppendBatch's bulk path (AppendOptions::bulk) keeps AppendBatch's contract.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -240,6 +241,37 @@ TEST_F(AppendEachTest, AFailingWriteFailsEveryValidMessage) {
         _exit(code);
       },
       ::testing::ExitedWithCode(0), "write failed as expected");
+}
+
+// AppendBatch with AppendOptions::bulk keeps AppendBatch's contract: the batch lands in consecutive
+// offsets after what the log path stored, reads back byte for byte beside it, and a malformed message
+// refuses the whole batch, naming it, with nothing stored.
+TEST_F(AppendEachTest, BulkAppendBatchKeepsTheContractOfTheLogPath) {
+  const std::vector<std::string> logged = Orders(0, 4);
+  const std::vector<std::string> bulk = Orders(4, 10);
+  uint64_t first = 99;
+  ASSERT_TRUE(engine_->AppendBatch("s", std::vector<std::string_view>(logged.begin(), logged.end()), &first).ok());
+  EXPECT_EQ(first, 0u);
+  AppendOptions options;
+  options.bulk = true;
+  Status s = engine_->AppendBatch("s", std::vector<std::string_view>(bulk.begin(), bulk.end()), &first, options);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(first, 4u);
+
+  std::vector<std::string_view> bad(bulk.begin(), bulk.begin() + 3);
+  bad.push_back(kTruncated);
+  s = engine_->AppendBatch("s", bad, &first, options);
+  EXPECT_TRUE(s.IsMalformed()) << s.ToString();
+  EXPECT_EQ(s.where(), "message 3 of the batch, byte 3");
+  EXPECT_TRUE(engine_->AppendBatch("missing", std::vector<std::string_view>(bulk.begin(), bulk.end()), &first, options)
+                  .IsNotFound());
+
+  const auto stored = ReadAll(engine_.get(), "s");
+  ASSERT_EQ(stored.size(), logged.size() + bulk.size());
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i].first, i);
+    EXPECT_EQ(stored[i].second, i < logged.size() ? logged[i] : bulk[i - logged.size()]) << i;
+  }
 }
 
 }  // namespace

@@ -991,19 +991,19 @@ TEST_F(ChunkSkipStoreTest, ChunksWrittenWithoutSummariesAreReadThenSummarizedAft
     worth += storage::SummaryWorthStoring(corpus.summaries[k].size(), static_cast<uint32_t>(bytes));
   }
   EXPECT_GT(worth, corpus.chunks.size() / 2);
-  uint64_t built = 0, present = 0, left_without = 0;
-  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present, &left_without).ok());
-  EXPECT_EQ(built, worth);
-  EXPECT_EQ(present, 0u);
-  EXPECT_EQ(left_without, corpus.chunks.size() - worth);
+  SummarizeCounts counts;
+  ASSERT_TRUE(engine->SummarizeChunks("s", &counts).ok());
+  EXPECT_EQ(counts.built, worth);
+  EXPECT_EQ(counts.present, 0u);
+  EXPECT_EQ(counts.left_without, corpus.chunks.size() - worth);
   ConsumerStats stats;
   EXPECT_EQ(Replay(engine.get(), selector, true, 0, 1000, &stats), expected);
   EXPECT_GT(stats.chunks_pruned, 0u);
   // A second run finds every summary worth keeping present, and leaves the same chunks without.
-  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present, &left_without).ok());
-  EXPECT_EQ(built, 0u);
-  EXPECT_EQ(present, worth);
-  EXPECT_EQ(left_without, corpus.chunks.size() - worth);
+  ASSERT_TRUE(engine->SummarizeChunks("s", &counts).ok());
+  EXPECT_EQ(counts.built, 0u);
+  EXPECT_EQ(counts.present, worth);
+  EXPECT_EQ(counts.left_without, corpus.chunks.size() - worth);
   EXPECT_FALSE(engine->SummarizeChunks("nope").ok());
 }
 
@@ -1032,9 +1032,9 @@ TEST_F(ChunkSkipStoreTest, ADamagedSummaryEntryIsReadAndTheOthersStillSkip) {
   EXPECT_EQ(Replay(engine.get(), selector, true, 0, 1500, &stats), expected);
   EXPECT_GE(stats.chunks_pruned + 1, pruned_before);  // at most the damaged one is read
   EXPECT_GT(stats.chunks_pruned, 0u);
-  uint64_t built = 0, present = 0;
-  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
-  EXPECT_EQ(built, 1u);  // the damaged summary is built again
+  SummarizeCounts counts;
+  ASSERT_TRUE(engine->SummarizeChunks("s", &counts).ok());
+  EXPECT_EQ(counts.built, 1u);  // the damaged summary is built again
 }
 
 // Chunks of messages whose "customer" is one of many texts (a few per chunk of `per_chunk`), and whose
@@ -1137,12 +1137,12 @@ TEST_F(ChunkSkipStoreTest, SummarizeChunksAddsTermsToChunksWithout) {
   ConsumerStats before;
   const std::vector<uint64_t> expected = Replay(engine.get(), selector, true, 0, n, &before);
   EXPECT_EQ(before.chunks_pruned, 0u);
-  uint64_t built = 0, present = 0;
-  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
-  EXPECT_EQ(built, 50u);
-  ASSERT_TRUE(engine->SummarizeChunks("s", &built, &present).ok());
-  EXPECT_EQ(built, 0u);
-  EXPECT_EQ(present, 50u);
+  SummarizeCounts counts;
+  ASSERT_TRUE(engine->SummarizeChunks("s", &counts).ok());
+  EXPECT_EQ(counts.built, 50u);
+  ASSERT_TRUE(engine->SummarizeChunks("s", &counts).ok());
+  EXPECT_EQ(counts.built, 0u);
+  EXPECT_EQ(counts.present, 50u);
   ConsumerStats after, all;
   EXPECT_EQ(Replay(engine.get(), selector, true, 0, n, &after), expected);
   EXPECT_GE(after.chunks_pruned, 48u);

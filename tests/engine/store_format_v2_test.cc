@@ -118,13 +118,13 @@ TEST_F(StoreFormatV2, TakesAppendsAndGetsTermEntriesFromSummarizeChunks) {
   const std::string point = "customer = 'cust-09940'";
   const Replayed before = Replay(engine.get(), "orders", point, true);
   // Every chunk has its summary, none its terms: the six chunks are summarized again, with terms.
-  uint64_t built = 0, present = 0;
-  ASSERT_TRUE(engine->SummarizeChunks("orders", &built, &present).ok());
-  EXPECT_EQ(built, 6u);
-  EXPECT_EQ(present, 0u);
-  ASSERT_TRUE(engine->SummarizeChunks("orders", &built, &present).ok());
-  EXPECT_EQ(built, 0u);
-  EXPECT_EQ(present, 6u);
+  SummarizeCounts counts;
+  ASSERT_TRUE(engine->SummarizeChunks("orders", &counts).ok());
+  EXPECT_EQ(counts.built, 6u);
+  EXPECT_EQ(counts.present, 0u);
+  ASSERT_TRUE(engine->SummarizeChunks("orders", &counts).ok());
+  EXPECT_EQ(counts.built, 0u);
+  EXPECT_EQ(counts.present, 6u);
   const Replayed after = Replay(engine.get(), "orders", point, true);
   EXPECT_EQ(after.offsets, before.offsets);
   EXPECT_EQ(after.stats.chunks_pruned, before.stats.chunks_pruned);

@@ -7,7 +7,7 @@
 // appended in atomic batches, so an interrupted run leaves a prefix of the input stored, never a torn
 // message.
 //
-// A record file is loaded in large batches through the store's bulk path (StreamEngine::IngestBatch:
+// A record file is loaded in large batches through the store's bulk path (AppendOptions::bulk, engine/bulk_load.h:
 // chunks written once, as table files, durable whatever --no-sync says); a short tail batch, and
 // typed JSON lines (read one at a time, so they may trickle in through a pipe), take the group-commit
 // path (AppendBatch), which --no-sync affects. What is written stays in the page cache (the replay
@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/bulk_load.h"
 #include "tools/sift/command.h"
 #include "tools/sift/message_input.h"
 #include "tools/sift/run_report.h"
@@ -83,8 +84,8 @@ class StreamAppender {
                         const engine::IngestPreparation* prepared = nullptr) {
     if (batch.empty()) return engine::Status::OK();
     uint64_t offset = 0;
-    engine::Status s =
-        bulk ? engine_->IngestBatch(stream_, batch, &offset, prepared) : engine_->AppendBatch(stream_, batch, &offset);
+    engine::Status s = bulk ? engine::IngestBatch(*engine_, stream_, batch, &offset, prepared)
+                            : engine_->AppendBatch(stream_, batch, &offset);
     if (!s.ok()) return s;
     if (appended_ == 0) first_ = offset;
     appended_ += batch.size();
@@ -146,7 +147,7 @@ void ReadBatch(MessageInput* input, RecordBatch* batch, int number) {
 
 // Validates every record of the batch and does the bulk path's work that needs no store (the chunk
 // summaries), so the writing thread only writes: chunk by chunk on every core, each record validated
-// by the walk that summarizes it (StreamEngine::PrepareIngest), and `check` (the located error)
+// by the walk that summarizes it (engine::PrepareIngest), and `check` (the located error)
 // run only for a chunk holding a malformed one, or for every chunk when summaries are off.
 engine::Status CheckBatch(const engine::StreamEngine& engine, const MessageInput& input, RecordBatch& batch) {
   auto check = [&](size_t begin, size_t end) {
@@ -159,7 +160,7 @@ engine::Status CheckBatch(const engine::StreamEngine& engine, const MessageInput
     return engine::Status::OK();
   };
   if (batch.bytes < kBulkMinBytes) return check(0, batch.messages.size());
-  return engine.PrepareIngest(batch.messages, &batch.prepared, check);
+  return engine::PrepareIngest(engine, batch.messages, &batch.prepared, check);
 }
 
 // Reads batch number `number` (its framing) and checks it (CheckBatch), on a thread of its own (inline

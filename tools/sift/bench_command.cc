@@ -41,6 +41,7 @@
 
 #include "amqp/proton_message.h"
 #include "amqp/typed_json.h"
+#include "base/bytes.h"
 #include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
 #include "selector/eval_context.h"
@@ -234,7 +235,7 @@ int LoadStream(const BenchOptions& options, engine::StreamEngine* engine, Corpus
   engine::DeliveryBatch batch;
   while (status.ok() && !consumer->done()) {
     status = consumer->Poll(&batch);
-    for (const engine::Delivery& d : batch) corpus->Add(d.data());
+    for (const engine::Delivery& d : batch) corpus->Add(base::AsBytes(d.bytes()));
     progress->Show("reading " + corpus->source + ": " + std::to_string(corpus->messages) + " messages");
   }
   if (!status.ok()) return ReportError(status);

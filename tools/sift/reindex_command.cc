@@ -25,16 +25,16 @@ int RunReindex(const ReindexOptions& options) {
   std::unique_ptr<engine::StreamEngine> engine;
   engine::Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
   if (!status.ok()) return ReportError(status);
-  uint64_t built = 0, present = 0, left_without = 0;
-  status = engine->SummarizeChunks(options.stream, &built, &present, &left_without);
+  engine::SummarizeCounts counts;
+  status = engine->SummarizeChunks(options.stream, &counts);
   if (!status.ok()) return ReportError(status);
   std::printf("stream '%s': %llu chunk summaries built, %llu already present", options.stream.c_str(),
-              static_cast<unsigned long long>(built), static_cast<unsigned long long>(present));
-  if (left_without > 0) {
+              static_cast<unsigned long long>(counts.built), static_cast<unsigned long long>(counts.present));
+  if (counts.left_without > 0) {
     std::printf(
         ", %llu chunks left without one (smaller than their summary, or holding what a summary cannot "
         "describe: always read)",
-        static_cast<unsigned long long>(left_without));
+        static_cast<unsigned long long>(counts.left_without));
   }
   std::printf("\n");
   return std::fflush(stdout) == 0 ? kExitMatched : kExitStorage;
