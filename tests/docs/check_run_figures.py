@@ -12,20 +12,23 @@ benchmark command that sets it. This check reads
   `//` and `/* */` in C and C++ files, `#` in CMake files, shell scripts and Python (with its
   docstrings),
 and fails (exit 1, one line per hit: file:line: text) on
-- a rate: a number followed by a unit per second (`78,000 msgs/s`, `1.3 GB/s`, `12 GiB/s`, `5 ops/s`);
+- a rate: a number followed by a unit per second (`78,000 msgs/s`, `1.3 GB/s`, `12 GiB/s`, `5 ops/s`),
+  or by a word and "per second" (`500,000 deliveries per second`);
 - a per-item cost: a number of ns, µs, us, ms or s followed by "per", "each", "a" or "an" and a word,
   or by "/" and a word (`1.5 ns per byte`, `0.15 ms each`, `3 ns/message`);
-- a time with a fraction of a unit (`4.65 s`, `0.049 s`, `52.6 ms`): a contract states whole units;
+- a measured time: one with a fraction of a unit (`4.65 s`, `0.049 s`, `52.6 ms`), which a contract
+  does not state, except an interval after "every" (`every 0.5 s`) and the first step of a back-off
+  ("0.1 s, doubling"); or any time after "about" or "took" (`about 10 us`, `took 48 s`);
 - a ratio: a number followed by "x" (`1.4x the time`, `36.4x`, `1.55-2.1x`; a lone 0 before x is a
   hexadecimal prefix, `0x53`, `0x…`, never a ratio), or a number of "times" followed by a comparison
   (`30 times fewer`, `3.5 times less`, `2 times as fast`);
 - a share measured on data: a percentage with a decimal fraction written against its number
-  (`19.2%`; `5.5 % 0.0` is the modulo operator), or any percentage followed by a comparison
-  (`7% slower`, `40% faster`);
+  (`19.2%`; `5.5 % 0.0` is the modulo operator), any percentage followed by a comparison
+  (`7% slower`, `40% faster`), or an estimated one (`about 15%`);
 - the phrases that place a figure on a machine or in time: "this machine", "this disk", "this virtual
   disk", "N-core", "machine measured", "during development", "measured on", "measured at".
 Code is not prose: Markdown code spans and fenced blocks, and `code spans` in comments, are formats,
-commands and examples, and are not read. The few phrases that match a pattern but state a contract
+commands and examples, and are not read (a figure there is an example of a format: `stored=20.0%`). The few phrases that match a pattern but state a contract
 are listed in ALLOWED, each with its reason.
 """
 import io
@@ -54,6 +57,7 @@ PATTERNS = [
                          re.IGNORECASE)),
     ("measured share", re.compile(r"(?<![\w.,])\d+\.\d+%")),
     ("measured share", re.compile(r"(?<![\w.,])\d+(?:\.\d+)?%\s(?:slower|faster|smaller|larger|less|more|fewer)\b")),
+    ("measured share", re.compile(r"\babout\s\d+(?:\.\d+)?%")),
     ("machine or time of a run", re.compile(r"\bthis (?:virtual )?(?:machine|disk)\b|\b\d+-core\b|\bmachine measured\b|"
                                             r"\bduring development\b|\bmeasured (?:on|at)\b", re.IGNORECASE)),
 ]
