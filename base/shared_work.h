@@ -3,8 +3,9 @@
 //
 // A bulk load writes one batch while threads of lower priority check and summarize the next; when the
 // checking side is the longer one, the writer waits for it. Left to the scheduler, the checking threads
-// could share one core for tens of milliseconds beside the idle core the writer left (about 15% of a
-// load's two cores, measured); the writer now joins the check instead.
+// could share one core for tens of milliseconds beside the idle core the writer left; the writer now
+// joins the check instead (bench/DECISIONS.md, "Checking beside the write: priority and the writer's
+// help").
 #ifndef SIFT_BASE_SHARED_WORK_H_
 #define SIFT_BASE_SHARED_WORK_H_
 

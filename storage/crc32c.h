@@ -19,7 +19,7 @@ inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }
 // The portable table implementation, exposed so tests can compare it with the hardware one.
 uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n);
 
-// True if Extend uses CPU instructions (SSE4.2, and PCLMULQDQ when present) on this machine.
+// True if Extend uses CPU instructions (SSE4.2, and PCLMULQDQ when present) on the CPU it runs on.
 bool IsHardwareAccelerated();
 
 }  // namespace sift::storage::crc32c

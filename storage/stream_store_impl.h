@@ -169,9 +169,9 @@ class StreamStore::Impl {
   std::shared_ptr<rocksdb::Cache> cache_;
 
   std::mutex write_mu_;
-  // The group commits' summarizer (under write_mu_), kept from one group to the next: making one costs
-  // about 10 us (its tables), as much as summarizing 16 messages, and a server whose producers send
-  // one message at a time commits groups of a few.
+  // The group commits' summarizer (under write_mu_), kept from one group to the next: making one (its
+  // tables) costs as much as summarizing a group of messages, and a server whose producers send one
+  // message at a time commits groups of a few (bench/DECISIONS.md, "What summaries cost a load").
   std::unique_ptr<ChunkSummarizer> group_summarizer_;
   ChunkBuilder group_builder_;  // the group commit leader's (under write_mu_): keeps its buffers and zstd context
   // The group commit leader's write batch (under write_mu_), cleared and refilled: a fresh one per group

@@ -38,8 +38,9 @@ struct ChunkCompression {
   };
   Codec codec = Codec::kNone;
   // zstd's level, -7 to 19. Higher levels store less and compress more slowly; negative levels are
-  // faster and larger. The default, 1, is the level the measured table of docs/store-format.md
-  // ("Compressed chunks") chose: about the ratio of 3 at well over its speed.
+  // faster and larger. The default, 1: the smallest stores at the fastest compression measured
+  // (docs/store-format.md, "Compressed chunks"; the figures in bench/DECISIONS.md, "Compression codec
+  // and level").
   int level = 1;
 
   bool operator==(const ChunkCompression&) const = default;
@@ -69,9 +70,9 @@ struct StoreOptions {
   // Chunk bounds: a chunk is closed when it holds this many messages...
   uint32_t max_chunk_messages = 4096;
   // ...or when adding the next message would take its records past this many bytes (a single larger
-  // message gets a chunk of its own). 1 MiB, chosen by the chunk-size measurements of
-  // docs/store-format.md ("Choices"): close to the fastest warm scan, the fastest from the page cache,
-  // and a chunk summary small against what it describes...
+  // message gets a chunk of its own). 1 MiB (docs/store-format.md, "RocksDB tuning"; storage_bench's
+  // figures in bench/DECISIONS.md, "Chunk size"): close to the fastest warm scan, the fastest from the
+  // page cache, and a chunk summary small against what it describes...
   uint32_t max_chunk_bytes = 1u << 20;
   // ...or when the oldest waiting append has waited this long. 0 (default): write as soon as the
   // previous write is done; appends that arrive during a write still share the next chunk write and

@@ -8,10 +8,10 @@ by sift.filter_file on a worker (the interpreter's lock released while it scans)
 Prints the number of matching messages over every file (the sum of what `sift filter -f count` prints
 for each), or with --json N the first N matches as typed JSON lines (file, record index and message).
 Without --scheduler it starts a distributed.LocalCluster of N worker processes (default 2), one thread
-each, on this machine. On a real cluster, start a scheduler (`dask scheduler`) and workers that see
-the same folder (`dask worker tcp://SCHEDULER:8786 --nthreads 1` on each machine, the folder on a
-shared file system or copied to the same path, and the sift package installed there too), then pass
---scheduler tcp://SCHEDULER:8786: the code is the same, only the client connects elsewhere.
+each, on the machine it runs on. On a real cluster, start a scheduler (`dask scheduler`) and workers
+that see the same folder (`dask worker tcp://SCHEDULER:8786 --nthreads 1` on each machine, the folder
+on a shared file system or copied to the same path, and the sift package installed there too), then
+pass --scheduler tcp://SCHEDULER:8786: the code is the same, only the client connects elsewhere.
 """
 import argparse
 import glob

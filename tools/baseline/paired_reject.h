@@ -58,7 +58,8 @@ struct PairedFigures {
 class PairedReject {
  public:
   static constexpr size_t kBlockRecords = 50'000;
-  // This machine's last-level cache is 48 MiB; a pass over twice as much and more evicts it.
+  // A pass over more than twice the last-level cache evicts it: this is more than twice the benchmark
+  // machines' (bench/DECISIONS.md, "The paired reject measurement's cache eviction").
   static constexpr size_t kEvictionBytes = size_t{128} << 20;
 
   // `selector` must be ok(). `records`: record file bytes (docs/record-format.md) whose framing the

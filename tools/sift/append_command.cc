@@ -42,16 +42,15 @@ namespace {
 constexpr size_t kBatchMessages = 4096;
 constexpr size_t kBatchBytes = 4u << 20;
 // Bulk batches (record files): each adds two table files to the store, and every table file a store
-// holds costs every later opening of the store (about 0.15 ms each), so a loaded stream is not cut into
+// holds costs every later opening of the store its opening, so a loaded stream is not cut into
 // thousands of them. A batch is read, validated and its chunk summaries built while the one before it
-// is stored; 64 MiB (or 256K messages) keeps the two sides in step (when the writer also read the
-// framing, 256 MiB batches made loads with summaries 1.4x the time of loads without, against 1.0x
-// with 64 MiB). Nothing is stored until the first batch is checked, so the first is 8 MiB and each
-// next one twice the one before up to the full size; and the write of the last batch overlaps no
+// is stored; 64 MiB (or 256K messages) keeps the two sides in step, where larger batches made loads
+// with summaries slower. Nothing is stored until the first batch is checked, so the first is 8 MiB and
+// each next one twice the one before up to the full size; and the write of the last batch overlaps no
 // check, so a file's last kBulkLastBatchBytes are a batch of their own (halving what was left, down to
-// that size, cost a table file ingestion, and its fsyncs, per halving: a load of 136 MB onto a disk
-// took 1.07x the time). A batch under kBulkMinBytes (a small file, the tail of one) is appended the
-// ordinary way.
+// that size, cost a table file ingestion, and its fsyncs, per halving). bench/skip/run times the loads
+// these sizes were set by (bench/DECISIONS.md, "Load batch size"). A batch under kBulkMinBytes (a small
+// file, the tail of one) is appended the ordinary way.
 constexpr size_t kBulkBatchMessages = 1u << 18;
 constexpr size_t kBulkBatchBytes = 64u << 20;
 constexpr int kBulkFirstBatchShift = 3;
@@ -181,14 +180,12 @@ std::future<engine::Status> StartBatch(const engine::StreamEngine& engine, Messa
     return std::async(std::launch::async, [read_and_check] {
       // The batch is read and checked beside the write of the batch before. When the writer was the
       // critical path, checking and summarizing at full priority took CPU from it on a machine with few
-      // cores (loads with summaries 1.12-1.15x the time of loads without, against 1.02-1.05 at this
-      // priority, which the threads the check starts inherit). Since the writer stopped reading the
-      // framing, summaries make the check side the longer one on 2 cores: loads with them take about
-      // the time they took before, loads without them a third less. So the writer, done first, joins
-      // the check (IngestPreparation::Help): left alone, the two checking threads could share one core
-      // for tens of milliseconds per batch beside the writer's idle one (a load of 2.3 GB into memory
-      // with summaries: 3.07 s against 2.69 s with the writer joining, medians of 6 alternating loads).
-      // Best effort: a failure leaves the priority as it was.
+      // cores, which this priority (inherited by the threads the check starts) avoids. Since the writer
+      // stopped reading the framing, summaries make the check side the longer one on 2 cores. So the
+      // writer, done first, joins the check (IngestPreparation::Help): left alone, the two checking
+      // threads could share one core for tens of milliseconds per batch beside the writer's idle one.
+      // bench/skip/run times loads with and without summaries (bench/DECISIONS.md, "Checking beside the
+      // write: priority and the writer's help"). Best effort: a failure leaves the priority as it was.
       (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kCheckNice);
       return read_and_check();
     });

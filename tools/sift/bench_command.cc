@@ -1,6 +1,6 @@
 // `sift bench [FILTER...] [--filters FILE] [--format amqp|json] [--seconds S] [--json] [--plot PNG]
 //  [FILE|-] | --store DIR --stream NAME [--cold]`: how much faster sift filters these messages with
-// these selectors on this machine than a broker that decodes every message.
+// these selectors, on the machine it runs on, than a broker that decodes every message.
 //
 // The messages are read into memory (a record file is validated in full first: the baseline must be
 // able to decode every one), then each filter is measured alone, in rounds, until its share of

@@ -56,8 +56,8 @@ struct CaptureOptions {
   uint64_t count = 0;        // 0: no limit
   int64_t idle_exit_ms = 0;  // 0: never
   // Messages the broker may send ahead. Credit comes back as batches are settled, so the window must
-  // cover what arrives during one durable append: against sift serve on loopback, 100,000 orders were
-  // captured at 78,000 msgs/s with 2000, 93,000 with 10,000.
+  // cover what arrives during one durable append; `sift capture --credit N --stats` measures the rate
+  // (bench/DECISIONS.md, "Capture window and credit top-ups").
   uint32_t credit = 10000;
   bool stats = false;
   bool no_sync = false;
@@ -285,9 +285,9 @@ class Receiver : public amqp_client::LinkClient::Handler {
       const uint64_t left = options_.count > counts_->stored + held_ ? options_.count - counts_->stored - held_ : 0;
       want = std::min<uint64_t>(want, left + held_);
     }
-    // Topped up once half the window is used, not after every batch: RabbitMQ 3.10 delivered at about
-    // half the rate when it got a small top-up (a flow frame) every few milliseconds (100,000 messages
-    // in 15-22 s against 7-12 s). Never stalls: while more than half the window is outstanding, the
+    // Topped up once half the window is used, not after every batch: RabbitMQ delivered at a lower rate
+    // when it got a small top-up (a flow frame) every few milliseconds (bench/DECISIONS.md, "Capture
+    // window and credit top-ups"). Never stalls: while more than half the window is outstanding, the
     // broker holds credit to send with, or this receiver holds messages whose settlement comes back
     // here.
     const uint64_t outstanding = held_ + static_cast<uint64_t>(std::max(0, pn_link_credit(link)));

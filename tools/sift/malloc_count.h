@@ -5,9 +5,9 @@
 // The sift binary defines malloc, calloc and realloc (malloc_count.cc): each adds one to a counter of
 // the calling thread and forwards to glibc's own (__libc_malloc ...); an executable's definitions take
 // precedence for every shared library, Proton's included. free is left to glibc. The counter is a
-// thread-local word (initial-exec TLS, no call, no atomic): measured on `sift append` and `sift filter
-// -f json`, the commands that allocate most, it costs nothing above run-to-run noise (README.md,
-// "Benchmark"). Under AddressSanitizer, which owns malloc, nothing is defined and nothing is counted.
+// thread-local word (initial-exec TLS, no call, no atomic): on `sift append` and `sift filter -f json`,
+// the commands that allocate most, it costs nothing above run-to-run noise (README.md, "Benchmark",
+// gives the runs). Under AddressSanitizer, which owns malloc, nothing is defined and nothing is counted.
 #ifndef SIFT_TOOLS_SIFT_MALLOC_COUNT_H_
 #define SIFT_TOOLS_SIFT_MALLOC_COUNT_H_
 
