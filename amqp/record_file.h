@@ -58,8 +58,9 @@ class RecordFileReader {
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
   // Says that bytes [begin, end) of the input will not be read again soon. When the input is a file the
   // reader mapped, the pages wholly inside are unmapped from the process now (a view into them stays
-  // valid: reading it maps the file's page again), instead of all of them when the reader closes: for
-  // a 2 GiB file that took 0.1 s, a third of a `sift filter` run, done by one thread after the scan.
+  // valid: reading it maps the file's page again), instead of all of them when the reader closes, which
+  // one thread did after the scan, in series with it (bench/DECISIONS.md, "Releasing a record file's
+  // pages").
   // Safe from any thread, also while Next() runs; nothing for other inputs.
   void Release(uint64_t begin, uint64_t end) const;
 
