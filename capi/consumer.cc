@@ -35,9 +35,9 @@ char* MallocCopy(std::string_view text) {
 }
 
 // Counts the matches of a parallel scan: nothing per match but an increment.
-class CountSink : public engine::ScanSink {
+class CountSink : public ScanSink {
  public:
-  bool Deliver(const engine::Delivery&) override {
+  bool Deliver(const Delivery&) override {
     ++count_;
     return true;
   }
@@ -49,8 +49,8 @@ class CountSink : public engine::ScanSink {
 
 }  // namespace
 
-bool ToConsumerOptions(const sift_consumer_options* in, const char* stream, engine::ConsumerOptions* out,
-                       sift_error** error, sift_status* status) {
+bool ToConsumerOptions(const sift_consumer_options* in, const char* stream, ConsumerOptions* out, sift_error** error,
+                       sift_status* status) {
   out->stream = stream;
   if (in == nullptr) return true;
   auto bad = [&](const std::string& why) {
@@ -63,18 +63,18 @@ bool ToConsumerOptions(const sift_consumer_options* in, const char* stream, engi
   }
   if (in->filter != nullptr) out->filter = in->filter->compiled;
   switch (RawEnum(in->start)) {
-    case SIFT_START_FIRST: out->start = engine::StartPosition::First(); break;
-    case SIFT_START_LAST: out->start = engine::StartPosition::Last(); break;
-    case SIFT_START_NEXT: out->start = engine::StartPosition::Next(); break;
-    case SIFT_START_OFFSET: out->start = engine::StartPosition::Offset(in->start_offset); break;
-    case SIFT_START_FROM_END: out->start = engine::StartPosition::FromEnd(in->start_offset); break;
-    case SIFT_START_TIMESTAMP: out->start = engine::StartPosition::Timestamp(in->start_timestamp_ms); break;
+    case SIFT_START_FIRST: out->start = StartPosition::First(); break;
+    case SIFT_START_LAST: out->start = StartPosition::Last(); break;
+    case SIFT_START_NEXT: out->start = StartPosition::Next(); break;
+    case SIFT_START_OFFSET: out->start = StartPosition::Offset(in->start_offset); break;
+    case SIFT_START_FROM_END: out->start = StartPosition::FromEnd(in->start_offset); break;
+    case SIFT_START_TIMESTAMP: out->start = StartPosition::Timestamp(in->start_timestamp_ms); break;
     default: return bad("unknown start " + std::to_string(RawEnum(in->start)));
   }
   switch (RawEnum(in->end)) {
-    case SIFT_END_NONE: out->end = engine::EndPosition::None(); break;
-    case SIFT_END_OFFSET: out->end = engine::EndPosition::Offset(in->end_offset); break;
-    case SIFT_END_TIMESTAMP: out->end = engine::EndPosition::Timestamp(in->end_timestamp_ms); break;
+    case SIFT_END_NONE: out->end = EndPosition::None(); break;
+    case SIFT_END_OFFSET: out->end = EndPosition::Offset(in->end_offset); break;
+    case SIFT_END_TIMESTAMP: out->end = EndPosition::Timestamp(in->end_timestamp_ms); break;
     default: return bad("unknown end " + std::to_string(RawEnum(in->end)));
   }
   if (in->credit == 0) return bad("credit is 0 (at least 1)");
@@ -82,12 +82,12 @@ bool ToConsumerOptions(const sift_consumer_options* in, const char* stream, engi
   out->follow = in->follow != 0;
   out->credit = in->credit;
   out->max_scan_per_poll = in->max_scan_per_poll;
-  out->on_corruption = in->skip_corrupt_chunks != 0 ? engine::CorruptionPolicy::kSkip : engine::CorruptionPolicy::kStop;
+  out->on_corruption = in->skip_corrupt_chunks != 0 ? CorruptionPolicy::kSkip : CorruptionPolicy::kStop;
   out->skip_chunks = in->skip_chunks != 0;
   return true;
 }
 
-void ToScanStats(const engine::ConsumerStats& in, sift_scan_stats* out) {
+void ToScanStats(const ConsumerStats& in, sift_scan_stats* out) {
   out->scanned = in.scanned;
   out->matched = in.matched;
   out->bytes = in.bytes;
@@ -114,18 +114,18 @@ sift_status sift_filter_compile(const sift_filter_clause* clauses, size_t count,
     if (filter == nullptr) return NullArgument(error, "sift_filter_compile", "filter");
     *filter = nullptr;
     if (clauses == nullptr && count != 0) return NullArgument(error, "sift_filter_compile", "clauses");
-    sift::engine::FilterSpec spec;
+    sift::FilterSpec spec;
     for (size_t i = 0; i < count; ++i) {
       if (clauses[i].text == nullptr) {
         return Fail(error, SIFT_INVALID_ARGUMENT,
                     "sift_filter_compile: clauses[" + std::to_string(i) + "].text is NULL");
       }
-      sift::engine::FilterKind kind;
+      sift::FilterKind kind;
       switch (sift::capi::RawEnum(clauses[i].kind)) {
-        case SIFT_FILTER_SQL: kind = sift::engine::FilterKind::kSql; break;
-        case SIFT_FILTER_JMS: kind = sift::engine::FilterKind::kJms; break;
-        case SIFT_FILTER_PROPERTIES: kind = sift::engine::FilterKind::kProperties; break;
-        case SIFT_FILTER_APPLICATION_PROPERTIES: kind = sift::engine::FilterKind::kApplicationProperties; break;
+        case SIFT_FILTER_SQL: kind = sift::FilterKind::kSql; break;
+        case SIFT_FILTER_JMS: kind = sift::FilterKind::kJms; break;
+        case SIFT_FILTER_PROPERTIES: kind = sift::FilterKind::kProperties; break;
+        case SIFT_FILTER_APPLICATION_PROPERTIES: kind = sift::FilterKind::kApplicationProperties; break;
         default:
           return Fail(error, SIFT_INVALID_ARGUMENT,
                       "sift_filter_compile: clauses[" + std::to_string(i) + "].kind " +
@@ -134,7 +134,7 @@ sift_status sift_filter_compile(const sift_filter_clause* clauses, size_t count,
       spec.Add(kind, clauses[i].text);
     }
     auto made = std::make_unique<sift_filter>();
-    sift::engine::FilterError why;
+    sift::FilterError why;
     sift::Status s = spec.Compile(&made->compiled, &why);
     if (!s.ok()) {
       sift_status code = Report(error, s);
@@ -167,7 +167,7 @@ void sift_filter_free(sift_filter* filter) { delete filter; }
 
 void sift_consumer_options_init(sift_consumer_options* options) {
   if (options == nullptr) return;
-  const sift::engine::ConsumerOptions defaults;
+  const sift::ConsumerOptions defaults;
   std::memset(options, 0, sizeof(*options));
   options->struct_size = sizeof(*options);
   options->start = SIFT_START_FIRST;
@@ -185,7 +185,7 @@ sift_status sift_consumer_open(sift_store* store, const char* stream, const sift
     *consumer = nullptr;
     if (store == nullptr) return NullArgument(error, "sift_consumer_open", "store");
     if (stream == nullptr) return NullArgument(error, "sift_consumer_open", "stream");
-    sift::engine::ConsumerOptions consumer_options;
+    sift::ConsumerOptions consumer_options;
     sift_status status = SIFT_OK;
     if (!sift::capi::ToConsumerOptions(options, stream, &consumer_options, error, &status)) return status;
     auto made = std::make_unique<sift_consumer>();
@@ -210,7 +210,7 @@ sift_status sift_consumer_poll(sift_consumer* consumer, sift_batch* batch, uint3
     batch->view.clear();
     sift::Status s = consumer->consumer->Poll(&batch->batch, std::chrono::milliseconds(wait_ms));
     batch->view.reserve(batch->batch.size());
-    for (const sift::engine::Delivery& d : batch->batch) {
+    for (const sift::Delivery& d : batch->batch) {
       batch->view.push_back(sift_delivery{d.offset(), d.timestamp_ms(),
                                           reinterpret_cast<const uint8_t*>(d.bytes().data()), d.bytes().size()});
     }
@@ -252,7 +252,7 @@ sift_status sift_count(sift_store* store, const char* stream, const sift_consume
       return Fail(error, SIFT_INVALID_ARGUMENT,
                   "sift_count: threads is " + std::to_string(threads) + " (at most 64; 0: one per core)");
     }
-    sift::engine::ParallelScanOptions scan;
+    sift::ParallelScanOptions scan;
     sift_status status = SIFT_OK;
     if (!sift::capi::ToConsumerOptions(options, stream, &scan.consumer, error, &status)) return status;
     if (scan.consumer.follow) {
@@ -263,7 +263,7 @@ sift_status sift_count(sift_store* store, const char* stream, const sift_consume
     scan.consumer.fill_cache = false;
     scan.threads = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
     sift::capi::CountSink sink;
-    sift::engine::ParallelScanStats scan_stats;
+    sift::ParallelScanStats scan_stats;
     sift::Status s = store->engine->ParallelScan(scan, &sink, &scan_stats);
     if (stats != nullptr) {
       std::memset(stats, 0, sizeof(*stats));
@@ -282,7 +282,7 @@ sift_status sift_message_to_json(const void* data, size_t size, uint64_t offset,
     if (json == nullptr) return NullArgument(error, "sift_message_to_json", "json");
     *json = nullptr;
     if (data == nullptr && size != 0) return NullArgument(error, "sift_message_to_json", "data");
-    const sift::engine::Delivery delivery(offset, 0, std::string_view(static_cast<const char*>(data), data ? size : 0));
+    const sift::Delivery delivery(offset, 0, std::string_view(static_cast<const char*>(data), data ? size : 0));
     std::string text;
     sift::Status s = delivery.ToJson(&text);
     if (!s.ok()) return Report(error, s);

@@ -67,7 +67,7 @@ sift_status sift_filter_file(const char* path, const sift_filter* filter, const 
     }
     sift::amqp::RecordFileReader reader;
     if (!reader.Open(path)) return Fail(error, SIFT_IO_ERROR, "cannot open record file: " + reader.error());
-    const sift::engine::CompiledFilter match_all;
+    const sift::CompiledFilter match_all;
     sift::engine::MessageFilter message_filter(
         sift::engine::SelectorOf(filter != nullptr ? filter->compiled : match_all));
     std::span<const uint8_t> message;

@@ -28,20 +28,20 @@ struct sift_error {
 
 // A consumer holds the engine too, so a store handle may be closed before its consumers.
 struct sift_store {
-  std::shared_ptr<sift::engine::StreamEngine> engine;
+  std::shared_ptr<sift::StreamEngine> engine;
 };
 
 struct sift_filter {
-  sift::engine::CompiledFilter compiled;
+  sift::CompiledFilter compiled;
 };
 
 struct sift_consumer {
-  std::shared_ptr<sift::engine::StreamEngine> engine;  // declared first: destroyed after the consumer
-  std::unique_ptr<sift::engine::Consumer> consumer;
+  std::shared_ptr<sift::StreamEngine> engine;  // declared first: destroyed after the consumer
+  std::unique_ptr<sift::Consumer> consumer;
 };
 
 struct sift_batch {
-  sift::engine::DeliveryBatch batch;
+  sift::DeliveryBatch batch;
   std::vector<sift_delivery> view;  // the batch's deliveries as C structs, rebuilt by each poll
 };
 
@@ -84,9 +84,9 @@ int RawEnum(const Enum& field) {
 }
 
 // The C options as the C++ API takes them; false with *error set for a bad value.
-bool ToConsumerOptions(const sift_consumer_options* in, const char* stream, engine::ConsumerOptions* out,
-                       sift_error** error, sift_status* status);
-void ToScanStats(const engine::ConsumerStats& in, sift_scan_stats* out);
+bool ToConsumerOptions(const sift_consumer_options* in, const char* stream, ConsumerOptions* out, sift_error** error,
+                       sift_status* status);
+void ToScanStats(const ConsumerStats& in, sift_scan_stats* out);
 
 }  // namespace sift::capi
 

@@ -19,7 +19,7 @@ sift_status NullArgument(sift_error** error, const char* function, const char* a
   return Fail(error, SIFT_INVALID_ARGUMENT, std::string(function) + ": " + argument + " is NULL");
 }
 
-bool ToEngineOptions(const sift_store_options& in, engine::EngineOptions* out, std::string* why) {
+bool ToEngineOptions(const sift_store_options& in, EngineOptions* out, std::string* why) {
   if (in.struct_size < kStoreOptionsSize) {
     *why =
         "sift_store_options.struct_size is " + std::to_string(in.struct_size) + " (call sift_store_options_init first)";
@@ -39,14 +39,14 @@ bool ToEngineOptions(const sift_store_options& in, engine::EngineOptions* out, s
   out->store.max_chunk_bytes = in.max_chunk_bytes;
   out->store.max_message_bytes = in.max_message_bytes;
   out->store.block_cache_bytes = static_cast<size_t>(in.block_cache_bytes);
-  out->store.compression.codec = compression == SIFT_COMPRESSION_ZSTD ? engine::ChunkCompression::Codec::kZstd
-                                                                      : engine::ChunkCompression::Codec::kNone;
+  out->store.compression.codec =
+      compression == SIFT_COMPRESSION_ZSTD ? ChunkCompression::Codec::kZstd : ChunkCompression::Codec::kNone;
   out->store.compression.level = in.compression_level;
   return true;
 }
 
-engine::RetentionPolicy ToRetention(const sift_retention* retention) {
-  engine::RetentionPolicy out;
+RetentionPolicy ToRetention(const sift_retention* retention) {
+  RetentionPolicy out;
   if (retention != nullptr) {
     out.max_bytes = retention->max_bytes;
     out.max_age_ms = retention->max_age_ms;
@@ -67,7 +67,7 @@ extern "C" {
 
 void sift_store_options_init(sift_store_options* options) {
   if (options == nullptr) return;
-  const sift::engine::EngineOptions defaults;
+  const sift::EngineOptions defaults;
   std::memset(options, 0, sizeof(*options));
   options->struct_size = sizeof(*options);
   options->sync = defaults.store.sync ? 1 : 0;
@@ -89,15 +89,15 @@ sift_status sift_store_open(const char* path, const sift_store_options* options,
     if (store == nullptr) return NullArgument(error, "sift_store_open", "store");
     *store = nullptr;
     if (path == nullptr) return NullArgument(error, "sift_store_open", "path");
-    sift::engine::EngineOptions engine_options;
+    sift::EngineOptions engine_options;
     if (options != nullptr) {
       std::string why;
       if (!sift::capi::ToEngineOptions(*options, &engine_options, &why)) {
         return Fail(error, SIFT_INVALID_ARGUMENT, std::string("cannot open store: ") + path + ": " + why);
       }
     }
-    std::unique_ptr<sift::engine::StreamEngine> engine;
-    sift::Status s = sift::engine::StreamEngine::Open(path, engine_options, &engine);
+    std::unique_ptr<sift::StreamEngine> engine;
+    sift::Status s = sift::StreamEngine::Open(path, engine_options, &engine);
     if (!s.ok()) return Report(error, s);
     auto made = std::make_unique<sift_store>();
     made->engine = std::move(engine);
@@ -162,7 +162,7 @@ sift_status sift_stream_info_get(sift_store* store, const char* name, sift_strea
     if (store == nullptr) return NullArgument(error, "sift_stream_info_get", "store");
     if (name == nullptr) return NullArgument(error, "sift_stream_info_get", "name");
     if (info == nullptr) return NullArgument(error, "sift_stream_info_get", "info");
-    sift::engine::StreamInfo in;
+    sift::StreamInfo in;
     sift::Status s = store->engine->GetStreamInfo(name, &in);
     if (!s.ok()) return Report(error, s);
     info->first_offset = in.first_offset;
@@ -223,7 +223,7 @@ sift_status sift_append_batch(sift_store* store, const char* stream, const sift_
       views[i] = std::string_view(static_cast<const char*>(messages[i].data),
                                   messages[i].data == nullptr ? 0 : messages[i].size);
     }
-    std::vector<sift::engine::AppendOutcome> results;
+    std::vector<sift::AppendOutcome> results;
     sift::Status s = store->engine->AppendEach(stream, views, &results);
     for (size_t i = 0; i < count; ++i) {
       const sift::Status& one = i < results.size() ? results[i].status : s;

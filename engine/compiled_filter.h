@@ -9,11 +9,11 @@
 #include "selector/selector.h"
 #include "sift/filter_set.h"
 
-namespace sift::engine {
-
-struct CompiledFilter::Rep {
+struct sift::CompiledFilter::Rep {
   selector::Selector selector;
 };
+
+namespace sift::engine {
 
 class CompiledFilterAccess {
  public:

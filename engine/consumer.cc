@@ -16,7 +16,15 @@
 #include "sift/stream_engine.h"
 #include "storage/stream_reader.h"
 
-namespace sift::engine {
+namespace sift {
+
+// The engine's internals behind the API.
+using engine::ChunkSkipper;
+using engine::FromStorage;
+using engine::MessageFieldSource;
+using engine::MessageFilter;
+using engine::NoSuchStream;
+using engine::SelectorOf;
 
 struct Consumer::Impl {
   Impl(ConsumerOptions opts, storage::StreamStore* s)
@@ -222,4 +230,4 @@ Status Consumer::Poll(DeliveryBatch* batch, std::chrono::milliseconds wait) {
   return done_ ? final_status_ : Status::OK();
 }
 
-}  // namespace sift::engine
+}  // namespace sift

@@ -7,7 +7,7 @@
 #include "base/bytes.h"
 #include "amqp/typed_json.h"
 
-namespace sift::engine {
+namespace sift {
 
 void DeliveryBatch::Clear() {
   arena_.clear();
@@ -47,4 +47,4 @@ Status Delivery::ToJson(std::string* out) const {
   return Status::OK();
 }
 
-}  // namespace sift::engine
+}  // namespace sift

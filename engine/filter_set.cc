@@ -15,7 +15,11 @@
 #include "amqp/validate.h"
 #include "engine/compiled_filter.h"
 
-namespace sift::engine {
+namespace sift {
+
+// The engine's internals behind the API.
+using engine::SelectorOf;
+using engine::ToCompiledFilter;
 namespace {
 
 using Fields = std::vector<std::pair<std::string, selector::Value>>;
@@ -233,4 +237,4 @@ Status CompileFilterSet(std::span<const Filter> filters, CompiledFilter* out, Fi
   return status;
 }
 
-}  // namespace sift::engine
+}  // namespace sift

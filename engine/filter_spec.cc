@@ -3,7 +3,7 @@
 
 #include <utility>
 
-namespace sift::engine {
+namespace sift {
 
 Status FilterSpec::Compile(CompiledFilter* out, FilterError* error) const {
   std::vector<Filter> filters;
@@ -17,4 +17,4 @@ Status FilterSpec::Compile(CompiledFilter* out, FilterError* error) const {
   return CompileFilterSet(filters, out, error);
 }
 
-}  // namespace sift::engine
+}  // namespace sift

@@ -22,7 +22,10 @@
 #include "sift/stream_engine.h"
 #include "storage/stream_reader.h"
 
-namespace sift::engine {
+namespace sift {
+
+// The engine's internals behind the API.
+using engine::FromStorage;
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -259,4 +262,4 @@ Status StreamEngine::ParallelScan(const ParallelScanOptions& options, ScanSink* 
   return handover.Result();
 }
 
-}  // namespace sift::engine
+}  // namespace sift

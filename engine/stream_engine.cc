@@ -18,13 +18,23 @@
 #include "engine/stream_engine_impl.h"
 #include "storage/chunk_format.h"
 
-namespace sift::engine {
+namespace sift {
+
+// The engine's internals behind the API.
+using engine::AppendStatus;
+using engine::ChunkSummaryBuilder;
+using engine::FromStorage;
+using engine::IngestBatch;
+using engine::NoSuchStream;
+using engine::StreamEngineInternals;
+using engine::ValidateBatch;
 Status StreamEngine::Open(const std::string& path, const EngineOptions& options, std::unique_ptr<StreamEngine>* out) {
   return StreamEngineInternals::Open(path, options, storage::StoreOptions(), out);
 }
 
-Status StreamEngineInternals::Open(const std::string& path, const EngineOptions& options,
-                                   const storage::StoreOptions& storage_extra, std::unique_ptr<StreamEngine>* out) {
+Status engine::StreamEngineInternals::Open(const std::string& path, const EngineOptions& options,
+                                           const storage::StoreOptions& storage_extra,
+                                           std::unique_ptr<StreamEngine>* out) {
   if (!options.store.create_if_missing) {
     // "Missing" is checked here, before RocksDB is asked, so a read-only command never creates a store.
     struct stat st;
@@ -120,7 +130,7 @@ Status StreamEngine::Append(std::string_view stream, std::string_view message, u
   return AppendBatch(stream, std::span<const std::string_view>(&message, 1), offset);
 }
 
-Status ValidateBatch(std::span<const std::string_view> messages) {
+Status engine::ValidateBatch(std::span<const std::string_view> messages) {
   for (size_t i = 0; i < messages.size(); ++i) {
     amqp::DecodeError error = amqp::Validate(base::AsBytes(messages[i]));
     if (!error.ok()) {
@@ -132,7 +142,7 @@ Status ValidateBatch(std::span<const std::string_view> messages) {
   return Status::OK();
 }
 
-Status AppendStatus(const std::string& path, std::string_view stream, const storage::Status& s) {
+Status engine::AppendStatus(const std::string& path, std::string_view stream, const storage::Status& s) {
   if (s.IsNotFound()) return NoSuchStream(path, stream);
   return FromStorage(s, "cannot append", stream);
 }
@@ -249,4 +259,4 @@ Status StreamEngine::SummarizeChunks(std::string_view stream, SummarizeCounts* c
   return Status::OK();
 }
 
-}  // namespace sift::engine
+}  // namespace sift

@@ -13,12 +13,12 @@
 #include "storage/status.h"
 #include "storage/stream_store.h"
 
-namespace sift::engine {
-
-struct StreamEngine::Impl {
+struct sift::StreamEngine::Impl {
   EngineOptions options;
   std::unique_ptr<storage::StreamStore> store;
 };
+
+namespace sift::engine {
 
 struct StreamEngineInternals {
   // StreamEngine::Open with the storage settings the public options do not carry (only `env` is taken

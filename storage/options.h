@@ -66,10 +66,10 @@ class ChunkSummarizer {
 // leaders take turns under its write lock), and a bulk load makes one per thread.
 using ChunkSummarizerFactory = std::function<std::unique_ptr<ChunkSummarizer>()>;
 
-// Per-stream retention: the embedding API's (engine::RetentionPolicy, sift/options.h).
-using RetentionPolicy = engine::RetentionPolicy;
+// Per-stream retention: the embedding API's (sift::RetentionPolicy, sift/options.h).
+using RetentionPolicy = sift::RetentionPolicy;
 
-using ChunkCompression = engine::ChunkCompression;
+using ChunkCompression = sift::ChunkCompression;
 
 struct StreamOptions {
   RetentionPolicy retention;  // default: keep everything
@@ -77,11 +77,11 @@ struct StreamOptions {
   std::optional<ChunkCompression> compression;
 };
 
-// The store's settings are the embedding API's (engine::StoreOptions, sift/options.h): durability,
+// The store's settings are the embedding API's (sift::StoreOptions, sift/options.h): durability,
 // chunk bounds, the largest message, the caches, create and read-only, each with its one default
 // there, whether the engine opens the store or a tool or test does. What only the engine and the tests
 // set is added here.
-struct StoreOptions : engine::StoreOptions {
+struct StoreOptions : sift::StoreOptions {
   // Optional check of every message before it is stored (see MessageValidator). Default: none.
   MessageValidator validator;
 

@@ -34,8 +34,7 @@ bool DecodeStreamRecord(std::string_view value, StreamRecord* record) {
   if (version == 1) return true;
   const uint8_t codec = static_cast<uint8_t>(p[29]);
   const int level = static_cast<int8_t>(p[30]);
-  if (codec > static_cast<uint8_t>(ChunkCompression::Codec::kZstd) || level < engine::kMinZstdLevel ||
-      level > engine::kMaxZstdLevel)
+  if (codec > static_cast<uint8_t>(ChunkCompression::Codec::kZstd) || level < kMinZstdLevel || level > kMaxZstdLevel)
     return false;
   record->compression.codec = static_cast<ChunkCompression::Codec>(codec);
   record->compression.level = level;

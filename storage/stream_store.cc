@@ -271,9 +271,9 @@ Status ValidateOptions(const StoreOptions& o) {
     return Status::InvalidArgument("options: max_message_bytes + max_chunk_bytes must stay below 4 GiB");
   }
   if (o.linger.count() < 0) return Status::InvalidArgument("options: linger must not be negative");
-  if (o.compression.level < engine::kMinZstdLevel || o.compression.level > engine::kMaxZstdLevel) {
+  if (o.compression.level < kMinZstdLevel || o.compression.level > kMaxZstdLevel) {
     return Status::InvalidArgument(
-        fmt::format("options: compression level must be within {}..{}", engine::kMinZstdLevel, engine::kMaxZstdLevel));
+        fmt::format("options: compression level must be within {}..{}", kMinZstdLevel, kMaxZstdLevel));
   }
   if (o.deferred_sync && o.sync) return Status::InvalidArgument("options: deferred_sync needs sync off");
   if (o.write_buffer_bytes < (1u << 16))
@@ -720,9 +720,9 @@ Status StreamStore::Impl::SetRetention(std::string_view name, const RetentionPol
 }
 
 Status StreamStore::Impl::SetCompression(std::string_view name, const ChunkCompression& compression) {
-  if (compression.level < engine::kMinZstdLevel || compression.level > engine::kMaxZstdLevel) {
+  if (compression.level < kMinZstdLevel || compression.level > kMaxZstdLevel) {
     return Status::InvalidArgument(fmt::format("stream '{}': zstd level {} is not within {}..{}", name,
-                                               compression.level, engine::kMinZstdLevel, engine::kMaxZstdLevel));
+                                               compression.level, kMinZstdLevel, kMaxZstdLevel));
   }
   std::lock_guard<std::mutex> wlock(write_mu_);  // no chunk is being cut meanwhile
   if (!RecoverIfFailed().ok()) return FencedError(name);

@@ -16,10 +16,10 @@ namespace sift::tools {
 
 // Reads none, zstd or zstd:LEVEL; false with *why ("'x' is not none, zstd or zstd:LEVEL (LEVEL -7 to
 // 19)") for anything else. Also what the management node reads for a stream's compression.
-inline bool ParseChunkCompression(const std::string& text, engine::ChunkCompression* out, std::string* why) {
-  engine::ChunkCompression c;
+inline bool ParseChunkCompression(const std::string& text, ChunkCompression* out, std::string* why) {
+  ChunkCompression c;
   if (text != "none") {
-    c.codec = engine::ChunkCompression::Codec::kZstd;
+    c.codec = ChunkCompression::Codec::kZstd;
     if (text != "zstd") {
       const std::string prefix = "zstd:";
       size_t used = 0;
@@ -32,10 +32,9 @@ inline bool ParseChunkCompression(const std::string& text, engine::ChunkCompress
           ok = false;
         }
       }
-      if (!ok || used != text.size() - prefix.size() || level < engine::kMinZstdLevel ||
-          level > engine::kMaxZstdLevel) {
-        *why = "'" + text + "' is not none, zstd or zstd:LEVEL (LEVEL " + std::to_string(engine::kMinZstdLevel) +
-               " to " + std::to_string(engine::kMaxZstdLevel) + ")";
+      if (!ok || used != text.size() - prefix.size() || level < kMinZstdLevel || level > kMaxZstdLevel) {
+        *why = "'" + text + "' is not none, zstd or zstd:LEVEL (LEVEL " + std::to_string(kMinZstdLevel) + " to " +
+               std::to_string(kMaxZstdLevel) + ")";
         return false;
       }
       c.level = level;
@@ -46,19 +45,19 @@ inline bool ParseChunkCompression(const std::string& text, engine::ChunkCompress
 }
 
 // `none`, or `zstd:LEVEL`: what ParseChunkCompression reads back (and what --compression takes).
-inline std::string FormatCompression(const engine::ChunkCompression& compression) {
-  if (compression.codec == engine::ChunkCompression::Codec::kNone) return "none";
+inline std::string FormatCompression(const ChunkCompression& compression) {
+  if (compression.codec == ChunkCompression::Codec::kNone) return "none";
   return "zstd:" + std::to_string(compression.level);
 }
 
 // Adds --compression bound to *out (set only when given), `what` saying what it applies to.
-inline CLI::Option* AddCompressionFlag(CLI::App* command, std::optional<engine::ChunkCompression>* out,
+inline CLI::Option* AddCompressionFlag(CLI::App* command, std::optional<ChunkCompression>* out,
                                        const std::string& what) {
   return command
       ->add_option_function<std::string>(
           "--compression",
           [out](const std::string& text) {
-            engine::ChunkCompression c;
+            ChunkCompression c;
             std::string why;
             if (!ParseChunkCompression(text, &c, &why)) throw CLI::ValidationError("--compression", why);
             *out = c;

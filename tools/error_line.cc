@@ -20,7 +20,7 @@ void PrintError(std::string_view what, std::string_view where, std::string_view 
   std::fflush(stderr);
 }
 
-int ReportError(const engine::Status& status) {
+int ReportError(const Status& status) {
   PrintError(status.what(), status.where(), status.why());
   return status.IsInputError() ? kExitUsage : kExitStorage;
 }

@@ -21,7 +21,7 @@ inline constexpr int kExitStorage = 3;  // storage error: cannot open, corrupt c
 void PrintError(std::string_view what, std::string_view where, std::string_view why);
 
 // Prints status as an error line and returns its exit code (2 for input errors, 3 for the others).
-int ReportError(const engine::Status& status);
+int ReportError(const Status& status);
 
 // The exit code of a filtering command that found `matched` messages.
 inline int MatchExitCode(uint64_t matched) { return matched > 0 ? kExitMatched : kExitNoMatch; }

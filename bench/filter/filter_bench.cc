@@ -18,7 +18,7 @@
 //                 selector on a ProtonFieldSource over it (what a broker that decodes everything does)
 //   reject_paired sift_scan and baseline in alternating turns over the same records, each turn from a
 //                 cold cache and timed on the thread's CPU clock; reports both and their ratio
-//   store_sift    the RocksDB store (engine::StreamEngine, warm block cache): consumers with the
+//   store_sift    the RocksDB store (StreamEngine, warm block cache): consumers with the
 //                 filter poll their offset range to the end (matches are copied into the batch)
 //   store_baseline the same store: consumers without a filter deliver every message, each decoded by
 //                 pn_message_decode and tested by the selector on a ProtonFieldSource
@@ -162,7 +162,7 @@ Corpora& TheCorpora() {
 
 struct SelectorCase {
   std::string name;
-  engine::FilterKind kind = engine::FilterKind::kSql;
+  FilterKind kind = FilterKind::kSql;
   std::string text;
 };
 
@@ -176,11 +176,10 @@ std::string CustomerInFifty() {
   return in + ")";
 }
 
-const SelectorCase kPlanted = {"customer_eq", engine::FilterKind::kSql, "customer = 'cust-99999'"};
+const SelectorCase kPlanted = {"customer_eq", FilterKind::kSql, "customer = 'cust-99999'"};
 
 // The representative selector shapes, on the as-generated orders corpus.
 const std::vector<SelectorCase>& Shapes() {
-  using engine::FilterKind;
   static const std::vector<SelectorCase> shapes = {
       {"equality", FilterKind::kSql, "color = 'red'"},
       {"range_and_equality", FilterKind::kSql, "amount > 900 AND region = 'eu-west'"},
@@ -202,10 +201,10 @@ const std::vector<SelectorCase>& Shapes() {
 }
 
 selector::Selector Compile(const SelectorCase& c) {
-  engine::FilterSpec spec;
+  FilterSpec spec;
   spec.Add(c.kind, c.text);
-  engine::CompiledFilter out;
-  engine::Status s = spec.Compile(&out);
+  CompiledFilter out;
+  Status s = spec.Compile(&out);
   if (!s.ok()) Die("selector " + c.name + ": " + s.ToString());
   return engine::SelectorOf(out);
 }
@@ -512,7 +511,7 @@ constexpr std::string_view kStream = "orders";
 
 class Store {
  public:
-  engine::StreamEngine* Get(uint64_t* first_offset, size_t* count) {
+  StreamEngine* Get(uint64_t* first_offset, size_t* count) {
     std::lock_guard<std::mutex> lock(mu_);
     if (engine_ == nullptr) Load();
     *first_offset = first_offset_;
@@ -537,10 +536,10 @@ class Store {
     const std::string path = c.store_dir + "/store";
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
-    engine::EngineOptions options;
+    EngineOptions options;
     options.store.sync = false;                         // a benchmark store: nothing to lose
     options.store.block_cache_bytes = size_t{2} << 30;  // holds the whole corpus: the cache stays warm
-    engine::Status s = engine::StreamEngine::Open(path, options, &engine_);
+    Status s = StreamEngine::Open(path, options, &engine_);
     if (s.ok()) s = engine_->CreateStream(kStream);
     std::vector<std::string_view> batch;
     for (size_t i = 0; s.ok() && i < buffer.count(); i += 1000) {
@@ -557,19 +556,19 @@ class Store {
     if (!s.ok()) Die("store " + path + ": " + s.ToString());
     count_ = buffer.count();
     // Warm the block cache: one pass over every chunk.
-    engine::ConsumerOptions warm;
+    ConsumerOptions warm;
     warm.stream = std::string(kStream);
     warm.filter = engine::ToCompiledFilter(Compile(kPlanted));
     warm.skip_chunks = false;  // read every chunk: this warms the cache
-    std::unique_ptr<engine::Consumer> consumer;
+    std::unique_ptr<Consumer> consumer;
     s = engine_->NewConsumer(warm, &consumer);
-    engine::DeliveryBatch out;
+    DeliveryBatch out;
     while (s.ok() && !consumer->done()) s = consumer->Poll(&out);
     if (!s.ok() || consumer->stats().scanned != count_) Die("store warm-up scan: " + s.ToString());
   }
 
   std::mutex mu_;
-  std::unique_ptr<engine::StreamEngine> engine_;
+  std::unique_ptr<StreamEngine> engine_;
   uint64_t first_offset_ = 0;
   size_t count_ = 0;
 };
@@ -584,14 +583,14 @@ enum class StoreMode : uint8_t { kSift, kBaseline };
 void BM_Store(benchmark::State& state, SelectorCase selector_case, StoreMode mode) {
   uint64_t first_offset = 0;
   size_t count = 0;
-  engine::StreamEngine* engine = TheStore().Get(&first_offset, &count);
+  StreamEngine* engine = TheStore().Get(&first_offset, &count);
   const RecordBuffer& buffer = TheCorpora().Get(kStoreCorpus);
   const Range r = ThreadRange(state, count);
   const selector::Selector selector = Compile(selector_case);
-  engine::ConsumerOptions options;
+  ConsumerOptions options;
   options.stream = std::string(kStream);
-  options.start = engine::StartPosition::Offset(first_offset + r.first);
-  options.end = engine::EndPosition::Offset(first_offset + r.last);
+  options.start = StartPosition::Offset(first_offset + r.first);
+  options.end = EndPosition::Offset(first_offset + r.last);
   options.credit = 1024;
   // The filter on every record, as the baseline decodes every record; what chunk summaries save
   // is measured by bench/skip.
@@ -601,31 +600,31 @@ void BM_Store(benchmark::State& state, SelectorCase selector_case, StoreMode mod
   baseline::ProtonFieldSource source(selector.fields());
   source.Reset(message);
   selector::EvalContext context;
-  engine::DeliveryBatch batch;
+  DeliveryBatch batch;
   uint64_t matches = 0;
   AllocationMeter meter;
   for (auto _ : state) {
     meter.Start();
     matches = 0;
-    std::unique_ptr<engine::Consumer> consumer;
-    engine::Status s = engine->NewConsumer(options, &consumer);
+    std::unique_ptr<Consumer> consumer;
+    Status s = engine->NewConsumer(options, &consumer);
     while (s.ok() && !consumer->done()) {
       s = consumer->Poll(&batch);
       if (mode == StoreMode::kSift) {
         matches += batch.size();
         continue;
       }
-      for (const engine::Delivery& d : batch) {
+      for (const Delivery& d : batch) {
         if (pn_message_decode(message, d.bytes().data(), d.bytes().size()) != 0) {
-          s = engine::Status::Corruption("pn_message_decode failed", std::to_string(d.offset()), "");
+          s = Status::Corruption("pn_message_decode failed", std::to_string(d.offset()), "");
           break;
         }
         matches += selector.Evaluate(source, context) == selector::Truth::kTrue;
       }
     }
     if (s.ok() && consumer->stats().scanned != r.last - r.first) {
-      s = engine::Status::Corruption("the consumer scanned " + std::to_string(consumer->stats().scanned) + " records",
-                                     "", "expected " + std::to_string(r.last - r.first));
+      s = Status::Corruption("the consumer scanned " + std::to_string(consumer->stats().scanned) + " records", "",
+                             "expected " + std::to_string(r.last - r.first));
     }
     meter.Stop();
     if (!s.ok()) {
@@ -782,8 +781,8 @@ void PrintPlans() {
   std::vector<SelectorCase> all = Shapes();
   all.insert(all.begin(), kPlanted);
   for (const SelectorCase& c : all) {
-    std::printf("== %s (%s): %s\n%s\n", c.name.c_str(), std::string(engine::FilterKindName(c.kind)).c_str(),
-                c.text.c_str(), Compile(c).Explain().c_str());
+    std::printf("== %s (%s): %s\n%s\n", c.name.c_str(), std::string(FilterKindName(c.kind)).c_str(), c.text.c_str(),
+                Compile(c).Explain().c_str());
   }
 }
 

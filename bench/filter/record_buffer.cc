@@ -117,7 +117,7 @@ bool LoadBaseCorpus(std::string_view profile, size_t count, const std::string& r
   synthetic::SyntheticOrdersOptions options;
   options.profile = std::string(profile);
   options.seed = 1;
-  engine::Status status = synthetic::SyntheticOrders::Create(options, &generator);
+  Status status = synthetic::SyntheticOrders::Create(options, &generator);
   if (!status.ok()) {
     *error = status.ToString();
     return false;

@@ -41,7 +41,7 @@
 #include "sift/filter_set.h"
 #include "sift/status.h"
 
-namespace sift::engine {
+namespace sift {
 
 struct StartPosition {
   enum class Kind : uint8_t { kFirst, kLast, kNext, kOffset, kFromEnd, kTimestamp };
@@ -177,6 +177,6 @@ class Consumer {
   Status final_status_;
 };
 
-}  // namespace sift::engine
+}  // namespace sift
 
 #endif  // SIFT_CONSUMER_H_

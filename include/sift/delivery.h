@@ -25,7 +25,7 @@
 
 struct pn_message_t;  // Proton C API (proton/message.h)
 
-namespace sift::engine {
+namespace sift {
 
 class Delivery {
  public:
@@ -84,6 +84,6 @@ class DeliveryBatch {
   std::vector<size_t> starts_;  // arena offset of each delivery's bytes
 };
 
-}  // namespace sift::engine
+}  // namespace sift
 
 #endif  // SIFT_DELIVERY_H_

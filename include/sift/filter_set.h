@@ -25,7 +25,10 @@
 
 #include "sift/status.h"
 
-namespace sift::engine {
+namespace sift {
+namespace engine {
+class CompiledFilterAccess;
+}  // namespace engine
 
 enum class FilterKind : uint8_t {
   kSql,                    // amqp:sql-filter
@@ -93,7 +96,7 @@ class CompiledFilter {
   std::string Explain() const;
 
  private:
-  friend class CompiledFilterAccess;  // the engine's side (not part of the API)
+  friend class engine::CompiledFilterAccess;  // the engine's side (not part of the API)
   struct Rep;
   std::shared_ptr<const Rep> rep_;  // null: matches every message
 };
@@ -105,6 +108,6 @@ class CompiledFilter {
 // that is not ok() and, when `error` is not null, fills it. No other error is returned.
 Status CompileFilterSet(std::span<const Filter> filters, CompiledFilter* out, FilterError* error = nullptr);
 
-}  // namespace sift::engine
+}  // namespace sift
 
 #endif  // SIFT_FILTER_SET_H_

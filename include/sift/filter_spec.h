@@ -24,7 +24,7 @@
 #include "sift/filter_set.h"
 #include "sift/status.h"
 
-namespace sift::engine {
+namespace sift {
 
 struct FilterClause {
   FilterKind kind = FilterKind::kSql;
@@ -58,6 +58,6 @@ class FilterSpec {
   std::vector<FilterClause> clauses_;
 };
 
-}  // namespace sift::engine
+}  // namespace sift
 
 #endif  // SIFT_FILTER_SPEC_H_

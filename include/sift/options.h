@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace sift::engine {
+namespace sift {
 
 // How much of a stream is kept. Whole chunks are deleted from the oldest end; offsets are never
 // reused. Zero means "no limit" for each field.
@@ -127,6 +127,6 @@ struct EngineOptions {
   bool summarize_chunks = true;
 };
 
-}  // namespace sift::engine
+}  // namespace sift
 
 #endif  // SIFT_OPTIONS_H_

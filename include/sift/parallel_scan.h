@@ -25,7 +25,7 @@
 #include "sift/delivery.h"
 #include "sift/status.h"
 
-namespace sift::engine {
+namespace sift {
 
 struct ParallelScanOptions {
   // The read: stream, filter, start, end, corruption policy, cache use. `credit` is the batch size
@@ -55,6 +55,6 @@ struct ParallelScanStats {
   Status last_skipped;     // the error of the last corrupt chunk skipped (kSkip), ok if none
 };
 
-}  // namespace sift::engine
+}  // namespace sift
 
 #endif  // SIFT_PARALLEL_SCAN_H_

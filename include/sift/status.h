@@ -1,6 +1,6 @@
 // sift/status.h: the result of every operation that can fail, in the embedding API and in the store
 // beneath it (the LevelDB Status model: no exceptions). There is one Status type in the tree:
-// `sift::Status`, also spelled `sift::engine::Status` (the embedding API's name) and
+// `sift::Status`, also spelled
 // `sift::storage::Status` (storage/status.h), so a store error reaches the caller with its code
 // unchanged instead of being translated between two types.
 //
@@ -165,10 +165,5 @@ class [[nodiscard]] Status {
 };
 
 }  // namespace sift
-
-// The embedding API's name for it: every public header and its users say `engine::Status`.
-namespace sift::engine {
-using Status = ::sift::Status;
-}  // namespace sift::engine
 
 #endif  // SIFT_STATUS_H_

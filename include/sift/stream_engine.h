@@ -44,7 +44,10 @@
 #include "sift/parallel_scan.h"
 #include "sift/status.h"
 
-namespace sift::engine {
+namespace sift {
+namespace engine {
+struct StreamEngineInternals;
+}  // namespace engine
 
 // A snapshot of one stream.
 struct StreamInfo {
@@ -206,12 +209,12 @@ class StreamEngine {
 
  private:
   struct Impl;
-  friend struct StreamEngineInternals;  // engine/stream_engine_impl.h: storage-only settings (tests)
+  friend struct engine::StreamEngineInternals;  // engine/stream_engine_impl.h: storage-only settings (tests)
   StreamEngine(std::string path, std::unique_ptr<Impl> impl);
   std::string path_;
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace sift::engine
+}  // namespace sift
 
 #endif  // SIFT_STREAM_ENGINE_H_

@@ -6,9 +6,9 @@
 
 namespace sift::tools::amqp_client {
 
-engine::Status PrepareClientConnection(const BrokerUrl& url, const ClientOptions& options, const std::string& password,
-                                       const std::string& what, pn_connection_t* connection, pn_ssl_domain_t** ssl,
-                                       pn_transport_t** transport) {
+Status PrepareClientConnection(const BrokerUrl& url, const ClientOptions& options, const std::string& password,
+                               const std::string& what, pn_connection_t* connection, pn_ssl_domain_t** ssl,
+                               pn_transport_t** transport) {
   const std::string container = "sift-" + std::to_string(getpid());
   pn_connection_set_container(connection, container.c_str());
   pn_connection_set_hostname(connection, url.host.c_str());
@@ -21,18 +21,18 @@ engine::Status PrepareClientConnection(const BrokerUrl& url, const ClientOptions
     *ssl = pn_ssl_domain(PN_SSL_MODE_CLIENT);
     if (*ssl == nullptr) {
       pn_transport_free(t);
-      return engine::Status::InvalidArgument(what, url.ToString(), "no TLS here");
+      return Status::InvalidArgument(what, url.ToString(), "no TLS here");
     }
     if (!options.tls_ca.empty() && pn_ssl_domain_set_trusted_ca_db(*ssl, options.tls_ca.c_str()) != 0) {
       pn_transport_free(t);
-      return engine::Status::InvalidArgument("--tls-ca", options.tls_ca, "cannot read the CA certificates");
+      return Status::InvalidArgument("--tls-ca", options.tls_ca, "cannot read the CA certificates");
     }
     if (!options.tls_cert.empty()) {
       const std::string& key = options.tls_key.empty() ? options.tls_cert : options.tls_key;
       if (pn_ssl_domain_set_credentials(*ssl, options.tls_cert.c_str(), key.c_str(), nullptr) != 0) {
         pn_transport_free(t);
-        return engine::Status::InvalidArgument("--tls-cert", options.tls_cert,
-                                               "cannot read the client certificate and key " + key);
+        return Status::InvalidArgument("--tls-cert", options.tls_cert,
+                                       "cannot read the client certificate and key " + key);
       }
     }
     pn_ssl_domain_set_peer_authentication(*ssl, PN_SSL_VERIFY_PEER_NAME, nullptr);
@@ -49,7 +49,7 @@ engine::Status PrepareClientConnection(const BrokerUrl& url, const ClientOptions
   // PLAIN over a connection without TLS is the caller's choice (client_options.h).
   pn_sasl_set_allow_insecure_mechs(sasl, true);
   *transport = t;
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 std::string ConditionText(pn_condition_t* condition) {

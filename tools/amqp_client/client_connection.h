@@ -21,9 +21,9 @@ namespace sift::tools::amqp_client {
 // amqps, *ssl gets the TLS domain, which the caller frees once the connection is gone. `what` names
 // the URL's flag ("--to", "--server") in errors: InvalidArgument naming the flag or file, with nothing
 // left allocated but *ssl.
-engine::Status PrepareClientConnection(const BrokerUrl& url, const ClientOptions& options, const std::string& password,
-                                       const std::string& what, pn_connection_t* connection, pn_ssl_domain_t** ssl,
-                                       pn_transport_t** transport);
+Status PrepareClientConnection(const BrokerUrl& url, const ClientOptions& options, const std::string& password,
+                               const std::string& what, pn_connection_t* connection, pn_ssl_domain_t** ssl,
+                               pn_transport_t** transport);
 
 // "amqp:not-found: no queue 'x'" from a broker's condition, or "" when none is set.
 std::string ConditionText(pn_condition_t* condition);

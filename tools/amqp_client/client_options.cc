@@ -20,36 +20,35 @@ void AddClientFlags(CLI::App* command, ClientOptions* options) {
                       "--tls-cert, else ANONYMOUS)");
 }
 
-engine::Status ResolveClientOptions(const ClientOptions& options, const BrokerUrl& url, std::string* password) {
+Status ResolveClientOptions(const ClientOptions& options, const BrokerUrl& url, std::string* password) {
   password->clear();
   if (!options.password_file.empty() && options.user.empty())
-    return engine::Status::InvalidArgument("usage", "--password-file", "needs --user");
+    return Status::InvalidArgument("usage", "--password-file", "needs --user");
   if (!options.user.empty()) {
     if (options.password_file.empty())
-      return engine::Status::InvalidArgument("usage", "--user", "needs --password-file (the password's first line)");
+      return Status::InvalidArgument("usage", "--user", "needs --password-file (the password's first line)");
     std::ifstream in(options.password_file);
-    if (!in) return engine::Status::InvalidArgument("--password-file", options.password_file, "cannot read the file");
+    if (!in) return Status::InvalidArgument("--password-file", options.password_file, "cannot read the file");
     std::getline(in, *password);
     if (!password->empty() && password->back() == '\r') password->pop_back();
     if (password->empty())
-      return engine::Status::InvalidArgument("--password-file", options.password_file, "the first line is empty");
+      return Status::InvalidArgument("--password-file", options.password_file, "the first line is empty");
   }
   if (!url.tls) {
     for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--tls-ca", &options.tls_ca},
                                       {"--tls-cert", &options.tls_cert},
                                       {"--tls-key", &options.tls_key}}) {
       if (!value->empty())
-        return engine::Status::InvalidArgument("usage", flag,
-                                               "needs an amqps:// URL (" + url.ToString() + " is not TLS)");
+        return Status::InvalidArgument("usage", flag, "needs an amqps:// URL (" + url.ToString() + " is not TLS)");
     }
   }
   if (!options.tls_key.empty() && options.tls_cert.empty())
-    return engine::Status::InvalidArgument("usage", "--tls-key", "needs --tls-cert");
+    return Status::InvalidArgument("usage", "--tls-key", "needs --tls-cert");
   for (const std::string* file : {&options.tls_ca, &options.tls_cert, &options.tls_key}) {
     if (!file->empty() && !std::ifstream(*file))
-      return engine::Status::InvalidArgument("cannot read file", *file, "no such file or not readable");
+      return Status::InvalidArgument("cannot read file", *file, "no such file or not readable");
   }
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 }  // namespace sift::tools::amqp_client

@@ -35,7 +35,7 @@ void AddClientFlags(CLI::App* command, ClientOptions* options);
 
 // The settings checked together, the password read; `flag` ("--to") names the URL in errors.
 // InvalidArgument naming the flag or file.
-engine::Status ResolveClientOptions(const ClientOptions& options, const BrokerUrl& url, std::string* password);
+Status ResolveClientOptions(const ClientOptions& options, const BrokerUrl& url, std::string* password);
 
 }  // namespace sift::tools::amqp_client
 

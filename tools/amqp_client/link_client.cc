@@ -37,10 +37,10 @@ void PutSelector(pn_terminus_t* source, const std::string& selector) {
 
 }  // namespace
 
-engine::Status LinkClient::Open(const BrokerUrl& url, const ClientOptions& options, const LinkSettings& settings,
-                                std::unique_ptr<LinkClient>* out) {
+Status LinkClient::Open(const BrokerUrl& url, const ClientOptions& options, const LinkSettings& settings,
+                        std::unique_ptr<LinkClient>* out) {
   std::string password;
-  engine::Status status = ResolveClientOptions(options, url, &password);
+  Status status = ResolveClientOptions(options, url, &password);
   if (!status.ok()) return status;
   std::unique_ptr<LinkClient> client(new LinkClient());
   client->url_ = url;
@@ -49,7 +49,7 @@ engine::Status LinkClient::Open(const BrokerUrl& url, const ClientOptions& optio
   client->connection_ = pn_connection();
   pn_connection_t* c = client->connection_;
   pn_transport_t* t = nullptr;
-  engine::Status prepared = PrepareClientConnection(url, options, password, settings.what, c, &client->ssl_, &t);
+  Status prepared = PrepareClientConnection(url, options, password, settings.what, c, &client->ssl_, &t);
   if (!prepared.ok()) return prepared;
   pn_session_t* session = pn_session(c);
   pn_session_open(session);
@@ -93,7 +93,7 @@ engine::Status LinkClient::Open(const BrokerUrl& url, const ClientOptions& optio
   }
   if (!client->error_.ok()) return client->error_;
   *out = std::move(client);
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 LinkClient::~LinkClient() {
@@ -102,7 +102,7 @@ LinkClient::~LinkClient() {
 }
 
 void LinkClient::Fail(std::string why) {
-  if (error_.ok()) error_ = engine::Status::InvalidArgument(what_, url_.ToString(), why);
+  if (error_.ok()) error_ = Status::InvalidArgument(what_, url_.ToString(), why);
 }
 
 void LinkClient::Wake() {
@@ -162,7 +162,7 @@ void LinkClient::Handle(pn_event_t* event, Handler* handler) {
   }
 }
 
-engine::Status LinkClient::Run(Handler* handler, std::chrono::milliseconds timeout) {
+Status LinkClient::Run(Handler* handler, std::chrono::milliseconds timeout) {
   if (inactive_) {
     if (error_.ok()) Fail("the connection was lost");
     return error_;

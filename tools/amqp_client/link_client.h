@@ -48,15 +48,15 @@ class LinkClient {
 
   // Connects, opens the session and the link, and waits until the broker has attached it (or
   // refused). InvalidArgument naming the URL and why.
-  static engine::Status Open(const BrokerUrl& url, const ClientOptions& options, const LinkSettings& link,
-                             std::unique_ptr<LinkClient>* out);
+  static Status Open(const BrokerUrl& url, const ClientOptions& options, const LinkSettings& link,
+                     std::unique_ptr<LinkClient>* out);
   ~LinkClient();
   LinkClient(const LinkClient&) = delete;
   LinkClient& operator=(const LinkClient&) = delete;
 
   // Handles the event batches that are ready, waiting up to `timeout` for the first (0: none waits;
   // negative: waits as long as it takes). Returns error() once the connection or link has failed.
-  engine::Status Run(Handler* handler, std::chrono::milliseconds timeout);
+  Status Run(Handler* handler, std::chrono::milliseconds timeout);
   // Asks for Handler::OnWake on the next Run(). Cheap; thread-safe.
   void Wake();
   // Closes the link and connection and waits (up to `timeout`) for the broker to confirm, so the
@@ -64,7 +64,7 @@ class LinkClient {
   void Close(Handler* handler, std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
   pn_link_t* link() const { return link_; }
-  const engine::Status& error() const { return error_; }
+  const Status& error() const { return error_; }
   bool failed() const { return !error_.ok(); }
   const BrokerUrl& url() const { return url_; }
 
@@ -85,7 +85,7 @@ class LinkClient {
   bool link_ended_ = false;  // the broker detached the link (closed or not)
   bool inactive_ = false;    // the proactor has nothing left (the connection is gone)
   bool timed_out_ = false;   // the proactor timeout of the current Run() fired
-  engine::Status error_;
+  Status error_;
 };
 
 }  // namespace sift::tools::amqp_client

@@ -108,37 +108,37 @@ bool ReadResponse(pn_message_t* message, ManagementResponse* out, std::string* w
   return true;
 }
 
-engine::Status MissingAttribute(std::string_view key, std::string_view type) {
-  return engine::Status::Corruption("the response's attribute '" + std::string(key) + "' is missing or not " +
-                                    std::string(type));
+Status MissingAttribute(std::string_view key, std::string_view type) {
+  return Status::Corruption("the response's attribute '" + std::string(key) + "' is missing or not " +
+                            std::string(type));
 }
 
-engine::Status GetUnsigned(const Attributes& attributes, std::string_view key, uint64_t* out) {
+Status GetUnsigned(const Attributes& attributes, std::string_view key, uint64_t* out) {
   const auto it = attributes.find(key);
   if (it != attributes.end()) {
     if (const uint64_t* u = std::get_if<uint64_t>(&it->second)) {
       *out = *u;
-      return engine::Status::OK();
+      return Status::OK();
     }
     if (const int64_t* s = std::get_if<int64_t>(&it->second); s != nullptr && *s >= 0) {
       *out = static_cast<uint64_t>(*s);
-      return engine::Status::OK();
+      return Status::OK();
     }
   }
   return MissingAttribute(key, "a non-negative integer");
 }
 
-engine::Status GetSigned(const Attributes& attributes, std::string_view key, int64_t* out) {
+Status GetSigned(const Attributes& attributes, std::string_view key, int64_t* out) {
   const auto it = attributes.find(key);
   if (it != attributes.end()) {
     if (const int64_t* s = std::get_if<int64_t>(&it->second)) {
       *out = *s;
-      return engine::Status::OK();
+      return Status::OK();
     }
     if (const uint64_t* u = std::get_if<uint64_t>(&it->second);
         u != nullptr && *u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       *out = static_cast<int64_t>(*u);
-      return engine::Status::OK();
+      return Status::OK();
     }
   }
   return MissingAttribute(key, "an integer");
@@ -169,8 +169,8 @@ bool ParseManagementUrl(std::string_view text, BrokerUrl* out, std::string* why)
   return true;
 }
 
-engine::Status StreamInfoFromAttributes(const Attributes& attributes, engine::StreamInfo* info) {
-  *info = engine::StreamInfo{};
+Status StreamInfoFromAttributes(const Attributes& attributes, StreamInfo* info) {
+  *info = StreamInfo{};
   const auto name = attributes.find(attribute::kName);
   if (name == attributes.end() || !std::holds_alternative<std::string>(name->second))
     return MissingAttribute(attribute::kName, "a string");
@@ -182,14 +182,14 @@ engine::Status StreamInfoFromAttributes(const Attributes& attributes, engine::St
                                    {attribute::kStoredBytes, &info->bytes},
                                    {attribute::kRawBytes, &info->raw_bytes},
                                    {attribute::kRetentionMaxBytes, &info->retention.max_bytes}}) {
-    engine::Status status = GetUnsigned(attributes, key, field);
+    Status status = GetUnsigned(attributes, key, field);
     if (!status.ok()) return status;
   }
   for (const auto& [key, field] :
        {std::pair<std::string_view, int64_t*>{attribute::kFirstTimestampMs, &info->first_timestamp_ms},
         {attribute::kLastTimestampMs, &info->last_timestamp_ms},
         {attribute::kRetentionMaxAgeMs, &info->retention.max_age_ms}}) {
-    engine::Status status = GetSigned(attributes, key, field);
+    Status status = GetSigned(attributes, key, field);
     if (!status.ok()) return status;
   }
   const auto compression = attributes.find(attribute::kCompression);
@@ -197,20 +197,20 @@ engine::Status StreamInfoFromAttributes(const Attributes& attributes, engine::St
   std::string why;
   if (text == nullptr || !ParseChunkCompression(*text, &info->compression, &why))
     return MissingAttribute(attribute::kCompression, "none or zstd:LEVEL");
-  return engine::Status::OK();
+  return Status::OK();
 }
 
-engine::Status ManagementClient::Connect(const BrokerUrl& url, const ClientOptions& options,
-                                         std::unique_ptr<ManagementClient>* out) {
+Status ManagementClient::Connect(const BrokerUrl& url, const ClientOptions& options,
+                                 std::unique_ptr<ManagementClient>* out) {
   std::string password;
-  engine::Status status = ResolveClientOptions(options, url, &password);
+  Status status = ResolveClientOptions(options, url, &password);
   if (!status.ok()) return status;
   std::unique_ptr<ManagementClient> client(new ManagementClient());
   client->proactor_ = pn_proactor();
   client->connection_ = pn_connection();
   pn_connection_t* c = client->connection_;
   pn_transport_t* t = nullptr;
-  engine::Status prepared = PrepareClientConnection(url, options, password, "--server", c, &client->ssl_, &t);
+  Status prepared = PrepareClientConnection(url, options, password, "--server", c, &client->ssl_, &t);
   if (!prepared.ok()) return prepared;
   pn_session_t* session = pn_session(c);
   pn_session_open(session);
@@ -244,9 +244,9 @@ engine::Status ManagementClient::Connect(const BrokerUrl& url, const ClientOptio
     client->Fail(client->reply_address_.empty() ? "the server gave the reply link no address"
                                                 : "the server attached " + address + " without a target");
   }
-  if (!client->failure_.empty()) return engine::Status::IOError("cannot connect", url.ToString(), client->failure_);
+  if (!client->failure_.empty()) return Status::IOError("cannot connect", url.ToString(), client->failure_);
   *out = std::move(client);
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 ManagementClient::~ManagementClient() {
@@ -410,8 +410,8 @@ bool ManagementClient::RunUntil(const std::function<bool()>& done, std::chrono::
   return true;
 }
 
-engine::Status ManagementClient::Request(const ManagementRequest& request, ManagementResponse* out) {
-  if (!failure_.empty()) return engine::Status::IOError(failure_);
+Status ManagementClient::Request(const ManagementRequest& request, ManagementResponse* out) {
+  if (!failure_.empty()) return Status::IOError(failure_);
   MessagePtr owned(pn_message());
   pn_message_t* message = owned.get();
   pending_id_ = next_id_++;
@@ -440,7 +440,7 @@ engine::Status ManagementClient::Request(const ManagementRequest& request, Manag
   if (size < 0) {
     std::free(buffer.start);
     pending_id_ = 0;
-    return engine::Status::IOError("cannot encode the request");
+    return Status::IOError("cannot encode the request");
   }
   outgoing_.assign(buffer.start, static_cast<size_t>(size));
   std::free(buffer.start);
@@ -459,21 +459,21 @@ engine::Status ManagementClient::Request(const ManagementRequest& request, Manag
   pending_id_ = 0;
   outgoing_.clear();  // not sent for want of credit: never to be
   if (outcome_ == PN_REJECTED) {
-    return engine::Status::IOError("the server rejected the request" +
-                                   (outcome_condition_.empty() ? "" : " (" + outcome_condition_ + ")"));
+    return Status::IOError("the server rejected the request" +
+                           (outcome_condition_.empty() ? "" : " (" + outcome_condition_ + ")"));
   }
   if (outcome_ == PN_RELEASED || outcome_ == PN_MODIFIED)
-    return engine::Status::IOError("the server did not take the request (released)");
-  if (!decode_error_.empty()) return engine::Status::IOError(decode_error_);
-  if (!failure_.empty()) return engine::Status::IOError(failure_);
+    return Status::IOError("the server did not take the request (released)");
+  if (!decode_error_.empty()) return Status::IOError(decode_error_);
+  if (!failure_.empty()) return Status::IOError(failure_);
   if (!done) {
-    return engine::Status::IOError(
+    return Status::IOError(
         std::string(response_ ? "the server did not settle the request" : "no response from the server") + " within " +
         std::to_string(kRequestTimeout.count() / 1000) + " s");
   }
   *out = std::move(*response_);
   response_.reset();
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 void ManagementClient::Close() {

@@ -61,8 +61,7 @@ class ManagementClient {
   static constexpr std::chrono::milliseconds kRequestTimeout{30000};
 
   // Connects and attaches both links; `url.address` is not used (the node is always `$management`).
-  static engine::Status Connect(const BrokerUrl& url, const ClientOptions& options,
-                                std::unique_ptr<ManagementClient>* out);
+  static Status Connect(const BrokerUrl& url, const ClientOptions& options, std::unique_ptr<ManagementClient>* out);
   ~ManagementClient();
   ManagementClient(const ManagementClient&) = delete;
   ManagementClient& operator=(const ManagementClient&) = delete;
@@ -70,7 +69,7 @@ class ManagementClient {
   // Sends `request` and waits for its response. IOError saying only why (the caller names the
   // operation and the server with Status::Rewrap) when the request was rejected, the connection
   // failed or no response came within kRequestTimeout.
-  engine::Status Request(const ManagementRequest& request, ManagementResponse* out);
+  Status Request(const ManagementRequest& request, ManagementResponse* out);
 
   // Closes the links and the connection, waiting a little for the server to confirm.
   void Close();
@@ -121,9 +120,9 @@ class ManagementClient {
 bool ParseManagementUrl(std::string_view text, BrokerUrl* out, std::string* why);
 
 // A stream's attributes of a response (name, messages, offsets, chunks, bytes, timestamps, retention,
-// compression) as engine::StreamInfo. Corruption saying only why (the response cannot be read:
+// compression) as StreamInfo. Corruption saying only why (the response cannot be read:
 // a server's fault, not the caller's) naming the attribute that is missing or of another type.
-engine::Status StreamInfoFromAttributes(const Attributes& attributes, engine::StreamInfo* info);
+Status StreamInfoFromAttributes(const Attributes& attributes, StreamInfo* info);
 
 }  // namespace sift::tools::amqp_client
 

@@ -26,17 +26,17 @@ const char* OutcomeName(uint64_t state) {
 
 }  // namespace
 
-engine::Status Publisher::Open(const BrokerUrl& url, const ClientOptions& client, const PublishOptions& options,
-                               std::string what, std::unique_ptr<Publisher>* out) {
+Status Publisher::Open(const BrokerUrl& url, const ClientOptions& client, const PublishOptions& options,
+                       std::string what, std::unique_ptr<Publisher>* out) {
   std::unique_ptr<Publisher> publisher(new Publisher(options));
   LinkClient::LinkSettings settings;
   settings.role = LinkClient::Role::kSender;
   settings.what = std::move(what);
-  engine::Status status = LinkClient::Open(url, client, settings, &publisher->client_);
+  Status status = LinkClient::Open(url, client, settings, &publisher->client_);
   if (!status.ok()) return status;
   publisher->start_ = std::chrono::steady_clock::now();
   *out = std::move(publisher);
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 Publisher::~Publisher() = default;
@@ -80,8 +80,8 @@ void Publisher::OnDelivery(pn_delivery_t* d) {
     if (options_.on_refused == RefusedPolicy::kSkip) {
       if (options_.on_refused_message) options_.on_refused_message(offset, why);
     } else if (refusal_.ok()) {
-      refusal_ = engine::Status::InvalidArgument("refused by " + client_->url().ToString(),
-                                                 "offset " + std::to_string(offset), why);
+      refusal_ =
+          Status::InvalidArgument("refused by " + client_->url().ToString(), "offset " + std::to_string(offset), why);
       // Nothing more goes out; what is in flight still gets its disposition.
       queue_.clear();
       queue_bytes_ = 0;
@@ -92,34 +92,34 @@ void Publisher::OnDelivery(pn_delivery_t* d) {
   unanswered_.erase(offset);
 }
 
-engine::Status Publisher::Failure() {
+Status Publisher::Failure() {
   if (!refusal_.ok()) return refusal_;
-  const engine::Status& error = client_->error();
+  const Status& error = client_->error();
   if (unsettled_ == 0 && queue_.empty()) return error;
   // A broker may end the connection instead of refusing a message (RabbitMQ 3.10 does, for a full
   // queue with overflow reject-publish): the first message without an answer is where it stopped.
   const uint64_t first = unanswered_.empty() ? queue_.front().offset : *unanswered_.begin();
-  return engine::Status::InvalidArgument(error.what(), error.where(),
-                                         std::string(error.why()) + " (at offset " + std::to_string(first) + ": " +
-                                             std::to_string(unsettled_) + " message(s) sent without an answer, " +
-                                             std::to_string(queue_.size()) + " not sent, " + std::to_string(accepted_) +
-                                             " accepted)");
+  return Status::InvalidArgument(error.what(), error.where(),
+                                 std::string(error.why()) + " (at offset " + std::to_string(first) + ": " +
+                                     std::to_string(unsettled_) + " message(s) sent without an answer, " +
+                                     std::to_string(queue_.size()) + " not sent, " + std::to_string(accepted_) +
+                                     " accepted)");
 }
 
-engine::Status Publisher::Push(bool all) {
+Status Publisher::Push(bool all) {
   woken_ = false;
   client_->Wake();
   for (;;) {
     if (!refusal_.ok() && unsettled_ == 0) return refusal_;
     const bool full = queue_.size() >= kQueueMessages || queue_bytes_ >= kQueueBytes;
     const bool waiting = all && (!queue_.empty() || unsettled_ > 0);
-    if (woken_ && !full && !waiting) return engine::Status::OK();
-    engine::Status s = client_->Run(this, std::chrono::milliseconds(-1));
+    if (woken_ && !full && !waiting) return Status::OK();
+    Status s = client_->Run(this, std::chrono::milliseconds(-1));
     if (!s.ok()) return Failure();
   }
 }
 
-engine::Status Publisher::Send(uint64_t offset, std::string_view message) {
+Status Publisher::Send(uint64_t offset, std::string_view message) {
   if (!refusal_.ok()) return refusal_;
   if (client_->failed()) return Failure();
   if (options_.rate > 0) {
@@ -128,8 +128,8 @@ engine::Status Publisher::Send(uint64_t offset, std::string_view message) {
     const auto due = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   std::chrono::duration<double>(static_cast<double>(paced_) / options_.rate));
     for (auto now = std::chrono::steady_clock::now(); now < due; now = std::chrono::steady_clock::now()) {
-      engine::Status s = client_->Run(this, std::max(std::chrono::milliseconds(1),
-                                                     std::chrono::duration_cast<std::chrono::milliseconds>(due - now)));
+      Status s = client_->Run(this, std::max(std::chrono::milliseconds(1),
+                                             std::chrono::duration_cast<std::chrono::milliseconds>(due - now)));
       if (!s.ok()) return Failure();
       if (!refusal_.ok()) return refusal_;
     }
@@ -138,11 +138,11 @@ engine::Status Publisher::Send(uint64_t offset, std::string_view message) {
   queue_.push_back({offset, std::string(message)});
   queue_bytes_ += message.size();
   if (options_.rate > 0 || queue_.size() >= 256 || queue_bytes_ >= (1u << 20)) return Push(false);
-  return engine::Status::OK();
+  return Status::OK();
 }
 
-engine::Status Publisher::Finish() {
-  engine::Status status = client_->failed() ? Failure() : Push(true);
+Status Publisher::Finish() {
+  Status status = client_->failed() ? Failure() : Push(true);
   client_->Close(this);
   return status;
 }

@@ -43,16 +43,16 @@ struct PublishOptions {
 class Publisher : private LinkClient::Handler {
  public:
   // Connects and attaches a sender to the URL's address. The errors of LinkClient::Open.
-  static engine::Status Open(const BrokerUrl& url, const ClientOptions& client, const PublishOptions& options,
-                             std::string what, std::unique_ptr<Publisher>* out);
+  static Status Open(const BrokerUrl& url, const ClientOptions& client, const PublishOptions& options, std::string what,
+                     std::unique_ptr<Publisher>* out);
   ~Publisher() override;
 
   // Queues one message (copied) and sends what the broker has credit for. Returns the first refusal
   // (kStop) or connection failure, once met.
-  engine::Status Send(uint64_t offset, std::string_view message);
+  Status Send(uint64_t offset, std::string_view message);
   // Sends everything queued, waits for every disposition, closes the connection. The first refusal
   // (kStop), or the failure that lost messages: then the messages sent but not confirmed are named.
-  engine::Status Finish();
+  Status Finish();
 
   uint64_t sent() const { return sent_; }
   uint64_t accepted() const { return accepted_; }
@@ -72,8 +72,8 @@ class Publisher : private LinkClient::Handler {
   void SendQueued(pn_link_t* link);
   // Gets the queued messages sent: returns once the queue is below its bounds (all: empty, and every
   // sent message settled).
-  engine::Status Push(bool all);
-  engine::Status Failure();
+  Status Push(bool all);
+  Status Failure();
 
   struct Queued {
     uint64_t offset;
@@ -90,7 +90,7 @@ class Publisher : private LinkClient::Handler {
   uint64_t unsettled_ = 0;
   std::set<uint64_t> unanswered_;  // offsets sent and not yet settled, for naming the first lost one
   bool woken_ = false;
-  engine::Status refusal_;  // kStop: the first refusal
+  Status refusal_;  // kStop: the first refusal
   std::chrono::steady_clock::time_point start_;
   uint64_t paced_ = 0;  // messages given to Send (for --rate)
 };

@@ -21,7 +21,7 @@
 
 namespace {
 
-using sift::engine::Status;
+using sift::Status;
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "embed: %s\n", s.ToString().c_str());
@@ -73,7 +73,7 @@ bool EncodeOrder(uint64_t i, std::string* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace sift::engine;
+  using namespace sift;
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s STORE_DIR\n", argv[0]);
     return 2;

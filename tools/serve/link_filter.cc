@@ -50,17 +50,17 @@ Descriptor Classify(const amqp::EncodedValue& descriptor) {
 }
 
 // rabbitmq:stream-offset-spec: first | last | next | offset | timestamp.
-bool ParseStart(const amqp::EncodedValue& value, engine::StartPosition* start, std::string* why) {
+bool ParseStart(const amqp::EncodedValue& value, StartPosition* start, std::string* why) {
   std::string_view text;
   uint64_t u = 0;
   int64_t s = 0;
   if (value.GetSymbol(&text) || value.GetString(&text)) {
     if (text == "first")
-      *start = engine::StartPosition::First();
+      *start = StartPosition::First();
     else if (text == "last")
-      *start = engine::StartPosition::Last();
+      *start = StartPosition::Last();
     else if (text == "next")
-      *start = engine::StartPosition::Next();
+      *start = StartPosition::Next();
     else {
       *why = "unknown offset spec '" + std::string(text) + "' (expected first, last, next, an offset or a timestamp)";
       return false;
@@ -68,11 +68,11 @@ bool ParseStart(const amqp::EncodedValue& value, engine::StartPosition* start, s
     return true;
   }
   if (value.GetTimestamp(&s)) {
-    *start = engine::StartPosition::Timestamp(s);
+    *start = StartPosition::Timestamp(s);
     return true;
   }
   if (value.GetUnsigned(&u)) {
-    *start = engine::StartPosition::Offset(u);
+    *start = StartPosition::Offset(u);
     return true;
   }
   if (value.GetSigned(&s)) {
@@ -80,7 +80,7 @@ bool ParseStart(const amqp::EncodedValue& value, engine::StartPosition* start, s
       *why = "offset " + std::to_string(s) + " is negative";
       return false;
     }
-    *start = engine::StartPosition::Offset(static_cast<uint64_t>(s));
+    *start = StartPosition::Offset(static_cast<uint64_t>(s));
     return true;
   }
   *why = "offset spec must be first, last, next, an integer offset or a timestamp";
@@ -104,7 +104,7 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
     *error = "the filter-set is not a map";
     return false;
   }
-  std::vector<engine::Filter> filters;
+  std::vector<Filter> filters;
   amqp::Cursor entries = amqp::Cursor::Elements(map);
   amqp::EncodedValue key, value;
   while (entries.Next(&key)) {
@@ -142,16 +142,15 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
           *error = where + " (" + d.text + "): the expression must be a string";
           return false;
         }
-        filters.push_back({d.kind == Kind::kSql ? engine::FilterKind::kSql : engine::FilterKind::kJms,
-                           engine::FilterForm::kText, std::string(text), where + " (" + d.text + ")"});
+        filters.push_back({d.kind == Kind::kSql ? FilterKind::kSql : FilterKind::kJms, FilterForm::kText,
+                           std::string(text), where + " (" + d.text + ")"});
         break;
       }
       case Kind::kProperties:
       case Kind::kApplicationProperties: {
         std::span<const uint8_t> raw = inner.raw();
-        filters.push_back(
-            {d.kind == Kind::kProperties ? engine::FilterKind::kProperties : engine::FilterKind::kApplicationProperties,
-             engine::FilterForm::kAmqpMap, std::string(raw.begin(), raw.end()), where + " (" + d.text + ")"});
+        filters.push_back({d.kind == Kind::kProperties ? FilterKind::kProperties : FilterKind::kApplicationProperties,
+                           FilterForm::kAmqpMap, std::string(raw.begin(), raw.end()), where + " (" + d.text + ")"});
         break;
       }
       case Kind::kUnknown: *error = where + ": unsupported filter type " + d.text; return false;
@@ -161,8 +160,8 @@ bool ParseLinkFilter(std::span<const uint8_t> filter_set, LinkFilter* out, std::
     *error = "malformed filter-set: " + entries.error().Message();
     return false;
   }
-  engine::FilterError compile_error;
-  if (!engine::CompileFilterSet(filters, &out->filter, &compile_error).ok()) {
+  FilterError compile_error;
+  if (!CompileFilterSet(filters, &out->filter, &compile_error).ok()) {
     // The selector's own error keeps its code and position ("syntax error at byte 9: ...").
     *error = filters[compile_error.clause].origin + ": " +
              (compile_error.code.empty() ? compile_error.why : out->filter.error());

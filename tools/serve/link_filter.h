@@ -27,8 +27,8 @@
 namespace sift::tools {
 
 struct LinkFilter {
-  engine::CompiledFilter filter;  // matches everything when there is no filter
-  engine::StartPosition start = engine::StartPosition::First();
+  CompiledFilter filter;  // matches everything when there is no filter
+  StartPosition start = StartPosition::First();
   int filter_count = 0;  // selector filters seen (the offset spec not counted)
 };
 

@@ -24,7 +24,7 @@ namespace {
 struct StreamAttributes {
   std::optional<uint64_t> max_bytes;
   std::optional<int64_t> max_age_ms;
-  std::optional<engine::ChunkCompression> compression;
+  std::optional<ChunkCompression> compression;
 };
 
 // The body's attributes: nothing for an absent or null body, else an amqp-value map of known names.
@@ -69,7 +69,7 @@ bool ReadAttributes(pn_data_t* body, StreamAttributes* out, std::string* why) {
       }
     } else if (*key == attribute::kCompression) {
       std::optional<std::string> text = TextAt(body);
-      engine::ChunkCompression c;
+      ChunkCompression c;
       std::string bad;
       if (!text) {
         *why = "attribute 'compression' must be a string";
@@ -89,7 +89,7 @@ bool ReadAttributes(pn_data_t* body, StreamAttributes* out, std::string* why) {
   return true;
 }
 
-void PutAttributes(pn_data_t* d, const engine::StreamInfo& info) {
+void PutAttributes(pn_data_t* d, const StreamInfo& info) {
   pn_data_put_map(d);
   pn_data_enter(d);
   auto ulong = [d](std::string_view key, uint64_t v) {
@@ -179,13 +179,13 @@ bool ManagementNode::Handle(std::string_view message, std::string_view user, con
 
   int status = 200;
   std::string why;
-  std::optional<engine::StreamInfo> attributes;
+  std::optional<StreamInfo> attributes;
   auto refuse = [&](int code, std::string text) {
     status = code;
     why = std::move(text);
   };
   auto read_info = [&](const std::string& stream) {
-    engine::StreamInfo info;
+    StreamInfo info;
     Status s = engine_->GetStreamInfo(stream, &info);
     if (!s.ok()) return refuse(StatusOf(s), Describe(s, stream));
     attributes = info;
@@ -224,14 +224,14 @@ bool ManagementNode::Handle(std::string_view message, std::string_view user, con
            "operation '" + PrintableText(op) + "' is not known for type 'sift:stream' (CREATE, READ, UPDATE, DELETE)");
   } else if (!name || name->empty()) {
     refuse(400, "a request on a stream needs the application property 'name' (a string naming the stream)");
-  } else if (Status bad_name = engine::StreamEngine::CheckStreamName(*name); !bad_name.ok()) {
+  } else if (Status bad_name = StreamEngine::CheckStreamName(*name); !bad_name.ok()) {
     refuse(400, "'name' is no stream name: " + std::string(bad_name.why()));
   } else if (*name == kManagementAddress || name->rfind(std::string(kManagementAddress) + "/", 0) == 0) {
     refuse(400, "'" + PrintableText(*name) + "' is the management node's address, not a stream's");
   } else if (may(*name)) {
     StreamAttributes given;
     std::string bad;
-    engine::StreamInfo existing;
+    StreamInfo existing;
     if ((op == "CREATE" || op == "UPDATE") && !ReadAttributes(pn_message_body(request.get()), &given, &bad)) {
       refuse(400, bad);
     } else if (op == "READ") {
@@ -249,7 +249,7 @@ bool ManagementNode::Handle(std::string_view message, std::string_view user, con
                         std::to_string(streams.size()) + " streams, the server's limit (--max-streams " +
                         std::to_string(settings_.max_streams) + ")");
       } else {
-        engine::RetentionPolicy retention = settings_.default_retention;
+        RetentionPolicy retention = settings_.default_retention;
         if (given.max_bytes) retention.max_bytes = *given.max_bytes;
         if (given.max_age_ms) retention.max_age_ms = *given.max_age_ms;
         s = engine_->CreateStream(*name, retention);
@@ -264,7 +264,7 @@ bool ManagementNode::Handle(std::string_view message, std::string_view user, con
     } else if (op == "UPDATE") {
       Status s = engine_->GetStreamInfo(*name, &existing);
       if (s.ok() && (given.max_bytes || given.max_age_ms)) {
-        engine::RetentionPolicy retention = existing.retention;
+        RetentionPolicy retention = existing.retention;
         if (given.max_bytes) retention.max_bytes = *given.max_bytes;
         if (given.max_age_ms) retention.max_age_ms = *given.max_age_ms;
         s = engine_->SetRetention(*name, retention);

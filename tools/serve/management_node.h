@@ -21,7 +21,7 @@ namespace sift::tools {
 
 struct ManagementSettings {
   // Retention of the streams CREATE makes without retention attributes (as a link's auto-create).
-  engine::RetentionPolicy default_retention;
+  RetentionPolicy default_retention;
   // Streams the store may hold (0: no limit): CREATE beyond it is refused.
   uint64_t max_streams = 0;
 };
@@ -45,8 +45,7 @@ class ManagementNode {
   // nothing is done: an operation is carried out only when its answer can be delivered).
   using CanReply = std::function<bool(std::string_view reply_to, std::string* condition, std::string* description)>;
 
-  ManagementNode(engine::StreamEngine* engine, ManagementSettings settings)
-      : engine_(engine), settings_(std::move(settings)) {}
+  ManagementNode(StreamEngine* engine, ManagementSettings settings) : engine_(engine), settings_(std::move(settings)) {}
 
   // Answers one request (`message`: a whole encoded message). False, with *condition and
   // *description, when it cannot be answered at all (not a message, no reply-to, or `can_reply`
@@ -56,7 +55,7 @@ class ManagementNode {
               ManagementAnswer* out, std::string* condition, std::string* description) const;
 
  private:
-  engine::StreamEngine* engine_;
+  StreamEngine* engine_;
   ManagementSettings settings_;
 };
 

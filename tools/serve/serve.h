@@ -1,4 +1,4 @@
-// `sift serve`: an AMQP 1.0 endpoint (Qpid Proton proactor) in front of an engine::StreamEngine.
+// `sift serve`: an AMQP 1.0 endpoint (Qpid Proton proactor) in front of an StreamEngine.
 //
 // Producers attach a sender whose target address names a stream; every transfer is validated,
 // appended, and settled `accepted` only once the append is durable (a worker thread group-commits
@@ -86,13 +86,13 @@ struct ServeOptions {
   // max_chunk_messages); 0 keeps the store's default (1 MiB, 4096 messages).
   uint32_t max_chunk_bytes = 0;
   uint32_t max_chunk_messages = 0;
-  // Retention of every stream the server creates (auto-create), engine::RetentionPolicy: stored bytes
+  // Retention of every stream the server creates (auto-create), RetentionPolicy: stored bytes
   // and age in milliseconds, 0 for no limit. A stream that exists keeps its own (`sift stream
   // set-retention` changes it).
   uint64_t retention_max_bytes = 0;
   int64_t retention_max_age_ms = 0;
   // How the streams the server creates store their chunks (StoreOptions::compression).
-  std::optional<engine::ChunkCompression> compression;
+  std::optional<ChunkCompression> compression;
   // Every this many milliseconds the server applies every stream's retention
   // (StreamEngine::EnforceRetention), so age limits also hold on streams nobody appends to; appends
   // apply it to the streams they touch in any case. 0: no timer.

@@ -11,7 +11,7 @@
 //   and posts the outcomes back;
 // - the retention timer applies every stream's retention (StreamEngine::EnforceRetention) every
 //   ServeOptions::retention_interval_ms, so age limits hold on streams nobody appends to;
-// - reader threads poll consumers (engine::Consumer), annotate each match with its offset and post the
+// - reader threads poll consumers (Consumer), annotate each match with its offset and post the
 //   deliveries back; a consumer that caught up parks until its stream is appended to.
 // Workers never call Proton except pn_connection_wake, under the connection's mutex and only while
 // the connection is alive (the wake is the only thread-safe call on a connection).
@@ -33,8 +33,7 @@ class Server {
  public:
   // `engine` must outlive the server; `authenticator` decides SASL and permissions (never null), `ssl` is null without
   // TLS (both outlive the server).
-  Server(const ServeOptions& options, engine::StreamEngine* engine, const Authenticator* authenticator,
-         pn_ssl_domain_t* ssl);
+  Server(const ServeOptions& options, StreamEngine* engine, const Authenticator* authenticator, pn_ssl_domain_t* ssl);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -45,7 +45,7 @@ void Server::Impl::AppendRound(std::vector<AppendJob>& jobs,
   }
   bool appended = false;
   std::vector<std::string_view> views;
-  std::vector<engine::AppendOutcome> outcomes;
+  std::vector<AppendOutcome> outcomes;
   for (auto& [stream, indexes] : groups) {
     views.clear();
     for (size_t i : indexes) views.push_back(jobs[i].bytes);

@@ -1,5 +1,5 @@
 // The reader pool of `sift serve`: reader threads take consumers from a queue, poll each for one
-// bounded turn (engine::Consumer::Poll with the time and byte bounds of ServeOptions), annotate each
+// bounded turn (Consumer::Poll with the time and byte bounds of ServeOptions), annotate each
 // match with its offset (and the first after a retention gap with the offsets passed over) and post the
 // deliveries to the connection; a consumer that caught up parks until its stream is appended to (the
 // per-stream waiting lists).
@@ -106,8 +106,8 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
   // A poll passes at most one gap; deliveries from before it come first in the batch. What earlier polls
   // passed goes on this batch's first delivery, this poll's gap on the first delivery after it, and
   // what no delivery has told yet waits for the next batch.
-  engine::RetentionGap gap = c->consumer->retention_gap();
-  for (const engine::Delivery& d : c->batch) {
+  RetentionGap gap = c->consumer->retention_gap();
+  for (const Delivery& d : c->batch) {
     if (!gap.empty() && d.offset() >= gap.end) {
       c->retention_untold += gap.count();
       gap = {};
@@ -131,7 +131,7 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
   } else {
     c->batch.Clear();
   }
-  const engine::ConsumerStats& stats = c->consumer->stats();
+  const ConsumerStats& stats = c->consumer->stats();
   c->metrics->scanned.store(stats.scanned, std::memory_order_relaxed);
   c->metrics->matched.store(stats.matched, std::memory_order_relaxed);
   c->metrics->chunks_pruned.store(stats.chunks_pruned, std::memory_order_relaxed);

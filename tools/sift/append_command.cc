@@ -67,7 +67,7 @@ struct AppendOptions {
   bool no_sync = false;
   bool no_summary = false;
   bool no_page_cache = false;
-  std::optional<engine::ChunkCompression> compression;
+  std::optional<ChunkCompression> compression;
   bool stats = false;
   ChunkBounds chunks;
 };
@@ -75,22 +75,22 @@ struct AppendOptions {
 // Stores batches at the end of the stream and counts what was stored.
 class StreamAppender {
  public:
-  StreamAppender(engine::StreamEngine* engine, const std::string& stream, RunReport* report)
+  StreamAppender(StreamEngine* engine, const std::string& stream, RunReport* report)
       : engine_(engine), stream_(stream), report_(report) {}
 
   // `progress`: the input's progress once the batch was read (MessageInput::progress()).
-  engine::Status Append(std::span<const std::string_view> batch, double progress, bool bulk,
-                        const engine::IngestPreparation* prepared = nullptr) {
-    if (batch.empty()) return engine::Status::OK();
+  Status Append(std::span<const std::string_view> batch, double progress, bool bulk,
+                const engine::IngestPreparation* prepared = nullptr) {
+    if (batch.empty()) return Status::OK();
     uint64_t offset = 0;
-    engine::Status s = bulk ? engine::IngestBatch(*engine_, stream_, batch, &offset, prepared)
-                            : engine_->AppendBatch(stream_, batch, &offset);
+    Status s = bulk ? engine::IngestBatch(*engine_, stream_, batch, &offset, prepared)
+                    : engine_->AppendBatch(stream_, batch, &offset);
     if (!s.ok()) return s;
     if (appended_ == 0) first_ = offset;
     appended_ += batch.size();
     for (const std::string_view m : batch) bytes_ += m.size();
     report_->Progress(first_ + appended_, progress, appended_);
-    return engine::Status::OK();
+    return Status::OK();
   }
 
   uint64_t first() const { return first_; }
@@ -98,7 +98,7 @@ class StreamAppender {
   uint64_t bytes() const { return bytes_; }  // message bytes stored
 
  private:
-  engine::StreamEngine* engine_;
+  StreamEngine* engine_;
   const std::string& stream_;
   RunReport* report_;
   uint64_t first_ = 0;
@@ -148,15 +148,15 @@ void ReadBatch(MessageInput* input, RecordBatch* batch, int number) {
 // summaries), so the writing thread only writes: chunk by chunk on every core, each record validated
 // by the walk that summarizes it (engine::PrepareIngest), and `check` (the located error)
 // run only for a chunk holding a malformed one, or for every chunk when summaries are off.
-engine::Status CheckBatch(const engine::StreamEngine& engine, const MessageInput& input, RecordBatch& batch) {
+Status CheckBatch(const StreamEngine& engine, const MessageInput& input, RecordBatch& batch) {
   auto check = [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const std::string_view m = batch.messages[i];
-      engine::Status s = input.CheckAt(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.data()), m.size()),
-                                       batch.records[i].first, batch.records[i].second);
+      Status s = input.CheckAt(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.data()), m.size()),
+                               batch.records[i].first, batch.records[i].second);
       if (!s.ok()) return s;
     }
-    return engine::Status::OK();
+    return Status::OK();
   };
   if (batch.bytes < kBulkMinBytes) return check(0, batch.messages.size());
   return engine::PrepareIngest(engine, batch.messages, &batch.prepared, check);
@@ -167,12 +167,12 @@ engine::Status CheckBatch(const engine::StreamEngine& engine, const MessageInput
 // batch stored before (MessageInput::ReleaseRecordBytes: there, not on the writing thread). A batch
 // whose framing fails is not checked: the framing error is the run's (input->status()), and nothing of
 // that batch is stored.
-std::future<engine::Status> StartBatch(const engine::StreamEngine& engine, MessageInput* input, RecordBatch& batch,
-                                       int number, std::pair<uint64_t, uint64_t> stored = {0, 0}) {
+std::future<Status> StartBatch(const StreamEngine& engine, MessageInput* input, RecordBatch& batch, int number,
+                               std::pair<uint64_t, uint64_t> stored = {0, 0}) {
   auto read_and_check = [&engine, input, &batch, number, stored] {
     input->ReleaseRecordBytes(stored.first, stored.second);
     ReadBatch(input, &batch, number);
-    engine::Status s = input->status().ok() ? CheckBatch(engine, *input, batch) : engine::Status::OK();
+    Status s = input->status().ok() ? CheckBatch(engine, *input, batch) : Status::OK();
     batch.prepared.Close();  // for a batch that took no PrepareIngest, which the writer may wait to help
     return s;
   };
@@ -190,7 +190,7 @@ std::future<engine::Status> StartBatch(const engine::StreamEngine& engine, Messa
       return read_and_check();
     });
   } catch (const std::system_error&) {
-    std::promise<engine::Status> done;
+    std::promise<Status> done;
     done.set_value(read_and_check());
     return done.get_future();
   }
@@ -200,25 +200,25 @@ std::future<engine::Status> StartBatch(const engine::StreamEngine& engine, Messa
 // before it is stored through the bulk path, so the writing thread only writes. A malformed or
 // truncated record stops the run; the batches before the one holding it are stored, nothing of that
 // one.
-engine::Status AppendRecords(const engine::StreamEngine& engine, MessageInput* input, StreamAppender* out) {
+Status AppendRecords(const StreamEngine& engine, MessageInput* input, StreamAppender* out) {
   // Two batches that never move: one is read and checked while the other is written.
   RecordBatch batches[2];
   int current = 0;
   int number = 0;
-  std::future<engine::Status> ready = StartBatch(engine, input, batches[current], number++);
+  std::future<Status> ready = StartBatch(engine, input, batches[current], number++);
   for (;;) {
     RecordBatch& now = batches[current];
-    engine::Status s = ready.get();  // `now` is read and checked; nothing else uses the input
+    Status s = ready.get();  // `now` is read and checked; nothing else uses the input
     if (!s.ok()) return s;
     if (!input->status().ok()) return input->status();
-    if (now.messages.empty()) return engine::Status::OK();
+    if (now.messages.empty()) return Status::OK();
     RecordBatch& next = batches[1 - current];
     // The batch before `now`, stored: its bytes end where `now` starts.
     const std::pair<uint64_t, uint64_t> stored =
         next.records.empty() ? std::pair<uint64_t, uint64_t>{0, 0}
                              : std::pair<uint64_t, uint64_t>{next.records.front().second, now.records.front().second};
     next.Clear();
-    std::future<engine::Status> next_ready = StartBatch(engine, input, next, number++, stored);
+    std::future<Status> next_ready = StartBatch(engine, input, next, number++, stored);
     s = out->Append(now.messages, now.progress, now.bytes >= kBulkMinBytes, &now.prepared);
     if (!s.ok()) {
       next_ready.wait();  // it works on `next` and the input
@@ -233,7 +233,7 @@ engine::Status AppendRecords(const engine::StreamEngine& engine, MessageInput* i
 
 // Typed JSON lines: read one at a time (they may trickle in through a pipe), each encoded into a
 // buffer the next line reuses, so a batch holds copies; appended by group commit.
-engine::Status AppendJsonLines(MessageInput* input, StreamAppender* out) {
+Status AppendJsonLines(MessageInput* input, StreamAppender* out) {
   std::vector<std::string> copies;
   std::vector<std::string_view> batch;
   size_t used = 0, bytes = 0;
@@ -249,7 +249,7 @@ engine::Status AppendJsonLines(MessageInput* input, StreamAppender* out) {
     copies[used++].assign(reinterpret_cast<const char*>(message.data()), message.size());
     bytes += message.size();
     if (used >= kBatchMessages || bytes >= kBatchBytes) {
-      engine::Status s = flush();
+      Status s = flush();
       if (!s.ok()) return s;
     }
   }
@@ -261,10 +261,10 @@ int RunAppend(const AppendOptions& options) {
   const bool json = options.format == "json";
   std::unique_ptr<MessageInput> input;
   // Records are validated by AppendRecords, batch by batch; JSON lines are encoded well formed.
-  engine::Status status = MessageInput::Open(options.input, json ? InputFormat::kJson : InputFormat::kAmqp,
-                                             /*validate=*/false, &input);
+  Status status = MessageInput::Open(options.input, json ? InputFormat::kJson : InputFormat::kAmqp,
+                                     /*validate=*/false, &input);
   if (!status.ok()) return ReportError(status);
-  std::unique_ptr<engine::StreamEngine> engine;
+  std::unique_ptr<StreamEngine> engine;
   AppendSettings settings;
   settings.sync = !options.no_sync;
   settings.summarize = !options.no_summary;

@@ -75,29 +75,29 @@ struct BenchOptions {
 
 // One filter to measure: its kind, text, and where it came from (a flag, or a line of --filters).
 struct BenchFilter {
-  engine::FilterKind kind = engine::FilterKind::kSql;
+  FilterKind kind = FilterKind::kSql;
   std::string text;
   std::string origin;  // empty: a flag
   selector::Selector selector;
 };
 
-const char* FlagOf(engine::FilterKind kind) {
+const char* FlagOf(FilterKind kind) {
   switch (kind) {
-    case engine::FilterKind::kSql: return "--sql";
-    case engine::FilterKind::kJms: return "--jms";
-    case engine::FilterKind::kProperties: return "--properties";
-    case engine::FilterKind::kApplicationProperties: return "--application-properties";
+    case FilterKind::kSql: return "--sql";
+    case FilterKind::kJms: return "--jms";
+    case FilterKind::kProperties: return "--properties";
+    case FilterKind::kApplicationProperties: return "--application-properties";
   }
   return "--sql";
 }
 
 // A line of a filters file: `[sql:|jms:|properties:|application-properties:] TEXT`; no prefix is SQL.
 BenchFilter ParseFilterLine(std::string_view line) {
-  static constexpr std::pair<std::string_view, engine::FilterKind> kPrefixes[] = {
-      {"sql:", engine::FilterKind::kSql},
-      {"jms:", engine::FilterKind::kJms},
-      {"properties:", engine::FilterKind::kProperties},
-      {"application-properties:", engine::FilterKind::kApplicationProperties},
+  static constexpr std::pair<std::string_view, FilterKind> kPrefixes[] = {
+      {"sql:", FilterKind::kSql},
+      {"jms:", FilterKind::kJms},
+      {"properties:", FilterKind::kProperties},
+      {"application-properties:", FilterKind::kApplicationProperties},
   };
   BenchFilter filter;
   for (const auto& [prefix, kind] : kPrefixes) {
@@ -115,13 +115,13 @@ BenchFilter ParseFilterLine(std::string_view line) {
 // The filters of the flags, then those of --filters FILE, compiled. Prints the error and returns false
 // on a bad one (exit 2).
 bool CollectFilters(const BenchOptions& options, std::vector<BenchFilter>* out) {
-  for (const std::string& t : options.filters.sql) out->push_back({engine::FilterKind::kSql, t, "", {}});
-  for (const std::string& t : options.filters.jms) out->push_back({engine::FilterKind::kJms, t, "", {}});
+  for (const std::string& t : options.filters.sql) out->push_back({FilterKind::kSql, t, "", {}});
+  for (const std::string& t : options.filters.jms) out->push_back({FilterKind::kJms, t, "", {}});
   for (const std::string& t : options.filters.properties) {
-    out->push_back({engine::FilterKind::kProperties, t, "", {}});
+    out->push_back({FilterKind::kProperties, t, "", {}});
   }
   for (const std::string& t : options.filters.application_properties) {
-    out->push_back({engine::FilterKind::kApplicationProperties, t, "", {}});
+    out->push_back({FilterKind::kApplicationProperties, t, "", {}});
   }
   if (!options.filters_file.empty()) {
     std::ifstream in(options.filters_file);
@@ -148,12 +148,12 @@ bool CollectFilters(const BenchOptions& options, std::vector<BenchFilter>* out) 
   for (BenchFilter& filter : *out) {
     FilterFlags one;
     switch (filter.kind) {
-      case engine::FilterKind::kSql: one.sql.push_back(filter.text); break;
-      case engine::FilterKind::kJms: one.jms.push_back(filter.text); break;
-      case engine::FilterKind::kProperties: one.properties.push_back(filter.text); break;
-      case engine::FilterKind::kApplicationProperties: one.application_properties.push_back(filter.text); break;
+      case FilterKind::kSql: one.sql.push_back(filter.text); break;
+      case FilterKind::kJms: one.jms.push_back(filter.text); break;
+      case FilterKind::kProperties: one.properties.push_back(filter.text); break;
+      case FilterKind::kApplicationProperties: one.application_properties.push_back(filter.text); break;
     }
-    engine::CompiledFilter compiled;
+    CompiledFilter compiled;
     if (!CompileFilterFlags(one, &compiled, filter.origin)) return false;
     filter.selector = engine::SelectorOf(compiled);
   }
@@ -208,9 +208,9 @@ class Progress {
 int LoadFile(const BenchOptions& options, Corpus* corpus, Progress* progress) {
   std::unique_ptr<MessageInput> input;
   // Validated in full as read: the baseline decodes every message, so every one must be well formed.
-  engine::Status status = MessageInput::Open(options.input.empty() ? "-" : options.input,
-                                             options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp,
-                                             /*validate=*/true, &input);
+  Status status = MessageInput::Open(options.input.empty() ? "-" : options.input,
+                                     options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp,
+                                     /*validate=*/true, &input);
   if (!status.ok()) return ReportError(status);
   corpus->source = input->name();
   std::span<const uint8_t> message;
@@ -225,17 +225,17 @@ int LoadFile(const BenchOptions& options, Corpus* corpus, Progress* progress) {
   return 0;
 }
 
-int LoadStream(const BenchOptions& options, engine::StreamEngine* engine, Corpus* corpus, Progress* progress) {
+int LoadStream(const BenchOptions& options, StreamEngine* engine, Corpus* corpus, Progress* progress) {
   corpus->source = StorePath(options.store) + ": stream '" + options.stream + "'";
-  engine::ConsumerOptions consumer_options;
+  ConsumerOptions consumer_options;
   consumer_options.stream = options.stream;
   consumer_options.credit = 4096;
-  std::unique_ptr<engine::Consumer> consumer;
-  engine::Status status = engine->NewConsumer(consumer_options, &consumer);
-  engine::DeliveryBatch batch;
+  std::unique_ptr<Consumer> consumer;
+  Status status = engine->NewConsumer(consumer_options, &consumer);
+  DeliveryBatch batch;
   while (status.ok() && !consumer->done()) {
     status = consumer->Poll(&batch);
-    for (const engine::Delivery& d : batch) corpus->Add(base::AsBytes(d.bytes()));
+    for (const Delivery& d : batch) corpus->Add(base::AsBytes(d.bytes()));
     progress->Show("reading " + corpus->source + ": " + std::to_string(corpus->messages) + " messages");
   }
   if (!status.ok()) return ReportError(status);
@@ -340,27 +340,27 @@ bool DropPageCache() {
 }
 
 // `cold`: before each side, the page cache is dropped and the store opened afresh (no block cache).
-engine::Status ReadStore(const BenchOptions& options, const BenchFilter& filter, bool cold,
-                         std::unique_ptr<engine::StreamEngine>* engine, StoreRow* row) {
+Status ReadStore(const BenchOptions& options, const BenchFilter& filter, bool cold,
+                 std::unique_ptr<StreamEngine>* engine, StoreRow* row) {
   pn_message_t* decoded = pn_message();
   baseline::ProtonFieldSource source(filter.selector.fields());
   source.Reset(decoded);
   selector::EvalContext context;
-  engine::Status status;
+  Status status;
   for (int side = 0; side < 2 && status.ok(); ++side) {
     if (cold) {
       engine->reset();
       DropPageCache();
       if (!(status = OpenStore(options.store, StoreUse::kRead, engine)).ok()) break;
     }
-    engine::ConsumerOptions consumer_options;
+    ConsumerOptions consumer_options;
     consumer_options.stream = options.stream;
     consumer_options.credit = 1024;
     if (side == 0) consumer_options.filter = engine::ToCompiledFilter(filter.selector);
     const auto start = std::chrono::steady_clock::now();
-    std::unique_ptr<engine::Consumer> consumer;
+    std::unique_ptr<Consumer> consumer;
     status = (*engine)->NewConsumer(consumer_options, &consumer);
-    engine::DeliveryBatch batch;
+    DeliveryBatch batch;
     uint64_t matches = 0;
     while (status.ok() && !consumer->done()) {
       status = consumer->Poll(&batch);
@@ -368,10 +368,10 @@ engine::Status ReadStore(const BenchOptions& options, const BenchFilter& filter,
         matches += batch.size();
         continue;
       }
-      for (const engine::Delivery& d : batch) {
+      for (const Delivery& d : batch) {
         if (pn_message_decode(decoded, d.bytes().data(), d.bytes().size()) != 0) {
-          status = engine::Status::Corruption("the baseline cannot decode the message", std::to_string(d.offset()),
-                                              pn_error_text(pn_message_error(decoded)));
+          status = Status::Corruption("the baseline cannot decode the message", std::to_string(d.offset()),
+                                      pn_error_text(pn_message_error(decoded)));
           break;
         }
         matches += filter.selector.Evaluate(source, context) == selector::Truth::kTrue;
@@ -424,7 +424,7 @@ Json FilterJson(const BenchFilter& filter, const FilterFigures& f, uint64_t mess
   auto pipeline = [&](double ns) {
     return Json{{"ns_per_msg", ns}, {"msgs_per_s", ns > 0 ? 1e9 / ns : 0.0}, {"ratio", ns > 0 ? base / ns : 0.0}};
   };
-  Json j{{"kind", std::string(engine::FilterKindName(filter.kind))},
+  Json j{{"kind", std::string(FilterKindName(filter.kind))},
          {"text", filter.text},
          {"matches", f.matches},
          {"selectivity", messages > 0 ? static_cast<double>(f.matches) / static_cast<double>(messages) : 0.0},
@@ -567,9 +567,9 @@ int RunBench(const BenchOptions& options) {
 
   Progress progress;
   Corpus corpus;
-  std::unique_ptr<engine::StreamEngine> engine;
+  std::unique_ptr<StreamEngine> engine;
   if (from_store) {
-    engine::Status status = OpenStore(options.store, StoreUse::kRead, &engine);
+    Status status = OpenStore(options.store, StoreUse::kRead, &engine);
     if (!status.ok()) return ReportError(status);
     if (int code = LoadStream(options, engine.get(), &corpus, &progress); code != 0) return code;
   } else if (int code = LoadFile(options, &corpus, &progress); code != 0) {
@@ -665,7 +665,7 @@ int RunBench(const BenchOptions& options) {
       progress.Show(label + ", reading the store");
       Json store = Json::object();
       StoreRow warm;
-      engine::Status status = ReadStore(options, filter, false, &engine, &warm);  // warms the caches
+      Status status = ReadStore(options, filter, false, &engine, &warm);  // warms the caches
       if (status.ok()) status = ReadStore(options, filter, false, &engine, &warm);
       if (status.ok()) store["warm"] = StoreJson(warm);
       if (status.ok() && cold) {

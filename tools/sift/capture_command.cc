@@ -74,8 +74,8 @@ struct Batch {
   std::vector<size_t> ends;  // message i is data[ends[i - 1] .. ends[i])
   // Filled by the writer thread.
   std::vector<std::string_view> views;
-  std::vector<engine::AppendOutcome> outcomes;
-  engine::Status status;
+  std::vector<AppendOutcome> outcomes;
+  Status status;
 
   size_t size() const { return ends.size(); }
   size_t MessageBytes(size_t i) const { return ends[i] - (i == 0 ? 0 : ends[i - 1]); }
@@ -90,7 +90,7 @@ struct Batch {
     ends.clear();
     views.clear();
     outcomes.clear();
-    status = engine::Status();
+    status = Status();
   }
 };
 
@@ -111,7 +111,7 @@ struct CaptureCounts {
 // of its end through the connection's wake.
 class BatchWriter {
  public:
-  BatchWriter(engine::StreamEngine* engine, std::string stream) : engine_(engine), stream_(std::move(stream)) {
+  BatchWriter(StreamEngine* engine, std::string stream) : engine_(engine), stream_(std::move(stream)) {
     thread_ = std::thread([this] { Loop(); });
   }
   ~BatchWriter() {
@@ -167,7 +167,7 @@ class BatchWriter {
     }
   }
 
-  engine::StreamEngine* engine_;
+  StreamEngine* engine_;
   std::string stream_;
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -239,7 +239,7 @@ class Receiver : public amqp_client::LinkClient::Handler {
     ++counts_->batches;
     for (size_t i = 0; i < batch->deliveries.size(); ++i) {
       pn_delivery_t* d = batch->deliveries[i];
-      const engine::AppendOutcome& outcome = batch->outcomes.size() > i ? batch->outcomes[i] : engine::AppendOutcome{};
+      const AppendOutcome& outcome = batch->outcomes.size() > i ? batch->outcomes[i] : AppendOutcome{};
       if (batch->outcomes.size() > i && outcome.status.ok()) {
         pn_delivery_update(d, PN_ACCEPTED);
         ++counts_->stored;
@@ -265,7 +265,7 @@ class Receiver : public amqp_client::LinkClient::Handler {
 
   bool idle() const { return open_ == nullptr && held_ == 0; }
   bool done() const { return options_.count != 0 && counts_->stored >= options_.count; }
-  const engine::Status& write_error() const { return write_error_; }
+  const Status& write_error() const { return write_error_; }
   std::chrono::steady_clock::time_point last_arrival() const { return last_arrival_; }
   // Messages received on this connection and not settled (the writer may hold some).
   uint64_t held() const { return held_; }
@@ -304,7 +304,7 @@ class Receiver : public amqp_client::LinkClient::Handler {
   std::string partial_;
   uint64_t held_ = 0;
   bool limit_reached_ = false;
-  engine::Status write_error_;
+  Status write_error_;
   std::chrono::steady_clock::time_point last_arrival_ = std::chrono::steady_clock::now();
 };
 
@@ -367,8 +367,8 @@ int RunCapture(const CaptureOptions& options) {
 
   AppendSettings settings;
   settings.sync = !options.no_sync;
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
+  std::unique_ptr<StreamEngine> engine;
+  Status status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);
   status = engine->CreateStream(options.stream);
   if (!status.ok()) return ReportError(status);
@@ -382,7 +382,7 @@ int RunCapture(const CaptureOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   auto last_progress = start;
   const bool terminal = isatty(fileno(stderr)) == 1;
-  engine::Status write_error;
+  Status write_error;
   bool connected_once = false;
   auto backoff = std::chrono::milliseconds(100);
   auto last_activity = start;
@@ -449,7 +449,7 @@ int RunCapture(const CaptureOptions& options) {
     } else {
       // Stored, never accepted: the broker delivers it again (counted as stored: it is in the stream).
       if (std::unique_ptr<Batch> done = writer.Wait(); done != nullptr) {
-        for (const engine::AppendOutcome& outcome : done->outcomes) {
+        for (const AppendOutcome& outcome : done->outcomes) {
           if (!outcome.status.ok()) continue;
           ++counts.stored;
           counts.first_offset = std::min(counts.first_offset, outcome.offset);

@@ -23,7 +23,7 @@ struct CatOptions {
 
 int RunCat(const CatOptions& options) {
   std::unique_ptr<MessageInput> input;
-  engine::Status status = MessageInput::Open(
+  Status status = MessageInput::Open(
       options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp, true, &input);
   if (!status.ok()) return ReportError(status);
   const OutputFormat format = options.output_format == "amqp" ? OutputFormat::kAmqp : OutputFormat::kJson;
@@ -40,7 +40,7 @@ int RunCat(const CatOptions& options) {
     input->ReleasePassed(input->next_position(), &released);
   }
   if (status.ok()) status = input->status();
-  engine::Status flushed = writer.Finish();
+  Status flushed = writer.Finish();
   if (!status.ok()) return ReportError(status);
   if (!flushed.ok()) return ReportError(flushed);
   return kExitMatched;

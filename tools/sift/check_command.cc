@@ -15,7 +15,7 @@ Command AddCheckCommand(CLI::App& app) {
       app.add_subcommand("check", "Check that filters compile (exit 0) or show the error with a caret (exit 2)");
   AddFilterFlags(sub, flags.get(), /*required=*/true);
   return {sub, [flags] {
-            engine::CompiledFilter filter;
+            CompiledFilter filter;
             return CompileFilterFlags(*flags, &filter) ? kExitMatched : kExitUsage;
           }};
 }

@@ -20,7 +20,7 @@ Command AddExplainCommand(CLI::App& app) {
       app.add_subcommand("explain", "Show how filters are evaluated: fields read, sections touched, fast paths");
   AddFilterFlags(sub, flags.get(), /*required=*/true);
   return {sub, [flags] {
-            engine::CompiledFilter filter;
+            CompiledFilter filter;
             if (!CompileFilterFlags(*flags, &filter)) return kExitUsage;
             const selector::Selector& selector = engine::SelectorOf(filter);
             std::string plan = selector.Explain();

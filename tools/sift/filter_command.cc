@@ -65,9 +65,8 @@ struct FilterRun {
   uint64_t bytes = 0;
   bool limit_reached = false;
 
-  engine::Status Deliver(uint64_t index, std::span<const uint8_t> message) {
-    engine::Status s =
-        writer->Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
+  Status Deliver(uint64_t index, std::span<const uint8_t> message) {
+    Status s = writer->Add(index, std::string_view(reinterpret_cast<const char*>(message.data()), message.size()));
     if (s.ok() && limit != 0 && writer->matched() >= limit) limit_reached = true;
     return s;
   }
@@ -75,17 +74,17 @@ struct FilterRun {
 
 // One record's fate: validated in full when --strict, when it matched, or when the filter read
 // malformed bytes in it; delivered when it matched.
-engine::Status Decide(const MessageInput& input, engine::MessageFilter* filter, bool strict,
-                      std::span<const uint8_t> message, uint64_t index, uint64_t position, bool* matched) {
+Status Decide(const MessageInput& input, engine::MessageFilter* filter, bool strict, std::span<const uint8_t> message,
+              uint64_t index, uint64_t position, bool* matched) {
   *matched = filter->Matches(message);
   if (strict || *matched || filter->read_malformed()) return input.CheckAt(message, index, position);
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 // Filters records until the input ends, `max_records` were read (0: no limit) or the next record starts
 // at or past `stop_position`; *more says which.
-engine::Status FilterSequentially(MessageInput* input, engine::MessageFilter* filter, bool strict, FilterRun* run,
-                                  uint64_t max_records = 0, bool* more = nullptr, uint64_t stop_position = UINT64_MAX) {
+Status FilterSequentially(MessageInput* input, engine::MessageFilter* filter, bool strict, FilterRun* run,
+                          uint64_t max_records = 0, bool* more = nullptr, uint64_t stop_position = UINT64_MAX) {
   std::span<const uint8_t> message;
   uint64_t index = 0;
   uint64_t read = 0;
@@ -94,17 +93,17 @@ engine::Status FilterSequentially(MessageInput* input, engine::MessageFilter* fi
   for (;;) {
     if ((max_records != 0 && read == max_records) || input->next_position() >= stop_position) {
       if (more != nullptr) *more = true;  // the caller goes on
-      return engine::Status::OK();
+      return Status::OK();
     }
     if (!input->Next(&message, &index)) break;
     ++read;
     ++run->scanned;
     run->bytes += message.size();
     bool matched = false;
-    engine::Status s = Decide(*input, filter, strict, message, index, input->record_position(), &matched);
+    Status s = Decide(*input, filter, strict, message, index, input->record_position(), &matched);
     if (s.ok() && matched) s = run->Deliver(index, message);
     if (!s.ok()) return s;
-    if (run->limit_reached) return engine::Status::OK();
+    if (run->limit_reached) return Status::OK();
     if ((run->scanned & 0xffff) == 0) run->report->Progress(index, input->progress(), run->scanned);
     input->ReleasePassed(input->next_position(), &released);
   }
@@ -133,17 +132,17 @@ struct SecondPart {
 
 // Filters the rest of the input in two parts; *done is false when the rest is still to be read (no
 // cut was found, or it did not hold).
-engine::Status FilterSplit(MessageInput* input, const selector::Selector& selector, engine::MessageFilter* filter,
-                           bool strict, FilterRun* run, bool* done) {
+Status FilterSplit(MessageInput* input, const selector::Selector& selector, engine::MessageFilter* filter, bool strict,
+                   FilterRun* run, bool* done) {
   *done = false;
   const std::span<const uint8_t> all = input->record_bytes();
   const uint64_t from = input->next_position();
-  if (all.size() <= from || all.size() - from < kSplitMinBytes) return engine::Status::OK();
+  if (all.size() <= from || all.size() - from < kSplitMinBytes) return Status::OK();
   const size_t middle = static_cast<size_t>(from + (all.size() - from) / 2);
   size_t cut = 0;
   if (!amqp::GuessRecordBoundary(all, middle, middle + kSplitSearchBytes, amqp::RecordFileOptions{}, kSplitChain,
                                  &cut)) {
-    return engine::Status::OK();
+    return Status::OK();
   }
   SecondPart part;
   std::atomic<bool> stop{false};
@@ -171,10 +170,10 @@ engine::Status FilterSplit(MessageInput* input, const selector::Selector& select
   try {
     worker = std::thread(filter_second);
   } catch (const std::system_error&) {
-    return engine::Status::OK();  // no thread to be had: read on here
+    return Status::OK();  // no thread to be had: read on here
   }
   bool more = false;
-  engine::Status status = FilterSequentially(input, filter, strict, run, 0, &more, cut);
+  Status status = FilterSequentially(input, filter, strict, run, 0, &more, cut);
   const bool landed = status.ok() && more && !run->limit_reached && input->next_position() == cut;
   if (!landed) stop.store(true, std::memory_order_relaxed);
   worker.join();
@@ -182,7 +181,7 @@ engine::Status FilterSplit(MessageInput* input, const selector::Selector& select
     *done = true;
     return status;
   }
-  if (!landed || !part.complete) return engine::Status::OK();
+  if (!landed || !part.complete) return Status::OK();
   // Every record before the cut was read here, so their count is the index of the first record after it.
   const uint64_t base = run->scanned;
   run->scanned += part.scanned;
@@ -201,13 +200,13 @@ struct RecordRange {
   std::vector<std::pair<uint64_t, uint64_t>> records;  // index and byte position of each
   size_t bytes = 0;
   std::vector<uint32_t> matches;  // positions in the range that matched, in order
-  engine::Status status;          // the first record that failed validation, after the matches before it
+  Status status;                  // the first record that failed validation, after the matches before it
 };
 
 // A record file held in memory (mapped, or read whole): its records are cut into ranges filtered on
 // every core, one MessageFilter per thread, and the ranges' matches delivered in record order.
-engine::Status FilterInParallel(MessageInput* input, const selector::Selector& selector, bool strict, unsigned workers,
-                                FilterRun* run, bool* started) {
+Status FilterInParallel(MessageInput* input, const selector::Selector& selector, bool strict, unsigned workers,
+                        FilterRun* run, bool* started) {
   constexpr size_t kRangeRecords = 16384;
   std::vector<std::unique_ptr<engine::MessageFilter>> filters;
   for (unsigned i = 0; i < workers; ++i) filters.push_back(std::make_unique<engine::MessageFilter>(selector));
@@ -221,9 +220,9 @@ engine::Status FilterInParallel(MessageInput* input, const selector::Selector& s
       if (matched) range.matches.push_back(i);
     }
   });
-  if (!*started) return engine::Status::OK();
+  if (!*started) return Status::OK();
   // Delivers a filtered range; false when the run stops there (an error, or -c reached).
-  engine::Status status;
+  Status status;
   uint64_t released = input->next_position();
   auto deliver = [&](const RecordRange& range) {
     run->scanned += range.messages.size();
@@ -263,14 +262,14 @@ engine::Status FilterInParallel(MessageInput* input, const selector::Selector& s
 }
 
 int RunFilter(const FilterOptions& options) {
-  engine::CompiledFilter compiled;
+  CompiledFilter compiled;
   if (!CompileFilterFlags(options.filters, &compiled)) return kExitUsage;
   const selector::Selector& selector = engine::SelectorOf(compiled);
   OutputFormat format;
   ParseOutputFormat(options.output_format, &format);  // checked by the flag's validator
   std::unique_ptr<MessageInput> input;
   // Records are validated by Decide (naming their place in the file), not by the input.
-  engine::Status status =
+  Status status =
       MessageInput::Open(options.input, options.input_format == "json" ? InputFormat::kJson : InputFormat::kAmqp,
                          /*validate=*/false, &input);
   if (!status.ok()) return ReportError(status);
@@ -313,7 +312,7 @@ int RunFilter(const FilterOptions& options) {
   if (status.ok() && more && !run.limit_reached && !parallel) {
     status = FilterSequentially(input.get(), &filter, options.strict, &run);
   }
-  engine::Status flushed = writer.Finish(/*complete=*/status.ok());
+  Status flushed = writer.Finish(/*complete=*/status.ok());
   report.Finish(run.scanned, writer.matched(), run.bytes, PublishStats(publisher.get()));
   if (!status.ok()) return ReportError(status);
   if (!flushed.ok()) return ReportError(flushed);

@@ -10,8 +10,8 @@
 
 namespace sift::tools {
 
-engine::FilterSpec FilterFlags::Spec() const {
-  engine::FilterSpec spec;
+FilterSpec FilterFlags::Spec() const {
+  FilterSpec spec;
   for (const std::string& e : sql) spec.AddSql(e);
   for (const std::string& e : jms) spec.AddJms(e);
   for (const std::string& j : properties) spec.AddProperties(j);
@@ -58,14 +58,14 @@ std::string CaretLines(std::string_view text, size_t position) {
   return out;
 }
 
-bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out, std::string_view origin) {
-  engine::FilterSpec spec = flags.Spec();
-  engine::FilterError error;
-  engine::Status status = spec.Compile(out, &error);
+bool CompileFilterFlags(const FilterFlags& flags, CompiledFilter* out, std::string_view origin) {
+  FilterSpec spec = flags.Spec();
+  FilterError error;
+  Status status = spec.Compile(out, &error);
   if (status.ok()) return true;
   // Name the flag the user typed, and the column (1-based, in code points) of the problem.
   static constexpr const char* kFlag[] = {"--sql", "--jms", "--properties", "--application-properties"};
-  const engine::FilterClause& clause = spec.clauses()[error.clause];
+  const FilterClause& clause = spec.clauses()[error.clause];
   size_t nth = 0, of_kind = 0;
   for (size_t i = 0; i < spec.clauses().size(); ++i) {
     if (spec.clauses()[i].kind != clause.kind) continue;

@@ -24,7 +24,7 @@ struct FilterFlags {
   std::vector<std::string> properties;
   std::vector<std::string> application_properties;
 
-  engine::FilterSpec Spec() const;
+  FilterSpec Spec() const;
 };
 
 // Adds the FILTER flags to `command`; `required` makes at least one of them mandatory.
@@ -33,7 +33,7 @@ void AddFilterFlags(CLI::App* command, FilterFlags* flags, bool required = false
 // Compiles the flags into *out. On failure prints the error (and caret) and returns false; the exit
 // code is then kExitUsage. The error names the flag (`--sql #2 column 7`), or `origin` when given (a
 // filter read from a file: `filters.txt:3 column 7`).
-bool CompileFilterFlags(const FilterFlags& flags, engine::CompiledFilter* out, std::string_view origin = {});
+bool CompileFilterFlags(const FilterFlags& flags, CompiledFilter* out, std::string_view origin = {});
 
 // The caret display: the line of `text` holding byte `position`, then a line with '^' under it,
 // each indented by two spaces (columns counted in code points, tabs kept).

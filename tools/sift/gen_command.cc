@@ -33,7 +33,7 @@ struct GenOptions {
 struct GenBatch {
   uint64_t first = 0, end = 0;
   std::string records;
-  engine::Status status;
+  Status status;
 };
 
 constexpr uint64_t kBatchMessages = 8192;
@@ -52,7 +52,7 @@ void EncodeBatch(synthetic::SyntheticOrders& generator, GenBatch& batch) {
 
 int RunGen(const GenOptions& options) {
   std::unique_ptr<synthetic::SyntheticOrders> generator;
-  engine::Status status = synthetic::SyntheticOrders::Create(options.orders, &generator);
+  Status status = synthetic::SyntheticOrders::Create(options.orders, &generator);
   if (!status.ok()) return ReportError(status);
   std::unique_ptr<ByteSink> sink;
   status = ByteSink::Open(options.output, &sink);

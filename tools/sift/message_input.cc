@@ -11,8 +11,8 @@
 
 namespace sift::tools {
 
-engine::Status MessageInput::Open(const std::string& path, InputFormat format, bool validate,
-                                  std::unique_ptr<MessageInput>* out) {
+Status MessageInput::Open(const std::string& path, InputFormat format, bool validate,
+                          std::unique_ptr<MessageInput>* out) {
   std::unique_ptr<MessageInput> input(new MessageInput());
   input->format_ = format;
   input->validate_ = validate;
@@ -20,26 +20,24 @@ engine::Status MessageInput::Open(const std::string& path, InputFormat format, b
   input->name_ = is_stdin ? "stdin" : path;
   if (!is_stdin) {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0)
-      return engine::Status::InvalidArgument("cannot read input", path, std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) return engine::Status::InvalidArgument("cannot read input", path, "is a directory");
+    if (::stat(path.c_str(), &st) != 0) return Status::InvalidArgument("cannot read input", path, std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) return Status::InvalidArgument("cannot read input", path, "is a directory");
     if (S_ISREG(st.st_mode)) input->file_size_ = static_cast<uint64_t>(st.st_size);
   }
   if (format == InputFormat::kAmqp) {
     const bool opened = is_stdin ? input->records_.OpenFd(0, "stdin") : input->records_.Open(path);
-    if (!opened) return engine::Status::InvalidArgument("cannot read input", input->name_, input->records_.error());
+    if (!opened) return Status::InvalidArgument("cannot read input", input->name_, input->records_.error());
   } else {
     if (is_stdin) {
       input->file_ = stdin;
     } else {
       input->file_ = std::fopen(path.c_str(), "rb");
-      if (input->file_ == nullptr)
-        return engine::Status::InvalidArgument("cannot read input", path, std::strerror(errno));
+      if (input->file_ == nullptr) return Status::InvalidArgument("cannot read input", path, std::strerror(errno));
       input->owns_file_ = true;
     }
   }
   *out = std::move(input);
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 MessageInput::~MessageInput() {
@@ -58,7 +56,7 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
         std::string where = name_ + ": record " + std::to_string(record) + " at byte " + std::to_string(position);
         std::string why = text;
         if (text.rfind(where, 0) == 0 && text.size() > where.size() + 2) why = text.substr(where.size() + 2);
-        status_ = engine::Status::Malformed("malformed record", where, why);
+        status_ = Status::Malformed("malformed record", where, why);
       }
       return false;
     }
@@ -82,8 +80,7 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
       line_.push_back(static_cast<char>(c));
     }
     if (!any) {
-      if (std::ferror(file_))
-        status_ = engine::Status::InvalidArgument("cannot read input", name_, std::strerror(errno));
+      if (std::ferror(file_)) status_ = Status::InvalidArgument("cannot read input", name_, std::strerror(errno));
       return false;
     }
     ++line_number_;
@@ -95,8 +92,7 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
       std::string why = s.error();
       const std::string prefix = "line " + std::to_string(line_number_) + ": ";
       if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
-      status_ =
-          engine::Status::Malformed("malformed JSON message", name_ + ": line " + std::to_string(line_number_), why);
+      status_ = Status::Malformed("malformed JSON message", name_ + ": line " + std::to_string(line_number_), why);
       return false;
     }
     *message = std::span<const uint8_t>(encoded_.data(), encoded_.size());
@@ -105,12 +101,12 @@ bool MessageInput::Next(std::span<const uint8_t>* message, uint64_t* index) {
   }
 }
 
-engine::Status MessageInput::CheckAt(std::span<const uint8_t> message, uint64_t record, uint64_t position) const {
-  if (format_ != InputFormat::kAmqp) return engine::Status::OK();  // encoded by the JSON codec
+Status MessageInput::CheckAt(std::span<const uint8_t> message, uint64_t record, uint64_t position) const {
+  if (format_ != InputFormat::kAmqp) return Status::OK();  // encoded by the JSON codec
   const amqp::DecodeError error = amqp::Validate(message);
-  if (error.ok()) return engine::Status::OK();
+  if (error.ok()) return Status::OK();
   // The byte is counted from the start of the file: record start + 4-byte length + offset.
-  return engine::Status::Malformed(
+  return Status::Malformed(
       "malformed record",
       name_ + ": record " + std::to_string(record) + " at byte " + std::to_string(position + 4 + error.offset),
       error.Reason() + " (byte " + std::to_string(error.offset) + " of the message)");

@@ -28,22 +28,19 @@ enum class InputFormat : uint8_t { kAmqp, kJson };
 class MessageInput {
  public:
   // `path`: a file, or "-" / empty for stdin. `validate`: check each record strictly (amqp input).
-  static engine::Status Open(const std::string& path, InputFormat format, bool validate,
-                             std::unique_ptr<MessageInput>* out);
+  static Status Open(const std::string& path, InputFormat format, bool validate, std::unique_ptr<MessageInput>* out);
   ~MessageInput();
 
   // The next message: true with *message set; false at the end (status() ok) or on a bad input
   // (status() is the error). *index is the record index / 0-based line number of JSON messages.
   bool Next(std::span<const uint8_t>* message, uint64_t* index);
-  const engine::Status& status() const { return status_; }
+  const Status& status() const { return status_; }
   // Strict validation of `message`, the record the last Next() returned: ok, or the Malformed status
   // naming the file, the record and its byte, as Next() reports with `validate`.
-  engine::Status Check(std::span<const uint8_t> message) const {
-    return CheckAt(message, last_record_, last_position_);
-  }
+  Status Check(std::span<const uint8_t> message) const { return CheckAt(message, last_record_, last_position_); }
   // The same for a record Next() returned earlier: its index and record_position() then. Thread-safe
   // (it reads nothing that Next() changes), so records can be validated while the next are read.
-  engine::Status CheckAt(std::span<const uint8_t> message, uint64_t record, uint64_t position) const;
+  Status CheckAt(std::span<const uint8_t> message, uint64_t record, uint64_t position) const;
   // Byte position in the input of the record Next() returned last (its length prefix).
   uint64_t record_position() const { return last_position_; }
   // Byte position of the record Next() returns next.
@@ -80,7 +77,7 @@ class MessageInput {
   InputFormat format_ = InputFormat::kAmqp;
   bool validate_ = true;
   std::string name_;
-  engine::Status status_;
+  Status status_;
   // kAmqp
   amqp::RecordFileReader records_;
   uint64_t file_size_ = 0;

@@ -20,15 +20,15 @@ namespace {
 constexpr size_t kBufferBytes = 1 << 20;
 }
 
-engine::Status ByteSink::Open(const std::string& path, std::unique_ptr<ByteSink>* out) {
+Status ByteSink::Open(const std::string& path, std::unique_ptr<ByteSink>* out) {
   if (path.empty() || path == "-") {
     out->reset(new ByteSink(stdout, false, "stdout"));
-    return engine::Status::OK();
+    return Status::OK();
   }
   std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) return engine::Status::InvalidArgument("cannot write output", path, std::strerror(errno));
+  if (file == nullptr) return Status::InvalidArgument("cannot write output", path, std::strerror(errno));
   out->reset(new ByteSink(file, true, path));
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 ByteSink::ByteSink(std::FILE* file, bool owned, std::string name) : file_(file), owned_(owned), name_(std::move(name)) {
@@ -57,7 +57,7 @@ void ByteSink::WriteRecord(std::string_view message) {
   Write(message);
 }
 
-engine::Status ByteSink::Flush() {
+Status ByteSink::Flush() {
   if (!buffer_.empty()) {
     if (error_ == 0 && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
       error_ = errno ? errno : EIO;
@@ -65,8 +65,8 @@ engine::Status ByteSink::Flush() {
     buffer_.clear();
   }
   if (error_ == 0 && std::fflush(file_) != 0) error_ = errno ? errno : EIO;
-  if (error_ != 0) return engine::Status::IOError("cannot write output", name_, std::strerror(error_));
-  return engine::Status::OK();
+  if (error_ != 0) return Status::IOError("cannot write output", name_, std::strerror(error_));
+  return Status::OK();
 }
 
 bool ByteSink::is_terminal() const { return isatty(fileno(file_)) == 1; }
@@ -86,7 +86,7 @@ bool ParseOutputFormat(std::string_view text, OutputFormat* out) {
 }
 
 int OpenStdout(OutputFormat format, std::string_view command, std::unique_ptr<ByteSink>* sink) {
-  engine::Status status = ByteSink::Open("-", sink);
+  Status status = ByteSink::Open("-", sink);
   if (!status.ok()) return ReportError(status);
   if (format == OutputFormat::kAmqp && (*sink)->is_terminal()) {
     PrintError("usage", command, "refusing to write binary records to a terminal; redirect stdout");
@@ -128,13 +128,13 @@ class MatchWriter::Converter {
 
   // Writes the finished batches at the head of the queue, in order; with `all`, waits for every
   // batch (the open one included). The first failure met is returned, after the text before it.
-  engine::Status Drain(ByteSink* sink, bool all) {
+  Status Drain(ByteSink* sink, bool all) {
     if (all && open_ != nullptr) batches_.Submit(std::move(open_));
     for (;;) {
       // Waits when everything must go, or to keep the batches in flight (their memory) bounded.
       const bool wait = all || batches_.pending() >= batches_.max_pending();
       std::unique_ptr<Batch> batch = batches_.Next(wait);
-      if (batch == nullptr) return engine::Status::OK();
+      if (batch == nullptr) return Status::OK();
       sink->Write(batch->text.view());
       if (!batch->status.ok()) return batch->status;
       spare_.push_back(std::move(batch));
@@ -154,7 +154,7 @@ class MatchWriter::Converter {
     size_t viewed = 0;  // bytes of the matches only pointed at
     std::vector<Item> items;
     amqp::JsonText text;  // what they write, up to any failure
-    engine::Status status;
+    Status status;
   };
 
   // An empty batch: a written one when there is one. Its buffers keep their capacity: a batch's text
@@ -171,7 +171,7 @@ class MatchWriter::Converter {
     batch->viewed = 0;
     batch->items.clear();
     batch->text.clear();
-    batch->status = engine::Status::OK();
+    batch->status = Status::OK();
     return batch;
   }
 
@@ -191,13 +191,13 @@ MatchWriter::MatchWriter(OutputFormat format, ByteSink* sink, bool validate, uns
 
 MatchWriter::~MatchWriter() = default;
 
-engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t offset, std::string_view message,
-                                   amqp::JsonText* out) {
+Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t offset, std::string_view message,
+                           amqp::JsonText* out) {
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(message.data()), message.size());
   if (validate) {
     const amqp::DecodeError error = amqp::Validate(bytes);
     if (!error.ok()) {
-      return engine::Status::Malformed("malformed message", "offset " + std::to_string(offset), error.Message());
+      return Status::Malformed("malformed message", "offset " + std::to_string(offset), error.Message());
     }
   }
   switch (format) {
@@ -217,13 +217,12 @@ engine::Status MatchWriter::Render(OutputFormat format, bool validate, uint64_t 
     }
     case OutputFormat::kJson: {
       amqp::ConversionStatus s = amqp::AppendTypedJson(bytes, offset, out);
-      if (!s.ok())
-        return engine::Status::Malformed("cannot decode message", "offset " + std::to_string(offset), s.error());
+      if (!s.ok()) return Status::Malformed("cannot decode message", "offset " + std::to_string(offset), s.error());
       out->push_back('\n');
       break;
     }
   }
-  return engine::Status::OK();
+  return Status::OK();
 }
 
 void MatchWriter::Accepted(uint64_t offset) {
@@ -235,10 +234,10 @@ void MatchWriter::Accepted(uint64_t offset) {
   }
 }
 
-engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
+Status MatchWriter::Add(uint64_t offset, std::string_view message) {
   if (publisher_ != nullptr) {
     scratch_.clear();
-    engine::Status s = Render(OutputFormat::kCount, validate_, offset, message, &scratch_);  // validates only
+    Status s = Render(OutputFormat::kCount, validate_, offset, message, &scratch_);  // validates only
     if (!s.ok()) return s;
     ++matched_;
     return publisher_->Send(offset, message);
@@ -249,22 +248,22 @@ engine::Status MatchWriter::Add(uint64_t offset, std::string_view message) {
     return converter_->Drain(sink_, /*all=*/false);
   }
   scratch_.clear();
-  engine::Status s = Render(format_, validate_, offset, message, &scratch_);
+  Status s = Render(format_, validate_, offset, message, &scratch_);
   if (!s.ok()) return s;
   ++matched_;
   sink_->Write(scratch_.view());
-  return engine::Status::OK();
+  return Status::OK();
 }
 
-engine::Status MatchWriter::Finish(bool complete) {
+Status MatchWriter::Finish(bool complete) {
   if (publisher_ != nullptr) {
-    engine::Status s = publisher_->Finish();
+    Status s = publisher_->Finish();
     if (complete && s.ok() && format_ == OutputFormat::kCount) sink_->Write(std::to_string(accepted_) + "\n");
-    engine::Status flushed = sink_->Flush();
+    Status flushed = sink_->Flush();
     return s.ok() ? flushed : s;
   }
   if (converter_ != nullptr) {
-    engine::Status s = converter_->Drain(sink_, /*all=*/true);
+    Status s = converter_->Drain(sink_, /*all=*/true);
     if (!s.ok()) {
       (void)sink_->Flush();  // the lines before the failure stay written
       return s;

@@ -25,14 +25,14 @@ class Publisher;
 class ByteSink {
  public:
   // "-" or empty: stdout. Otherwise the file is created or truncated.
-  static engine::Status Open(const std::string& path, std::unique_ptr<ByteSink>* out);
+  static Status Open(const std::string& path, std::unique_ptr<ByteSink>* out);
   ~ByteSink();
 
   void Write(std::string_view bytes);
   // A record of a record file (docs/record-format.md): 4-byte big-endian length, then the message.
   void WriteRecord(std::string_view message);
   // Flushes buffered bytes; the first write error since opening, if any, naming the destination.
-  engine::Status Flush();
+  Status Flush();
 
   bool is_terminal() const;
   const std::string& name() const { return name_; }
@@ -74,10 +74,10 @@ class MatchWriter {
   // One match: its offset (record index or stream offset) and encoded bytes. For kJson the message is
   // fully decoded into typed JSON; a message that cannot be decoded is an error naming the offset.
   // With `validate`, every match is validated in full first (amqp::Validate), whatever the format.
-  engine::Status Add(uint64_t offset, std::string_view message);
+  Status Add(uint64_t offset, std::string_view message);
   // Writes what the format prints at the end (the count) and flushes. A run that stopped on an error
   // passes complete = false: what was written stays, but no count is printed as if it were the answer.
-  engine::Status Finish(bool complete = true);
+  Status Finish(bool complete = true);
 
   uint64_t matched() const { return matched_; }
   // What the run reports (and its exit code counts): the matches, or with SendTo those the broker accepted.
@@ -96,8 +96,8 @@ class MatchWriter {
 
   // What one match writes (a line of typed JSON, or nothing for kCount), appended to *out; the
   // error names the offset. Thread-safe: workers call it.
-  static engine::Status Render(OutputFormat format, bool validate, uint64_t offset, std::string_view message,
-                               amqp::JsonText* out);
+  static Status Render(OutputFormat format, bool validate, uint64_t offset, std::string_view message,
+                       amqp::JsonText* out);
 
   OutputFormat format_;
   ByteSink* sink_;

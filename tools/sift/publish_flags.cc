@@ -55,8 +55,8 @@ int StartPublishing(const PublishFlags& flags, const std::string& command, Outpu
   options.on_refused_message = [target](uint64_t offset, const std::string& refusal) {
     PrintError("warning", "offset " + std::to_string(offset), "refused by " + target + ": " + refusal + "; skipped");
   };
-  engine::Status status = amqp_client::Publisher::Open(url, flags.client, options,
-                                                       command.substr(command.find(' ') + 1) + " --to", publisher);
+  Status status = amqp_client::Publisher::Open(url, flags.client, options,
+                                               command.substr(command.find(' ') + 1) + " --to", publisher);
   if (!status.ok()) return ReportError(status);
   writer->SendTo(publisher->get());
   return 0;

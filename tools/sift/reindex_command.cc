@@ -22,10 +22,10 @@ struct ReindexOptions {
 };
 
 int RunReindex(const ReindexOptions& options) {
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
+  std::unique_ptr<StreamEngine> engine;
+  Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
   if (!status.ok()) return ReportError(status);
-  engine::SummarizeCounts counts;
+  SummarizeCounts counts;
   status = engine->SummarizeChunks(options.stream, &counts);
   if (!status.ok()) return ReportError(status);
   std::printf("stream '%s': %llu chunk summaries built, %llu already present", options.stream.c_str(),

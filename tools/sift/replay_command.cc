@@ -1,6 +1,6 @@
 // `sift replay [--store DIR] --stream NAME [FILTER...] [-o beginning|end|last|N|-N|s@MS] [--until N|e@MS]
 //  [-c COUNT] [--follow] [-f offsets|json|count|amqp] [--on-corruption stop|skip] [--stats]`:
-// a filtered read of a stored stream through engine::Consumer. Positions: -o beginning (default) the
+// a filtered read of a stored stream through Consumer. Positions: -o beginning (default) the
 // oldest message, end only messages appended from now on, last the newest message, N the offset N,
 // -N the last N messages, s@MS the first message appended at or after MS (ms since the epoch).
 // --until N stops before offset N, --until e@MS before the first message appended after MS: the
@@ -8,7 +8,7 @@
 // started; with --follow it waits for appends (until --until or -c is reached, or it is killed).
 // Without --follow the range is scanned on --threads threads (default: every core) through
 // StreamEngine::ParallelScan, with the output in offset order all the same. With --follow, each run of
-// offsets retention deleted before the replay read them (engine::Consumer::retention_gap) is one line
+// offsets retention deleted before the replay read them (Consumer::retention_gap) is one line
 // on stderr, between the matches before it and those after:
 //   sift: replay: stream 'orders': offsets 5..69 were deleted by retention before they were read; resuming at 70
 #include <CLI/CLI.hpp>
@@ -48,12 +48,12 @@ struct ReplayOptions {
 };
 
 // The replay's output side of a parallel scan: matches to the writer, in order, up to -c.
-class ReplaySink : public engine::ScanSink {
+class ReplaySink : public ScanSink {
  public:
   ReplaySink(MatchWriter* writer, RunReport* report, uint64_t limit, uint64_t first_offset)
       : writer_(writer), report_(report), limit_(limit), first_offset_(first_offset) {}
 
-  bool Deliver(const engine::Delivery& delivery) override {
+  bool Deliver(const Delivery& delivery) override {
     status_ = writer_->Add(delivery.offset(), delivery.bytes());
     if (!status_.ok()) return false;
     return limit_ == 0 || writer_->matched() < limit_;
@@ -63,14 +63,14 @@ class ReplaySink : public engine::ScanSink {
     report_->Progress(first_offset_ + scanned,
                       total == 0 ? -1 : static_cast<double>(scanned) / static_cast<double>(total), scanned);
   }
-  const engine::Status& status() const { return status_; }
+  const Status& status() const { return status_; }
 
  private:
   MatchWriter* writer_;
   RunReport* report_;
   uint64_t limit_;
   uint64_t first_offset_;
-  engine::Status status_;
+  Status status_;
 };
 
 bool ParseUnsigned(std::string_view text, uint64_t* out) {
@@ -85,36 +85,36 @@ bool ParseSigned(std::string_view text, int64_t* out) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-bool ParseStart(const std::string& text, engine::StartPosition* out) {
+bool ParseStart(const std::string& text, StartPosition* out) {
   uint64_t n = 0;
   int64_t ms = 0;
   if (text == "beginning" || text == "first") {
-    *out = engine::StartPosition::First();
+    *out = StartPosition::First();
   } else if (text == "end" || text == "next") {
-    *out = engine::StartPosition::Next();
+    *out = StartPosition::Next();
   } else if (text == "last") {
-    *out = engine::StartPosition::Last();
+    *out = StartPosition::Last();
   } else if (text.rfind("s@", 0) == 0 && ParseSigned(std::string_view(text).substr(2), &ms)) {
-    *out = engine::StartPosition::Timestamp(ms);
+    *out = StartPosition::Timestamp(ms);
   } else if (text.size() > 1 && text[0] == '-' && ParseUnsigned(std::string_view(text).substr(1), &n)) {
-    *out = engine::StartPosition::FromEnd(n);
+    *out = StartPosition::FromEnd(n);
   } else if (ParseUnsigned(text, &n)) {
-    *out = engine::StartPosition::Offset(n);
+    *out = StartPosition::Offset(n);
   } else {
     return false;
   }
   return true;
 }
 
-bool ParseEnd(const std::string& text, engine::EndPosition* out) {
+bool ParseEnd(const std::string& text, EndPosition* out) {
   uint64_t n = 0;
   int64_t ms = 0;
   if (text.empty()) {
-    *out = engine::EndPosition::None();
+    *out = EndPosition::None();
   } else if (text.rfind("e@", 0) == 0 && ParseSigned(std::string_view(text).substr(2), &ms)) {
-    *out = engine::EndPosition::Timestamp(ms);
+    *out = EndPosition::Timestamp(ms);
   } else if (ParseUnsigned(text, &n)) {
-    *out = engine::EndPosition::Offset(n);
+    *out = EndPosition::Offset(n);
   } else {
     return false;
   }
@@ -123,10 +123,10 @@ bool ParseEnd(const std::string& text, engine::EndPosition* out) {
 
 // The end of a replay, parallel or not: flush the output, print the stats line, report the error or
 // the skipped chunks, and choose the exit code.
-int FinishReplay(const std::string& stream, const engine::Status& status, const engine::ConsumerStats& stats,
-                 const engine::Status& last_skipped, MatchWriter* writer, RunReport* report,
+int FinishReplay(const std::string& stream, const Status& status, const ConsumerStats& stats,
+                 const Status& last_skipped, MatchWriter* writer, RunReport* report,
                  const amqp_client::Publisher* publisher) {
-  engine::Status flushed = writer->Finish(/*complete=*/status.ok());
+  Status flushed = writer->Finish(/*complete=*/status.ok());
   std::string extra = ", chunks " + std::to_string(stats.chunks);
   if (stats.chunks_pruned > 0) {
     extra += ", chunks skipped by summary " + std::to_string(stats.chunks_pruned) + " (" +
@@ -147,7 +147,7 @@ int FinishReplay(const std::string& stream, const engine::Status& status, const 
 }
 
 // The line for offsets [gap.first, gap.end) found deleted; a replay that ends at gap.end resumes nowhere.
-void ReportRetentionGap(const std::string& stream, const engine::RetentionGap& gap, bool done) {
+void ReportRetentionGap(const std::string& stream, const RetentionGap& gap, bool done) {
   std::string why = "offsets " + std::to_string(gap.first) + ".." + std::to_string(gap.end - 1) +
                     " were deleted by retention before they were read";
   if (!done) why += "; resuming at " + std::to_string(gap.end);
@@ -155,7 +155,7 @@ void ReportRetentionGap(const std::string& stream, const engine::RetentionGap& g
 }
 
 int RunReplay(const ReplayOptions& options) {
-  engine::ConsumerOptions consumer_options;
+  ConsumerOptions consumer_options;
   consumer_options.stream = options.stream;
   if (!ParseStart(options.offset, &consumer_options.start)) {
     PrintError("usage", "sift replay: --offset " + options.offset,
@@ -171,8 +171,7 @@ int RunReplay(const ReplayOptions& options) {
   ParseOutputFormat(options.output_format, &format);
   consumer_options.follow = options.follow;
   consumer_options.skip_chunks = !options.no_skip;
-  consumer_options.on_corruption =
-      options.on_corruption == "skip" ? engine::CorruptionPolicy::kSkip : engine::CorruptionPolicy::kStop;
+  consumer_options.on_corruption = options.on_corruption == "skip" ? CorruptionPolicy::kSkip : CorruptionPolicy::kStop;
   consumer_options.credit = 1024;
   // One process, one pass: the store's block cache starts empty and is dropped at exit, so filling
   // it would only add copies and evictions; the OS page cache is what keeps a stream warm.
@@ -185,13 +184,13 @@ int RunReplay(const ReplayOptions& options) {
   if (int code = OpenStdout(format, "sift replay", &sink); code != 0) return code;
   // A bounded replay reads the store as it is now (read-only: it works beside a process appending to
   // it); --follow waits for appends, which only its own opening of the store would see.
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, options.follow ? StoreUse::kUpdate : StoreUse::kRead, &engine);
+  std::unique_ptr<StreamEngine> engine;
+  Status status = OpenStore(options.store, options.follow ? StoreUse::kUpdate : StoreUse::kRead, &engine);
   if (!status.ok()) return ReportError(status);
-  engine::StreamInfo info;
+  StreamInfo info;
   status = engine->GetStreamInfo(options.stream, &info);
   if (!status.ok()) return ReportError(status);
-  std::unique_ptr<engine::Consumer> consumer;
+  std::unique_ptr<Consumer> consumer;
   status = engine->NewConsumer(consumer_options, &consumer);
   if (!status.ok()) return ReportError(status);
 
@@ -205,35 +204,35 @@ int RunReplay(const ReplayOptions& options) {
   if (!options.follow) {
     const uint64_t first_offset = consumer->position();
     consumer.reset();  // ParallelScan opens its own consumers
-    engine::ParallelScanOptions scan;
+    ParallelScanOptions scan;
     scan.consumer = consumer_options;
     scan.consumer.credit = 4096;
     scan.threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     ReplaySink replay_sink(&writer, &report, options.count, first_offset);
-    engine::ParallelScanStats scan_stats;
+    ParallelScanStats scan_stats;
     status = engine->ParallelScan(scan, &replay_sink, &scan_stats);
     if (status.ok()) status = replay_sink.status();
     return FinishReplay(options.stream, status, scan_stats.consumer, scan_stats.last_skipped, &writer, &report,
                         publisher.get());
   }
-  engine::DeliveryBatch batch;
+  DeliveryBatch batch;
   const uint64_t range_start = consumer->position();
-  const uint64_t range_end = consumer_options.end.kind == engine::EndPosition::Kind::kOffset
+  const uint64_t range_end = consumer_options.end.kind == EndPosition::Kind::kOffset
                                  ? std::min(consumer_options.end.offset, info.next_offset)
                                  : info.next_offset;
   bool limit_reached = false;
   while (!consumer->done() && !limit_reached) {
     status = consumer->Poll(&batch, std::chrono::milliseconds(options.follow ? 200 : 0));
-    const engine::RetentionGap gap = consumer->retention_gap();
+    const RetentionGap gap = consumer->retention_gap();
     bool gap_reported = gap.empty();
-    for (const engine::Delivery& delivery : batch) {
+    for (const Delivery& delivery : batch) {
       if (!gap_reported && delivery.offset() >= gap.end) {
         // After the matches before the gap (those already written): a terminal shows it where offsets jump.
         (void)sink->Flush();
         ReportRetentionGap(options.stream, gap, /*done=*/false);
         gap_reported = true;
       }
-      engine::Status s = writer.Add(delivery.offset(), delivery.bytes());
+      Status s = writer.Add(delivery.offset(), delivery.bytes());
       if (!s.ok()) {
         status = s;
         break;

@@ -23,8 +23,8 @@ struct StatsOptions {
 };
 
 int RunStats(const StatsOptions& options) {
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, StoreUse::kRead, &engine);
+  std::unique_ptr<StreamEngine> engine;
+  Status status = OpenStore(options.store, StoreUse::kRead, &engine);
   if (!status.ok()) return ReportError(status);
   std::vector<std::string> names;
   if (!options.stream.empty()) {
@@ -34,7 +34,7 @@ int RunStats(const StatsOptions& options) {
     if (!status.ok()) return ReportError(status);
   }
   for (const std::string& name : names) {
-    engine::StreamInfo info;
+    StreamInfo info;
     status = engine->GetStreamInfo(name, &info);
     if (!status.ok()) return ReportError(status);
     const std::string line = FormatStreamInfo(info, options.json, /*with_retention=*/false);
@@ -59,8 +59,8 @@ Command AddStreamsCommand(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("streams", "List the streams of a store, one name per line");
   AddStoreFlag(sub, store.get());
   return {sub, [store] {
-            std::unique_ptr<engine::StreamEngine> engine;
-            engine::Status status = OpenStore(*store, StoreUse::kRead, &engine);
+            std::unique_ptr<StreamEngine> engine;
+            Status status = OpenStore(*store, StoreUse::kRead, &engine);
             if (!status.ok()) return ReportError(status);
             std::vector<std::string> names;
             status = engine->ListStreams(&names);

@@ -28,9 +28,9 @@ void AddChunkFlags(CLI::App* command, ChunkBounds* bounds) {
       ->type_name("N");
 }
 
-engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out,
-                         const AppendSettings& append) {
-  engine::EngineOptions options;
+Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<StreamEngine>* out,
+                 const AppendSettings& append) {
+  EngineOptions options;
   options.store.create_if_missing = use == StoreUse::kCreate;
   options.store.read_only = use == StoreUse::kRead;
   options.store.sync = append.sync;
@@ -41,7 +41,7 @@ engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<
   if (append.chunks.max_messages > 0) options.store.max_chunk_messages = append.chunks.max_messages;
   // The CLI validates every record as it reads it (naming the record and byte), before the engine.
   options.validate = false;
-  return engine::StreamEngine::Open(StorePath(flag), options, out);
+  return StreamEngine::Open(StorePath(flag), options, out);
 }
 
 }  // namespace sift::tools

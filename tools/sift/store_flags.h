@@ -53,12 +53,12 @@ struct AppendSettings {
   bool cache_bulk_writes = true;  // StoreOptions::cache_bulk_writes
   ChunkBounds chunks;
   // StoreOptions::compression: of the streams the command creates. Unset: the store's default.
-  std::optional<engine::ChunkCompression> compression;
+  std::optional<ChunkCompression> compression;
 };
 
 // Opens the store for `use`.
-engine::Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<engine::StreamEngine>* out,
-                         const AppendSettings& append = {});
+Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<StreamEngine>* out,
+                 const AppendSettings& append = {});
 
 }  // namespace sift::tools
 

@@ -67,7 +67,7 @@ struct StreamOptions {
   amqp_client::ClientOptions client;
   std::string stream;
   bool json = false;
-  std::optional<engine::ChunkCompression> compression;
+  std::optional<ChunkCompression> compression;
   uint64_t max_bytes = 0;
   int64_t max_age_ms = 0;
   RetentionFlags create_flags;
@@ -77,19 +77,18 @@ struct StreamOptions {
 // A response's status as an error: what the caller can fix (400 a bad request, 403 no permission, 409
 // exists) is an input error, exit 2; a missing stream is NotFound, as on a local store, and the rest is
 // the server's: exit 3 both.
-engine::Status StatusOfResponse(const ManagementResponse& response, const std::string& what,
-                                const std::string& server) {
+Status StatusOfResponse(const ManagementResponse& response, const std::string& what, const std::string& server) {
   const int code = response.status_code;
-  if (code >= 200 && code < 300) return engine::Status::OK();
+  if (code >= 200 && code < 300) return Status::OK();
   const std::string why = (response.description.empty() ? std::string("refused") : response.description) + " (status " +
                           std::to_string(code) + ")";
   switch (code) {
     case 400:
-    case 403: return engine::Status::InvalidArgument(what, server, why);
-    case 404: return engine::Status::NotFound(what, server, why);
-    case 409: return engine::Status::AlreadyExists(what, server, why);
-    case 501: return engine::Status::NotSupported(what, server, why);
-    default: return engine::Status::IOError(what, server, why);
+    case 403: return Status::InvalidArgument(what, server, why);
+    case 404: return Status::NotFound(what, server, why);
+    case 409: return Status::AlreadyExists(what, server, why);
+    case 501: return Status::NotSupported(what, server, why);
+    default: return Status::IOError(what, server, why);
   }
 }
 
@@ -101,15 +100,15 @@ int ConnectServer(const StreamOptions& options, const std::string& command, std:
     PrintError("usage", command + ": --server " + options.server, why);
     return kExitUsage;
   }
-  engine::Status status = ManagementClient::Connect(url, options.client, out);
+  Status status = ManagementClient::Connect(url, options.client, out);
   if (!status.ok()) return ReportError(status);
   return kExitMatched;
 }
 
 // One request and its response, any status other than success as an error naming the server.
-engine::Status Ask(ManagementClient* client, const StreamOptions& options, const ManagementRequest& request,
-                   const std::string& what, ManagementResponse* response) {
-  engine::Status status = client->Request(request, response);
+Status Ask(ManagementClient* client, const StreamOptions& options, const ManagementRequest& request,
+           const std::string& what, ManagementResponse* response) {
+  Status status = client->Request(request, response);
   if (!status.ok()) return status.Rewrap(what, options.server);
   return StatusOfResponse(*response, what, options.server);
 }
@@ -124,9 +123,9 @@ ManagementRequest StreamRequest(const char* operation, const StreamOptions& opti
 
 // The stream's attributes of a successful CREATE, READ or UPDATE; one the client cannot read is the
 // server's fault (exit 3).
-engine::Status StreamInfoOf(const ManagementResponse& response, const std::string& what, const std::string& server,
-                            engine::StreamInfo* info) {
-  if (!response.attributes) return engine::Status::IOError(what, server, "the response holds no attributes");
+Status StreamInfoOf(const ManagementResponse& response, const std::string& what, const std::string& server,
+                    StreamInfo* info) {
+  if (!response.attributes) return Status::IOError(what, server, "the response holds no attributes");
   return amqp_client::StreamInfoFromAttributes(*response.attributes, info).Rewrap(what, server);
 }
 
@@ -137,8 +136,8 @@ int AskAndPrint(const StreamOptions& options, const std::string& command, const 
   int code = ConnectServer(options, command, &client);
   if (code != kExitMatched) return code;
   ManagementResponse response;
-  engine::Status status = Ask(client.get(), options, request, what, &response);
-  engine::StreamInfo info;
+  Status status = Ask(client.get(), options, request, what, &response);
+  StreamInfo info;
   if (status.ok()) status = StreamInfoOf(response, what, options.server, &info);
   client->Close();
   if (!status.ok()) return ReportError(status);
@@ -177,8 +176,8 @@ int RunDeleteRemote(const StreamOptions& options) {
   const std::string what = "cannot delete stream '" + options.stream + "'";
   // The count printed is the one read just before the delete: messages appended in between are not in it.
   ManagementResponse response;
-  engine::Status status = Ask(client.get(), options, StreamRequest("READ", options), what, &response);
-  engine::StreamInfo info;
+  Status status = Ask(client.get(), options, StreamRequest("READ", options), what, &response);
+  StreamInfo info;
   if (status.ok()) status = StreamInfoOf(response, what, options.server, &info);
   if (status.ok()) status = Ask(client.get(), options, StreamRequest("DELETE", options), what, &response);
   client->Close();
@@ -196,15 +195,15 @@ int RunEnforceRetentionRemote(const StreamOptions& options) {
   request.operation = "ENFORCE-RETENTION";
   request.type = kStoreType;
   ManagementResponse response;
-  engine::Status status = Ask(client.get(), options, request, "cannot enforce retention", &response);
+  Status status = Ask(client.get(), options, request, "cannot enforce retention", &response);
   client->Close();
   if (!status.ok()) return ReportError(status);
   return kExitMatched;
 }
 
-int PrintInfo(const engine::StreamEngine& engine, const std::string& stream, bool json) {
-  engine::StreamInfo info;
-  engine::Status status = engine.GetStreamInfo(stream, &info);
+int PrintInfo(const StreamEngine& engine, const std::string& stream, bool json) {
+  StreamInfo info;
+  Status status = engine.GetStreamInfo(stream, &info);
   if (!status.ok()) return ReportError(status);
   std::printf("%s\n", FormatStreamInfo(info, json, /*with_retention=*/true).c_str());
   return std::fflush(stdout) == 0 ? kExitMatched : kExitStorage;
@@ -212,17 +211,17 @@ int PrintInfo(const engine::StreamEngine& engine, const std::string& stream, boo
 
 int RunCreate(const StreamOptions& options) {
   if (options.remote) return RunCreateRemote(options);
-  std::unique_ptr<engine::StreamEngine> engine;
+  std::unique_ptr<StreamEngine> engine;
   AppendSettings settings;
   settings.compression = options.compression;
-  engine::Status status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
+  Status status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);
-  engine::StreamInfo info;
+  StreamInfo info;
   if (engine->GetStreamInfo(options.stream, &info).ok()) {
-    return ReportError(engine::Status::AlreadyExists("cannot create stream", options.stream,
-                                                     "it exists (sift stream set-retention changes its retention)"));
+    return ReportError(Status::AlreadyExists("cannot create stream", options.stream,
+                                             "it exists (sift stream set-retention changes its retention)"));
   }
-  status = engine->CreateStream(options.stream, engine::RetentionPolicy{options.max_bytes, options.max_age_ms});
+  status = engine->CreateStream(options.stream, RetentionPolicy{options.max_bytes, options.max_age_ms});
   if (!status.ok()) return ReportError(status);
   return PrintInfo(*engine, options.stream, options.json);
 }
@@ -232,8 +231,8 @@ int RunInfo(const StreamOptions& options) {
     return AskAndPrint(options, "sift stream info", StreamRequest("READ", options),
                        "cannot read stream '" + options.stream + "'");
   }
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, StoreUse::kRead, &engine);
+  std::unique_ptr<StreamEngine> engine;
+  Status status = OpenStore(options.store, StoreUse::kRead, &engine);
   if (!status.ok()) return ReportError(status);
   return PrintInfo(*engine, options.stream, options.json);
 }
@@ -244,13 +243,13 @@ int RunSetRetention(const StreamOptions& options, const std::string& command) {
     return kExitUsage;
   }
   if (options.remote) return RunSetRetentionRemote(options);
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
+  std::unique_ptr<StreamEngine> engine;
+  Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
   if (!status.ok()) return ReportError(status);
-  engine::StreamInfo info;
+  StreamInfo info;
   status = engine->GetStreamInfo(options.stream, &info);
   if (!status.ok()) return ReportError(status);
-  engine::RetentionPolicy retention = info.retention;
+  RetentionPolicy retention = info.retention;
   if (options.set_flags.max_bytes->count() > 0) retention.max_bytes = options.max_bytes;
   if (options.set_flags.max_age->count() > 0) retention.max_age_ms = options.max_age_ms;
   status = engine->SetRetention(options.stream, retention);
@@ -260,10 +259,10 @@ int RunSetRetention(const StreamOptions& options, const std::string& command) {
 
 int RunDelete(const StreamOptions& options) {
   if (options.remote) return RunDeleteRemote(options);
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
+  std::unique_ptr<StreamEngine> engine;
+  Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
   if (!status.ok()) return ReportError(status);
-  engine::StreamInfo info;
+  StreamInfo info;
   status = engine->GetStreamInfo(options.stream, &info);
   if (!status.ok()) return ReportError(status);
   status = engine->DeleteStream(options.stream);
@@ -275,8 +274,8 @@ int RunDelete(const StreamOptions& options) {
 
 int RunEnforceRetention(const StreamOptions& options) {
   if (options.remote) return RunEnforceRetentionRemote(options);
-  std::unique_ptr<engine::StreamEngine> engine;
-  engine::Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
+  std::unique_ptr<StreamEngine> engine;
+  Status status = OpenStore(options.store, StoreUse::kUpdate, &engine);
   if (!status.ok()) return ReportError(status);
   status = engine->EnforceRetention();
   if (!status.ok()) return ReportError(status);

@@ -24,7 +24,7 @@ std::string IsoTime(int64_t ms) {
 }
 
 // Stored bytes as a share of the bytes before compression: "100%" for a raw stream, "-" when empty.
-std::string StoredShare(const engine::StreamInfo& info) {
+std::string StoredShare(const StreamInfo& info) {
   if (info.raw_bytes == 0) return "-";
   char text[32];
   std::snprintf(text, sizeof text, "%.1f%%",
@@ -34,7 +34,7 @@ std::string StoredShare(const engine::StreamInfo& info) {
 
 }  // namespace
 
-std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool with_retention) {
+std::string FormatStreamInfo(const StreamInfo& info, bool json, bool with_retention) {
   if (json) {
     nlohmann::ordered_json j;
     j["stream"] = info.name;
@@ -60,7 +60,7 @@ std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool wit
                      " raw-bytes=" + std::to_string(info.raw_bytes) + " stored=" + StoredShare(info) +
                      " first=" + IsoTime(info.first_timestamp_ms) + " last=" + IsoTime(info.last_timestamp_ms);
   if (with_retention) {
-    const engine::RetentionPolicy& r = info.retention;
+    const RetentionPolicy& r = info.retention;
     line += " max-bytes=" + (r.max_bytes == 0 ? std::string("-") : FormatByteSize(r.max_bytes));
     line += " max-age=" + (r.max_age_ms == 0 ? std::string("-") : FormatDuration(r.max_age_ms));
     line += " compression=" + FormatCompression(info.compression);

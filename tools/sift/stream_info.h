@@ -13,7 +13,7 @@
 
 namespace sift::tools {
 
-std::string FormatStreamInfo(const engine::StreamInfo& info, bool json, bool with_retention);
+std::string FormatStreamInfo(const StreamInfo& info, bool json, bool with_retention);
 
 }  // namespace sift::tools
 

@@ -36,7 +36,7 @@
 namespace sift::synthetic {
 
 // Errors are the engine's Status values, so callers handle them like any other sift error.
-using Status = engine::Status;
+using Status = Status;
 
 struct SyntheticOrdersOptions {
   // The message shape: "orders", "wide" or "minimal" (see above).

@@ -49,7 +49,7 @@ TEST(LinkFilter, EmptyFilterSetMatchesEverythingFromFirst) {
   ASSERT_TRUE(ParseLinkFilter({}, &f, &error)) << error;
   EXPECT_TRUE(f.filter.ok());
   EXPECT_EQ(f.filter_count, 0);
-  EXPECT_EQ(f.start.kind, engine::StartPosition::Kind::kFirst);
+  EXPECT_EQ(f.start.kind, StartPosition::Kind::kFirst);
 }
 
 TEST(LinkFilter, SqlAndJmsBySymbolAndUlongAreAnded) {
@@ -68,16 +68,16 @@ TEST(LinkFilter, SqlAndJmsBySymbolAndUlongAreAnded) {
 TEST(LinkFilter, OffsetSpecForms) {
   struct Case {
     std::function<void(pn_data_t*)> value;
-    engine::StartPosition::Kind kind;
+    StartPosition::Kind kind;
     uint64_t offset;
     int64_t ms;
   };
   std::vector<Case> cases = {
-      {[](pn_data_t* d) { Symbol(d, "last"); }, engine::StartPosition::Kind::kLast, 0, 0},
-      {[](pn_data_t* d) { String(d, "next"); }, engine::StartPosition::Kind::kNext, 0, 0},
-      {[](pn_data_t* d) { pn_data_put_ulong(d, 17); }, engine::StartPosition::Kind::kOffset, 17, 0},
-      {[](pn_data_t* d) { pn_data_put_long(d, 5); }, engine::StartPosition::Kind::kOffset, 5, 0},
-      {[](pn_data_t* d) { pn_data_put_timestamp(d, 1764460800000); }, engine::StartPosition::Kind::kTimestamp, 0,
+      {[](pn_data_t* d) { Symbol(d, "last"); }, StartPosition::Kind::kLast, 0, 0},
+      {[](pn_data_t* d) { String(d, "next"); }, StartPosition::Kind::kNext, 0, 0},
+      {[](pn_data_t* d) { pn_data_put_ulong(d, 17); }, StartPosition::Kind::kOffset, 17, 0},
+      {[](pn_data_t* d) { pn_data_put_long(d, 5); }, StartPosition::Kind::kOffset, 5, 0},
+      {[](pn_data_t* d) { pn_data_put_timestamp(d, 1764460800000); }, StartPosition::Kind::kTimestamp, 0,
        1764460800000},
   };
   for (const Case& c : cases) {

@@ -97,7 +97,7 @@ class ManagementNodeTest : public ::testing::Test {
     char folder[] = "/tmp/sift-management-node-test-XXXXXX";
     ASSERT_NE(mkdtemp(folder), nullptr);
     folder_ = folder;
-    ASSERT_TRUE(engine::StreamEngine::Open(folder_ + "/store", engine::EngineOptions(), &engine_).ok());
+    ASSERT_TRUE(StreamEngine::Open(folder_ + "/store", EngineOptions(), &engine_).ok());
     node_ = std::make_unique<ManagementNode>(engine_.get(), ManagementSettings{{}, 3});
   }
   void TearDown() override {
@@ -162,7 +162,7 @@ class ManagementNodeTest : public ::testing::Test {
   }
 
   std::string folder_;
-  std::unique_ptr<engine::StreamEngine> engine_;
+  std::unique_ptr<StreamEngine> engine_;
   std::unique_ptr<ManagementNode> node_;
   ManagementAnswer last_;
 };
