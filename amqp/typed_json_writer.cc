@@ -155,8 +155,8 @@ Kind KindOf(ValueType t) {
   }
 }
 
-// The reference writer's WritesPlain (tests/amqp/reference_typed_json.h): reading the plain form
-// back under `hint` gives the same type.
+// A value is written plain only when reading the plain form back under `hint` gives the same type
+// (amqp/json_value.h).
 bool WritesPlain(ValueType t, const Hint& hint) {
   switch (KindOf(t)) {
     case Kind::kInteger: return hint.integer == t && (hint.plain_output || t == ValueType::kLong);

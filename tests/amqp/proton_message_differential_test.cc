@@ -1,9 +1,9 @@
-// DecodeToProton against the section-by-section decoder it replaced (reference_proton_message.h), on
-// every message corpus at hand and on random mutations of valid messages: the same verdict, the same
-// error text where both fail, and when both succeed equal messages: every getter, the inferred flag,
+// DecodeToProton against an oracle that hands each section to Proton's own decoder
+// (oracle_proton_message.h), on every message corpus at hand and on random mutations of valid
+// messages: the same verdict, and when both succeed equal messages: every getter, the inferred flag,
 // and the content and position of every pn_data_t (message-id, correlation-id, delivery and message
 // annotations, application properties, body, footer), compared node by node. The one allowed
-// difference: the new decoder may refuse a message the reference accepted when the project's own
+// difference: the decoder may refuse a message the oracle accepted when the project's own
 // Validate() refuses it too (malformed bytes that Proton, reading out of step with a compound's
 // size, happened to decode to the end); such messages are counted apart and reported.
 #include <proton/codec.h>
@@ -25,7 +25,7 @@
 #include "amqp/validate.h"
 #include "tools/synthetic/synthetic_orders.h"
 #include "tests/amqp/proton_test_messages.h"
-#include "tests/amqp/reference_proton_message.h"
+#include "tests/amqp/oracle_proton_message.h"
 #include "tests/amqp/test_messages.h"
 #include "tests/support/split_mix.h"
 
@@ -216,7 +216,8 @@ class Differential {
     ++c->messages;
     for (int with_footer = 0; with_footer < 2; ++with_footer) {
       ConversionStatus got = DecodeToProton(bytes, new_, with_footer ? new_footer_ : nullptr);
-      ConversionStatus want = reference::ReferenceDecodeToProton(bytes, old_, with_footer ? old_footer_ : nullptr);
+      const sift::testing::oracle::Verdict want =
+          sift::testing::oracle::OracleDecodeToProton(bytes, old_, with_footer ? old_footer_ : nullptr);
       std::string difference;
       if (!got.ok() && want.ok() && !Validate(bytes).ok()) {
         // Stricter than the reference, on a message the project's validator refuses too: bytes

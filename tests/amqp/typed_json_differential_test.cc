@@ -1,6 +1,6 @@
-// DecodeToTypedJson (one pass from the bytes) against the reference (Proton pn_data_t + nlohmann,
-// reference_typed_json.h): the same text for every message the reference accepts, an error for every
-// message it refuses. Messages: the JSON of typed_json_test.cc, Proton-generated messages, the fuzz
+// DecodeToTypedJson (one pass from the bytes) against the oracle (Proton's decoder and nlohmann, written
+// from docs/typed-json.md: oracle_typed_json.h): the same text for every message the oracle accepts,
+// an error for every message it refuses. Messages: the JSON of typed_json_test.cc, Proton-generated messages, the fuzz
 // corpora, synthetic orders, random typed messages (Proton-encoded and hand-encoded in the wide
 // forms), their mutations, and JSON -> bytes -> JSON round trips.
 #include <proton/codec.h>
@@ -19,7 +19,7 @@
 #include "amqp/typed_json.h"
 #include "tools/synthetic/synthetic_orders.h"
 #include "tests/amqp/proton_test_messages.h"
-#include "tests/amqp/reference_typed_json.h"
+#include "tests/amqp/oracle_typed_json.h"
 #include "tests/amqp/test_messages.h"
 
 namespace sift::amqp {
@@ -49,7 +49,7 @@ struct Tally {
 // Compares the two writers on `bytes`; false (with a gtest failure) when they disagree.
 bool Same(const Bytes& bytes, Tally* tally, const char* what) {
   std::string want, got;
-  ConversionStatus r = reference::ReferenceDecodeToTypedJson(bytes, uint64_t{7}, &want);
+  const sift::testing::oracle::Verdict r = sift::testing::oracle::OracleDecodeToTypedJson(bytes, uint64_t{7}, &want);
   ConversionStatus n = DecodeToTypedJson(bytes, uint64_t{7}, &got);
   if (r.ok() && !n.ok() && n.error().find("bytes before the end of its size") != std::string::npos) {
     ++tally->short_compounds;
@@ -603,7 +603,7 @@ TEST(TypedJsonDifferential, JsonRoundTrip) {
   for (int i = 0; i < 20000; ++i) {
     Bytes m = random.Message();
     std::string json;
-    if (!reference::ReferenceDecodeToTypedJson(m, std::nullopt, &json).ok()) continue;
+    if (!sift::testing::oracle::OracleDecodeToTypedJson(m, std::nullopt, &json).ok()) continue;
     Bytes again;
     // Text with invalid UTF-8 may not come back (two bad keys both written as U+FFFD collide).
     if (!EncodeTypedJson(json, 0, &again).ok()) continue;

@@ -1,8 +1,8 @@
 // Test support for the validator's differential tests (validate_differential_test.cc and its heavy
 // twin): the seed corpus (Proton-encoded messages, the seeded generator's messages, the fuzz corpora,
 // synthetic orders and hand-written edge cases), a deterministic mutator, and the comparison of
-// amqp::Validate / ValidateValue with the reference copy of the previous implementation
-// (reference_validate.h), every DecodeError field included. Header-only; not a test itself.
+// amqp::Validate / ValidateValue with the oracle validator written from the spec
+// (oracle_validate.h), every DecodeError field included. Header-only; not a test itself.
 #ifndef SIFT_TESTS_ENGINE_AMQP_VALIDATE_DIFFERENTIAL_H_
 #define SIFT_TESTS_ENGINE_AMQP_VALIDATE_DIFFERENTIAL_H_
 
@@ -21,7 +21,7 @@
 #include "amqp/validate.h"
 #include "tools/synthetic/synthetic_orders.h"
 #include "tests/amqp/proton_test_messages.h"
-#include "tests/amqp/reference_validate.h"
+#include "tests/amqp/oracle_validate.h"
 #include "tests/amqp/test_messages.h"
 #include "tests/support/split_mix.h"
 
@@ -44,7 +44,7 @@ inline bool SameText(const char* a, const char* b) {
   return std::strcmp(a, b) == 0;
 }
 
-// Every field; the static texts by content (the reference's copies of string literals may live at
+// Every field; the static texts by content (the oracle's string literals may live at
 // other addresses than the engine's).
 inline bool SameError(const DecodeError& x, const DecodeError& y) {
   return x.code == y.code && x.offset == y.offset && x.format_code == y.format_code && x.a == y.a && x.b == y.b &&
@@ -78,7 +78,7 @@ struct DifferentialStats {
   std::vector<std::string> examples;
 };
 
-// Validate and ValidateValue against the reference, and the fast verdicts against the reference's.
+// Validate and ValidateValue against the oracle, and the fast verdicts against the oracle's.
 inline void Compare(const std::vector<uint8_t>& bytes, DifferentialStats* stats) {
   const std::span<const uint8_t> span(bytes.data(), bytes.size());
   ++stats->inputs;
@@ -87,8 +87,8 @@ inline void Compare(const std::vector<uint8_t>& bytes, DifferentialStats* stats)
     DecodeError got, want;
     bool fast;
   } pairs[] = {
-      {"Validate", Validate(span), ReferenceValidate(span), internal::WellFormedMessage(span)},
-      {"ValidateValue", ValidateValue(span), ReferenceValidateValue(span), internal::WellFormedValue(span)},
+      {"Validate", Validate(span), OracleValidate(span), internal::WellFormedMessage(span)},
+      {"ValidateValue", ValidateValue(span), OracleValidateValue(span), internal::WellFormedValue(span)},
   };
   stats->valid_messages += pairs[0].want.ok();
   stats->valid_values += pairs[1].want.ok();

@@ -1,6 +1,6 @@
 // The validator's differential test at scale (label "heavy"): 2,000,000 mutants of the whole seed
 // corpus under other seeds than validate_differential_test.cc, each compared field by field with the
-// reference validator (reference_validate.h).
+// oracle validator (oracle_validate.h).
 #include <gtest/gtest.h>
 
 #include "tests/amqp/validate_differential.h"

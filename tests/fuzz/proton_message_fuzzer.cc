@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes through DecodeToProton (one walk that checks and builds every
-// pn_data_t node by node) and through the section-by-section reference (tests/amqp/reference_proton_message.h).
+// pn_data_t node by node) and through the oracle built on Proton's own decoder
+// (tests/amqp/oracle_proton_message.h).
 // A finding is a crash, an out-of-buffer read (ASan), UB (UBSan), or a disagreement: one accepting
 // what the other refuses, or two accepted messages that Proton encodes differently (content, footer,
 // inferred flag). The one tolerated difference: the new decoder refuses a message the reference
@@ -18,7 +19,7 @@
 
 #include "amqp/proton_message.h"
 #include "amqp/validate.h"
-#include "tests/amqp/reference_proton_message.h"
+#include "tests/amqp/oracle_proton_message.h"
 
 namespace {
 
@@ -50,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static pn_data_t* want_footer = pn_data(0);
   const std::span<const uint8_t> bytes(data, size);
   const sift::amqp::ConversionStatus n = sift::amqp::DecodeToProton(bytes, got, got_footer);
-  const sift::amqp::ConversionStatus r = sift::amqp::reference::ReferenceDecodeToProton(bytes, want, want_footer);
+  const sift::testing::oracle::Verdict r = sift::testing::oracle::OracleDecodeToProton(bytes, want, want_footer);
   if (n.ok() != r.ok()) {
     if (r.ok() && !sift::amqp::Validate(bytes).ok()) return 0;
     std::fprintf(stderr, "verdicts differ\nnew:       %s\nreference: %s\n", n.ok() ? "ok" : n.error().c_str(),

@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes through strict validation (as a message and as a single value)
 // and through the record file reader. Findings: crashes, out-of-buffer reads (ASan), errors that do
-// not name an offset inside the input, and any difference from the reference validator
-// (tests/amqp/reference_validate.h) in the error or in the verdict of the fast walk, and a
+// not name an offset inside the input, and any difference from the oracle validator written from the
+// spec (tests/amqp/oracle_validate.h) in the error or in the verdict of the fast walk, and a
 // layout (WellFormedMessage with a MessageLayout) that differs in verdict, or that the lazy reader
 // does not find: each laid-out section where MessageView finds it, each element where reading the
 // one before ends.
@@ -18,7 +18,7 @@
 #include "amqp/message_view.h"
 #include "amqp/record_file.h"
 #include "amqp/validate.h"
-#include "tests/amqp/reference_validate.h"
+#include "tests/amqp/oracle_validate.h"
 
 namespace {
 
@@ -74,9 +74,9 @@ void CheckLayout(std::span<const uint8_t> bytes) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> bytes(data, size);
-  CheckSame(sift::amqp::Validate(bytes), sift::amqp::testing::ReferenceValidate(bytes),
+  CheckSame(sift::amqp::Validate(bytes), sift::amqp::testing::OracleValidate(bytes),
             sift::amqp::internal::WellFormedMessage(bytes));
-  CheckSame(sift::amqp::ValidateValue(bytes), sift::amqp::testing::ReferenceValidateValue(bytes),
+  CheckSame(sift::amqp::ValidateValue(bytes), sift::amqp::testing::OracleValidateValue(bytes),
             sift::amqp::internal::WellFormedValue(bytes));
   CheckLayout(bytes);
   for (const sift::amqp::DecodeError& e : {sift::amqp::Validate(bytes), sift::amqp::ValidateValue(bytes)}) {
