@@ -42,7 +42,7 @@ struct Consumer::Impl {
   uint64_t released_summary_bytes_read = 0;
   uint64_t released_retention_lost = 0;
   uint64_t released_retention_gaps = 0;
-  Status released_last_skipped;
+  Status released_last_corruption;
   MessageFilter filter;
   uint64_t matched_budget = 0;
 };
@@ -115,10 +115,10 @@ Consumer::~Consumer() = default;
 
 uint64_t Consumer::position() const { return impl_->reader ? impl_->reader->position() : impl_->released_position; }
 
-Status Consumer::last_skipped() const {
-  if (!impl_->reader) return impl_->released_last_skipped;
+Status Consumer::last_corruption() const {
+  if (!impl_->reader) return impl_->released_last_corruption;
   const storage::Status& s = impl_->reader->last_skipped();
-  if (s.ok()) return impl_->released_last_skipped;
+  if (s.ok()) return impl_->released_last_corruption;
   return FromStorage(s, "corrupt chunk", impl_->options.stream);
 }
 
@@ -137,7 +137,7 @@ void Consumer::Release() {
   impl.released_retention_lost += impl.reader->offsets_deleted();
   impl.released_retention_gaps += impl.reader->gaps();
   const storage::Status& skipped = impl.reader->last_skipped();
-  if (!skipped.ok()) impl.released_last_skipped = FromStorage(skipped, "corrupt chunk", impl.options.stream);
+  if (!skipped.ok()) impl.released_last_corruption = FromStorage(skipped, "corrupt chunk", impl.options.stream);
   impl.reader.reset();
 }
 

@@ -43,7 +43,7 @@ struct Range {
   bool finished = false;
   Status status;
   ConsumerStats stats;
-  Status last_skipped;
+  Status last_corruption;
 };
 
 class Handover {
@@ -83,13 +83,13 @@ class Handover {
   }
 
   // Range k ended (done, failed, or stopped).
-  void Finish(size_t k, Status status, const ConsumerStats& stats, Status last_skipped) {
+  void Finish(size_t k, Status status, const ConsumerStats& stats, Status last_corruption) {
     std::lock_guard<std::mutex> lock(mu_);
     Range& r = ranges_[k];
     r.finished = true;
     r.status = std::move(status);
     r.stats = stats;
-    r.last_skipped = std::move(last_skipped);
+    r.last_corruption = std::move(last_corruption);
     if (turn_ == k) PassTurn();
   }
 
@@ -224,7 +224,7 @@ Status StreamEngine::ParallelScan(const ParallelScanOptions& options, ScanSink* 
   auto run = [&](size_t k) {
     Consumer& c = *consumers[k];
     Status status = Drain(c, handover, k, ranges == 1 && base.follow);
-    handover.Finish(k, status, c.stats(), c.last_skipped());
+    handover.Finish(k, status, c.stats(), c.last_corruption());
   };
   std::vector<std::thread> workers;
   std::vector<size_t> on_caller;  // ranges no thread could be started for: run here, in order
@@ -254,7 +254,7 @@ Status StreamEngine::ParallelScan(const ParallelScanOptions& options, ScanSink* 
       out.consumer.summary_bytes_read += c.summary_bytes_read;
       out.consumer.retention_lost += c.retention_lost;
       out.consumer.retention_gaps += c.retention_gaps;
-      if (!handover.range(k).last_skipped.ok()) out.last_skipped = handover.range(k).last_skipped;
+      if (!handover.range(k).last_corruption.ok()) out.last_corruption = handover.range(k).last_corruption;
     }
     out.consumer.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
     *stats = std::move(out);

@@ -163,7 +163,7 @@ class Consumer {
   // is the last run; stats() counts both.)
   const RetentionGap& retention_gap() const { return retention_gap_; }
   // The error of the last corrupt chunk skipped (ok when none).
-  Status last_skipped() const;
+  Status last_corruption() const;
 
  private:
   friend class StreamEngine;

@@ -52,7 +52,7 @@ class ScanSink {
 struct ParallelScanStats {
   ConsumerStats consumer;  // summed over the ranges; `elapsed` is the wall time of the whole scan
   uint32_t threads = 1;    // ranges actually scanned in parallel
-  Status last_skipped;     // the error of the last corrupt chunk skipped (kSkip), ok if none
+  Status last_corruption;  // the error of the last corrupt chunk skipped (kSkip), ok if none
 };
 
 }  // namespace sift

@@ -207,7 +207,7 @@ TEST_F(ParallelScanTest, CorruptChunkIsSkippedLikeOneConsumerSkipsIt) {
   ParallelScanStats stats;
   EXPECT_EQ(Parallel(options, 3, nullptr, &stats), want);
   EXPECT_EQ(stats.consumer.chunks_corrupt, 1u);
-  EXPECT_FALSE(stats.last_skipped.ok());
+  EXPECT_FALSE(stats.last_corruption.ok());
 }
 
 TEST_F(ParallelScanTest, BadOptionsAndMissingStreamAreErrors) {

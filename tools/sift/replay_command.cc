@@ -124,7 +124,7 @@ bool ParseEnd(const std::string& text, EndPosition* out) {
 // The end of a replay, parallel or not: flush the output, print the stats line, report the error or
 // the skipped chunks, and choose the exit code.
 int FinishReplay(const std::string& stream, const Status& status, const ConsumerStats& stats,
-                 const Status& last_skipped, MatchWriter* writer, RunReport* report,
+                 const Status& last_corruption, MatchWriter* writer, RunReport* report,
                  const amqp_client::Publisher* publisher) {
   Status flushed = writer->Finish(/*complete=*/status.ok());
   std::string extra = ", chunks " + std::to_string(stats.chunks);
@@ -141,7 +141,7 @@ int FinishReplay(const std::string& stream, const Status& status, const Consumer
   if (stats.chunks_corrupt > 0) {
     PrintError("warning", stream,
                "skipped " + std::to_string(stats.chunks_corrupt) +
-                   " corrupt chunk(s); last: " + std::string(last_skipped.why()));
+                   " corrupt chunk(s); last: " + std::string(last_corruption.why()));
   }
   return MatchExitCode(writer->reported());
 }
@@ -212,7 +212,7 @@ int RunReplay(const ReplayOptions& options) {
     ParallelScanStats scan_stats;
     status = engine->ParallelScan(scan, &replay_sink, &scan_stats);
     if (status.ok()) status = replay_sink.status();
-    return FinishReplay(options.stream, status, scan_stats.consumer, scan_stats.last_skipped, &writer, &report,
+    return FinishReplay(options.stream, status, scan_stats.consumer, scan_stats.last_corruption, &writer, &report,
                         publisher.get());
   }
   DeliveryBatch batch;
@@ -255,7 +255,7 @@ int RunReplay(const ReplayOptions& options) {
             : -1;
     report.Progress(position, fraction, consumer->stats().scanned);
   }
-  return FinishReplay(options.stream, status, consumer->stats(), consumer->last_skipped(), &writer, &report,
+  return FinishReplay(options.stream, status, consumer->stats(), consumer->last_corruption(), &writer, &report,
                       publisher.get());
 }
 
