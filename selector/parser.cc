@@ -32,10 +32,6 @@
 
 namespace sift::selector {
 
-// Deeper nesting than this is refused whatever Limits::max_depth says: it bounds the stack the parser
-// and every recursive pass over the tree use (about 10 frames per level), also under sanitizers.
-constexpr size_t kMaxSupportedDepth = 500;
-
 namespace {
 
 class Parser {

@@ -35,10 +35,15 @@ enum class Dialect : uint8_t {
   kJms,  // apache.org:selector-filter:string: JMS identifiers and Java literal forms
 };
 
-// Limits against hostile expressions, all enforced at compile time.
+// Deeper nesting than this is refused whatever Limits::max_depth says: it bounds the stack the parser
+// and every recursive pass over the tree use (about 10 frames per level), also under sanitizers.
+inline constexpr size_t kMaxSupportedDepth = 500;
+
+// Limits against hostile expressions, all enforced at compile time. The language's limits are all
+// here.
 struct Limits {
   size_t max_length = 4096;        // bytes of expression text
-  size_t max_depth = 256;          // nesting of sub-expressions (values above 500 act as 500)
+  size_t max_depth = 256;          // nesting of sub-expressions (values above kMaxSupportedDepth act as it)
   size_t max_in_list = 1024;       // members of one IN list
   size_t max_like_pattern = 1024;  // bytes of one LIKE pattern
   // Memory one REGEXP_LIKE pattern may use (RE2's max_mem: its compiled program and DFA cache), and
