@@ -253,6 +253,19 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
   c->metrics->retention_lost.store(base.retention_lost + stats.retention_lost, std::memory_order_relaxed);
   c->metrics->retention_gaps.store(base.retention_gaps + stats.retention_gaps, std::memory_order_relaxed);
   c->metrics->position.store(c->consumer->position(), std::memory_order_release);  // after the counters
+  // Until its next turn (credit, a drained socket, an append) the consumer holds no store reader (an
+  // iterator, a ~95 KB decompression context and the last chunk) and no read buffer: with tens of
+  // thousands of links, what each kept between turns was GBs (64 connections x 64 links over six 1 KB
+  // messages: 400 MB). The next poll seeks again. A full batch says more is waiting: that consumer
+  // keeps them for a turn that comes soon (the event thread releases it if it does not; re-seeking
+  // every turn cost a consumer of every message a fifth of its rate). Done here, while this thread
+  // still owns the consumer (`polling`): once that is cleared another reader may poll it.
+  const bool full = out.size() >= kConsumerBatch || polled_bytes >= kConsumerBatchBytes;
+  const bool again = s.ok() && out.empty() && !c->consumer->done() && c->consumer->position() != before;
+  if (!full && !again) {
+    c->consumer->Release();
+    c->batch.Release();
+  }
   bool notify = !out.empty();
   bool requeue = false, park = false;
   {
@@ -283,14 +296,6 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
     }
   }
   if (requeue) Schedule(c);
-  if (!requeue) {
-    // Until its next turn (credit, a drained socket, an append) the consumer holds no store reader
-    // (an iterator, a ~95 KB decompression context and the last chunk) and no read buffer: with tens
-    // of thousands of links, what each kept between turns was GBs (64 connections x 64 links over six
-    // 1 KB messages: 400 MB). The next poll seeks again.
-    c->consumer->Release();
-    c->batch.Release();
-  }
   if (park) Park(c, seen);
   if (notify) NotifyConsumer(c);
 }
