@@ -538,6 +538,10 @@ void Server::Impl::SendReplies(pn_link_t* link, ManagementReplies* replies) {
 }
 
 void Server::Impl::StreamDeleted(const std::string& stream) {
+  {
+    std::lock_guard<std::mutex> lock(waiters_mu);
+    large_streams.erase(stream);
+  }
   for (auto& [c, s] : conns) {
     bool has = false;
     for (const auto& [link, consumer] : s->consumers) has = has || consumer->stream == stream;

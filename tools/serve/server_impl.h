@@ -37,6 +37,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -243,7 +244,6 @@ struct AppendJob {
 struct StreamWaiters {
   uint64_t appends = 0;    // bumped after every append round that touched the stream
   uint32_t consumers = 0;  // consumers of the stream; the entry goes with the last
-  bool large = false;      // a read of it brought a message larger than a batch
   std::vector<std::shared_ptr<ConsumerLink>> parked;
 };
 
@@ -315,6 +315,9 @@ struct Server::Impl {
 
   std::mutex waiters_mu;
   std::unordered_map<std::string, StreamWaiters> waiters;
+  // Streams a read found a message larger than a batch in (kept after their last consumer leaves, so
+  // that the next ones start in read_queue_large; a deleted stream leaves it). Under waiters_mu.
+  std::unordered_set<std::string> large_streams;
 
   // Password checks of PLAIN logins, off the event thread (null without a users file). Stopped before
   // the proactor is freed: its threads wake connections.
@@ -367,7 +370,7 @@ struct Server::Impl {
 
   uint64_t AppendCount(const std::string& stream);
 
-  // Returns whether the stream is known for large messages (StreamWaiters::large).
+  // Returns whether the stream is known for large messages (large_streams).
   bool AddWaiter(const std::string& stream);
 
   // The consumer is closed (c.closed already set): out of the parked list, and the stream's entry

@@ -25,7 +25,7 @@ bool Server::Impl::AddWaiter(const std::string& stream) {
   std::lock_guard<std::mutex> lock(waiters_mu);
   StreamWaiters& w = waiters[stream];
   ++w.consumers;
-  return w.large;
+  return large_streams.count(stream) > 0;
 }
 
 void Server::Impl::RemoveWaiter(const std::shared_ptr<ConsumerLink>& c) {
@@ -234,7 +234,7 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
     const bool large = largest > kConsumerBatchBytes;
     if (c->large.exchange(large, std::memory_order_relaxed) != large && large) {
       std::lock_guard<std::mutex> lock(waiters_mu);
-      if (auto it = waiters.find(c->stream); it != waiters.end()) it->second.large = true;
+      large_streams.insert(c->stream);
     }
   }
   // The batch's bytes now live on in `out`: a consumer that read large messages does not keep a second

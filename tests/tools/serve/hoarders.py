@@ -170,6 +170,7 @@ def hoard(server, connections, links, stream, probe_stream, credit=100, hold_sec
                "probes": probes, "failures": failures}
     if log is not None:
         print("%d connections x %d links: RSS baseline %.1f MB, peak %.1f MB (VmHWM %.1f MB), slowest fresh "
-              "round trip %.3f s, after they left %.1f MB" %
-              (connections, links, baseline / 1e6, peak / 1e6, hwm / 1e6, max(probes), after / 1e6), file=log)
+              "round trip %.3f s (all: %s), after they left %.1f MB" %
+              (connections, links, baseline / 1e6, peak / 1e6, hwm / 1e6, max(probes),
+               " ".join("%.2f" % p for p in probes), after / 1e6), file=log)
     return figures
