@@ -63,7 +63,7 @@ void ServeMetrics::RemoveConsumer(const ConsumerCounters* consumer) {
   consumers_.erase(consumer->link_id);
 }
 
-MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine, size_t max_stream_series) const {
+MetricsSnapshot ServeMetrics::Collect(const StreamEngine* engine, size_t max_stream_series) const {
   MetricsSnapshot s;
   std::vector<std::string> names;
   if (engine != nullptr && !engine->ListStreams(&names).ok()) names.clear();
@@ -84,7 +84,7 @@ MetricsSnapshot ServeMetrics::Collect(const engine::StreamEngine* engine, size_t
     MetricsSnapshot::Stream st;
     st.name = name;
     if (engine != nullptr) {
-      engine::StreamInfo info;
+      StreamInfo info;
       if (!engine->GetStreamInfo(name, &info).ok()) continue;  // deleted meanwhile
       st.stored_messages = info.message_count;
       st.stored_bytes = info.bytes;

@@ -6,7 +6,7 @@
 // registry's life), a consumer link holds its own ConsumerCounters, and nothing is locked per message
 // or per delivery. A mutex is taken only to add or remove a stream or a consumer, and by Collect. What
 // the store knows (stored messages and bytes, the oldest offset kept, the end of the stream) is read
-// from engine::StreamEngine at scrape time, not counted. docs/serve.md, "Metrics", lists every metric.
+// from StreamEngine at scrape time, not counted. docs/serve.md, "Metrics", lists every metric.
 #ifndef SIFT_TOOLS_SERVE_METRICS_H_
 #define SIFT_TOOLS_SERVE_METRICS_H_
 
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sift::engine {
+namespace sift {
 class StreamEngine;
 }
 
@@ -70,7 +70,7 @@ struct StreamCounters {
   std::atomic<uint64_t> appended_bytes{0};
 };
 
-// One consumer link: its reader stores the engine::ConsumerStats totals and the position after every
+// One consumer link: its reader stores the ConsumerStats totals and the position after every
 // poll, the event thread the link's credit after every flow and send.
 struct ConsumerCounters {
   ConsumerCounters(std::string stream_name, uint64_t id) : stream(std::move(stream_name)), link_id(id) {}
@@ -161,7 +161,7 @@ class ServeMetrics {
   // clients create. A stream keeps its series from one scrape to the next while it exists (a series
   // that comes and goes would break rate() over it); free places go to the largest streams by stored
   // bytes (then by name). 0: no bound.
-  MetricsSnapshot Collect(const engine::StreamEngine* engine, size_t max_stream_series = 0) const;
+  MetricsSnapshot Collect(const StreamEngine* engine, size_t max_stream_series = 0) const;
 
   std::atomic<int64_t> connections_open{0};
   std::atomic<int64_t> producer_links{0};

@@ -255,8 +255,8 @@ void RestoreProcess(const sigset_t& blocked, const sigset_t& old) {
 }
 
 // Opens the store as the server uses it. kExitStorage after the error line when it cannot.
-int OpenServedStore(const ServeOptions& options, const std::string& store, std::unique_ptr<engine::StreamEngine>* out) {
-  engine::EngineOptions eo;
+int OpenServedStore(const ServeOptions& options, const std::string& store, std::unique_ptr<StreamEngine>* out) {
+  EngineOptions eo;
   eo.store.sync = false;  // the append worker fsyncs once per round (Flush), not once per batch
   // ...and consumers see a round's messages once that fsync returned (none with --no-sync).
   eo.store.deferred_sync = options.sync;
@@ -267,7 +267,7 @@ int OpenServedStore(const ServeOptions& options, const std::string& store, std::
   if (options.max_chunk_messages > 0) eo.store.max_chunk_messages = options.max_chunk_messages;
   // eo.validate stays on: the engine validates each transfer and refuses a malformed one alone
   // (StreamEngine::AppendEach).
-  engine::Status s = engine::StreamEngine::Open(store, eo, out);
+  Status s = StreamEngine::Open(store, eo, out);
   if (!s.ok()) {
     PrintError("cannot open store", store, s.ToString());
     return kExitStorage;
@@ -298,7 +298,7 @@ int RunServe(const ServeOptions& options) {
   PrepareProcess(options, &blocked, &old);
   ServeOptions resolved = options;
   resolved.store = StoreFolder(options.store);  // also the folder whose free space --min-disk-free watches
-  std::unique_ptr<engine::StreamEngine> engine;
+  std::unique_ptr<StreamEngine> engine;
   if (int rc = OpenServedStore(options, resolved.store, &engine); rc != kExitMatched) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     return rc;
@@ -308,7 +308,7 @@ int RunServe(const ServeOptions& options) {
     Server server(resolved, engine.get(), authenticator.get(), ssl.get());
     rc = server.Run(host, port);
   }
-  engine::Status s = engine->Flush();
+  Status s = engine->Flush();
   if (!s.ok()) {
     PrintError("cannot flush store", resolved.store, s.ToString());
     if (rc == kExitMatched) rc = kExitStorage;

@@ -234,7 +234,7 @@ void Server::Impl::Refuse(pn_link_t* link, const char* condition, const std::str
 }
 
 bool Server::Impl::EnsureStream(pn_link_t* link, const std::string& stream) {
-  engine::StreamInfo info;
+  StreamInfo info;
   Status s = engine->GetStreamInfo(stream, &info);
   if (s.ok()) return true;
   if (s.IsNotFound() && options.auto_create) {
@@ -249,8 +249,7 @@ bool Server::Impl::EnsureStream(pn_link_t* link, const std::string& stream) {
         return false;
       }
     }
-    s = engine->CreateStream(stream,
-                             engine::RetentionPolicy{options.retention_max_bytes, options.retention_max_age_ms});
+    s = engine->CreateStream(stream, RetentionPolicy{options.retention_max_bytes, options.retention_max_age_ms});
   }
   if (s.ok()) return true;
   if (s.IsNotFound()) {
@@ -350,7 +349,7 @@ void Server::Impl::OpenConsumer(ConnState* s, pn_link_t* link) {
     return;
   }
   if (!EnsureStream(link, stream)) return;
-  engine::ConsumerOptions co;
+  ConsumerOptions co;
   co.stream = stream;
   co.filter = parsed.filter;
   co.start = parsed.start;
@@ -888,7 +887,7 @@ void Server::Impl::OnDelivery(pn_event_t* e) {
 }
 
 void Server::Impl::LogStoreHealth() {
-  const engine::StoreHealth health = engine->Health();
+  const StoreHealth health = engine->Health();
   if (store_writable.exchange(health.writable) == health.writable) return;
   if (!health.writable) {
     fprintf(stderr, "sift serve: the store takes no appends (producers get modified, delivery-failed)%s: %s\n",
@@ -1224,7 +1223,7 @@ bool Server::Impl::Handle(pn_event_t* e) {
   return true;
 }
 
-Server::Server(const ServeOptions& options, engine::StreamEngine* engine, const Authenticator* authenticator,
+Server::Server(const ServeOptions& options, StreamEngine* engine, const Authenticator* authenticator,
                pn_ssl_domain_t* ssl)
     : impl_(std::make_unique<Impl>(options, engine, authenticator, ssl)) {}
 

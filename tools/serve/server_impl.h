@@ -56,8 +56,6 @@
 
 namespace sift::tools {
 
-using engine::Status;
-
 constexpr uint32_t kConsumerBatch = 256;   // deliveries one poll may produce ahead of credit
 constexpr size_t kMaxAppendRound = 16384;  // transfers one group commit takes at most
 // Message bytes one poll may produce ahead of credit (a single larger message still goes alone).
@@ -115,10 +113,10 @@ struct ConsumerLink {
   std::weak_ptr<ConnState> conn;
   pn_link_t* link = nullptr;  // event thread only
   std::string stream;
-  engine::ConsumerOptions options;             // to start the consumer again at another offset
-  std::unique_ptr<engine::Consumer> consumer;  // used by whoever holds `polling`
-  engine::ConsumerStats stats_before;          // of the consumers it replaced (rewinds), for the metrics
-  engine::DeliveryBatch batch;                 // reader scratch
+  ConsumerOptions options;             // to start the consumer again at another offset
+  std::unique_ptr<Consumer> consumer;  // used by whoever holds `polling`
+  ConsumerStats stats_before;          // of the consumers it replaced (rewinds), for the metrics
+  DeliveryBatch batch;                 // reader scratch
   // Offsets retention deleted before the consumer read them, passed since its last delivery: the next
   // delivery tells the client (x-opt-sift-retention-skipped). Used by whoever holds `polling`.
   uint64_t retention_untold = 0;
@@ -268,7 +266,7 @@ inline std::string TerminusAddress(pn_terminus_t* t) {
 
 struct Server::Impl {
   ServeOptions options;
-  engine::StreamEngine* engine;
+  StreamEngine* engine;
   const Authenticator* authenticator;
   pn_ssl_domain_t* ssl;
   ServeMetrics metrics;  // declared early: outlives everything that counts in it
@@ -333,15 +331,15 @@ struct Server::Impl {
   bool retention_stop = false;
   std::thread retention_thread;
 
-  Impl(const ServeOptions& o, engine::StreamEngine* e, const Authenticator* a, pn_ssl_domain_t* s)
+  Impl(const ServeOptions& o, StreamEngine* e, const Authenticator* a, pn_ssl_domain_t* s)
       : options(o),
         engine(e),
         authenticator(a),
         ssl(s),
         flow(o.memory_budget, o.min_disk_free),
         store_path(o.store),
-        management(e, ManagementSettings{engine::RetentionPolicy{o.retention_max_bytes, o.retention_max_age_ms},
-                                         o.max_streams}) {
+        management(e,
+                   ManagementSettings{RetentionPolicy{o.retention_max_bytes, o.retention_max_age_ms}, o.max_streams}) {
     if (!a->open()) {
       LoginCheckerOptions checker;
       checker.threads = o.login_threads;

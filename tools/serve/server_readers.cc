@@ -1,5 +1,5 @@
 // The reader pool of `sift serve`: reader threads take consumers from a queue, poll each for one
-// bounded turn (engine::Consumer::Poll with the time and byte bounds of ServeOptions), annotate each
+// bounded turn (Consumer::Poll with the time and byte bounds of ServeOptions), annotate each
 // match with its offset (and the first after a retention gap with the offsets passed over) and post the
 // deliveries to the connection; a consumer that caught up parks until its stream is appended to (the
 // per-stream waiting lists).
@@ -101,13 +101,13 @@ bool Server::Impl::ReadAgain(const std::shared_ptr<ConsumerLink>& c, std::string
     offset = c->pending.front().offset;
     skipped = c->pending.front().skipped;
   }
-  engine::ConsumerOptions one;
+  ConsumerOptions one;
   one.stream = c->stream;
-  one.start = engine::StartPosition::Offset(offset);
-  one.end = engine::EndPosition::Offset(offset + 1);
+  one.start = StartPosition::Offset(offset);
+  one.end = EndPosition::Offset(offset + 1);
   one.credit = 1;
-  std::unique_ptr<engine::Consumer> reader;
-  engine::DeliveryBatch batch;
+  std::unique_ptr<Consumer> reader;
+  DeliveryBatch batch;
   Status s = engine->NewConsumer(one, &reader);
   if (s.ok()) s = reader->Poll(&batch);
   if (!s.ok()) {
@@ -180,9 +180,9 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
   }
   if (rewind.has_value()) {
     // What was read ahead was dropped under memory pressure: start again at its first offset.
-    engine::ConsumerOptions o = c->options;
-    o.start = engine::StartPosition::Offset(*rewind);
-    std::unique_ptr<engine::Consumer> fresh;
+    ConsumerOptions o = c->options;
+    o.start = StartPosition::Offset(*rewind);
+    std::unique_ptr<Consumer> fresh;
     Status s = engine->NewConsumer(o, &fresh);
     if (!s.ok()) {
       {
@@ -194,7 +194,7 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
       NotifyConsumer(c);
       return;
     }
-    const engine::ConsumerStats& old = c->consumer->stats();
+    const ConsumerStats& old = c->consumer->stats();
     c->stats_before.scanned += old.scanned;
     c->stats_before.matched += old.matched;
     c->stats_before.chunks_pruned += old.chunks_pruned;
@@ -211,8 +211,8 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
   // A poll passes at most one gap; deliveries from before it come first in the batch. What earlier polls
   // passed goes on this batch's first delivery, this poll's gap on the first delivery after it, and
   // what no delivery has told yet waits for the next batch.
-  engine::RetentionGap gap = c->consumer->retention_gap();
-  for (const engine::Delivery& d : c->batch) {
+  RetentionGap gap = c->consumer->retention_gap();
+  for (const Delivery& d : c->batch) {
     if (!gap.empty() && d.offset() >= gap.end) {
       c->retention_untold += gap.count();
       gap = {};
@@ -245,8 +245,8 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
   } else {
     c->batch.Clear();
   }
-  const engine::ConsumerStats& stats = c->consumer->stats();
-  const engine::ConsumerStats& base = c->stats_before;
+  const ConsumerStats& stats = c->consumer->stats();
+  const ConsumerStats& base = c->stats_before;
   c->metrics->scanned.store(base.scanned + stats.scanned, std::memory_order_relaxed);
   c->metrics->matched.store(base.matched + stats.matched, std::memory_order_relaxed);
   c->metrics->chunks_pruned.store(base.chunks_pruned + stats.chunks_pruned, std::memory_order_relaxed);
