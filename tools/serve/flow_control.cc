@@ -15,7 +15,7 @@ FlowControl::FlowControl(uint64_t memory_budget, uint64_t min_disk_free)
 
 bool FlowControl::Evaluate(std::string* change) {
   const FlowState s = state();
-  const uint64_t used = s.inbound_bytes + s.outbound_bytes;
+  const uint64_t used = s.inbound_bytes + s.outbound_bytes + s.link_bytes;
   bool changed = false;
   std::string what;
   if (memory_budget_ > 0) {
@@ -52,6 +52,7 @@ FlowState FlowControl::state() const {
   const uint64_t out = outbound_.load(std::memory_order_relaxed);
   s.inbound_bytes = static_cast<int64_t>(in) < 0 ? 0 : in;
   s.outbound_bytes = static_cast<int64_t>(out) < 0 ? 0 : out;
+  s.link_bytes = links();
   s.memory_budget = memory_budget_;
   s.disk_free = disk_free_.load(std::memory_order_relaxed);
   s.min_disk_free = min_disk_free_;

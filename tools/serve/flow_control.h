@@ -2,7 +2,8 @@
 // states they raise (the model is RabbitMQ's memory and disk alarms).
 //
 // Memory counts what clients made the server hold: bytes of transfers received but not yet appended,
-// and bytes queued for consumers but not yet written to their sockets. When the count reaches the
+// bytes read or queued for consumers but not yet written to their sockets (or not yet settled), and
+// the consumer links themselves at a fixed estimate each. When the count reaches the
 // budget, the memory alarm is raised and producers get no more credit (no top-ups, and new producer
 // links start with none) until the count falls below the low-water mark (90% of the budget). The
 // disk alarm is raised while the store's file system has less than the threshold free and withholds
@@ -28,6 +29,7 @@ struct FlowState {
   bool store_unwritable = false;  // the store refuses appends until it recovers from a failed write
   uint64_t inbound_bytes = 0;     // received transfers not yet appended
   uint64_t outbound_bytes = 0;    // deliveries queued for consumers, not yet written
+  uint64_t link_bytes = 0;        // consumer links open, at a fixed estimate each
   uint64_t memory_budget = 0;     // 0: no budget
   uint64_t disk_free = 0;         // free bytes of the store's file system at the last check
   uint64_t min_disk_free = 0;     // 0: no threshold
@@ -44,6 +46,12 @@ class FlowControl {
   // Counter updates (signed deltas), from any thread.
   void AddInbound(int64_t delta) { inbound_.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed); }
   void AddOutbound(int64_t delta) { outbound_.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed); }
+  // What open consumer links cost, a fixed estimate each (their consumer, filter and Proton state).
+  void AddLinks(int64_t delta) { links_.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed); }
+  uint64_t links() const {
+    const uint64_t v = links_.load(std::memory_order_relaxed);
+    return static_cast<int64_t>(v) < 0 ? 0 : v;
+  }
 
   // Records the free bytes of the store's file system.
   void SetDiskFree(uint64_t bytes) { disk_free_.store(bytes, std::memory_order_relaxed); }
@@ -64,12 +72,20 @@ class FlowControl {
 
   FlowState state() const;
 
+  // Bytes queued for consumers now (as state().outbound_bytes), and the budget (0: none).
+  uint64_t outbound() const {
+    const uint64_t out = outbound_.load(std::memory_order_relaxed);
+    return static_cast<int64_t>(out) < 0 ? 0 : out;
+  }
+  uint64_t memory_budget() const { return memory_budget_; }
+
  private:
   const uint64_t memory_budget_;
   const uint64_t low_water_;
   const uint64_t min_disk_free_;
   std::atomic<uint64_t> inbound_{0};
   std::atomic<uint64_t> outbound_{0};
+  std::atomic<uint64_t> links_{0};
   std::atomic<uint64_t> disk_free_{UINT64_MAX};
   std::atomic<bool> memory_alarm_{false};
   std::atomic<bool> disk_alarm_{false};

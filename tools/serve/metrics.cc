@@ -123,6 +123,9 @@ MetricsSnapshot ServeMetrics::Collect(const StreamEngine* engine, size_t max_str
   s.consumer_links = static_cast<int64_t>(consumers.size());
   s.memory_alarm = memory_alarm.load(std::memory_order_relaxed);
   s.disk_alarm = disk_alarm.load(std::memory_order_relaxed);
+  s.consumer_memory_bytes = consumer_memory.load(std::memory_order_relaxed);
+  s.read_ahead_dropped_bytes = read_ahead_dropped.load(std::memory_order_relaxed);
+  s.memory_refusals = memory_refusals.load(std::memory_order_relaxed);
   s.appends_rejected = appends_rejected.load(std::memory_order_relaxed);
   s.appends_failed = appends_failed.load(std::memory_order_relaxed);
   s.fsync = fsync.Read();
@@ -306,6 +309,16 @@ std::string RenderPrometheusText(const MetricsSnapshot& s) {
   w.Sample("sift_memory_alarm", "", s.memory_alarm);
   w.Family("sift_disk_alarm", "gauge", "1 while producers are held back for lack of disk space, else 0.");
   w.Sample("sift_disk_alarm", "", s.disk_alarm);
+  w.Family("sift_consumer_memory_bytes", "gauge",
+           "Bytes held for consumers: read ahead of their credit or socket, and queued for their sockets.");
+  w.Sample("sift_consumer_memory_bytes", "", s.consumer_memory_bytes);
+  w.Family("sift_read_ahead_dropped_bytes_total", "counter",
+           "Bytes read ahead for consumers of blocked connections and dropped under memory pressure (read "
+           "again once they drain).");
+  w.Sample("sift_read_ahead_dropped_bytes_total", "", s.read_ahead_dropped_bytes);
+  w.Family("sift_memory_refusals_total", "counter",
+           "Connections and consumer links refused (amqp:resource-limit-exceeded) for lack of memory.");
+  w.Sample("sift_memory_refusals_total", "", s.memory_refusals);
   w.Family("sift_appends_rejected_total", "counter",
            "Transfers rejected for what they are: malformed, too large or refused by the store's checks.");
   w.Sample("sift_appends_rejected_total", "", s.appends_rejected);

@@ -119,6 +119,9 @@ struct MetricsSnapshot {
   int64_t consumer_links = 0;
   int64_t memory_alarm = 0;
   int64_t disk_alarm = 0;
+  int64_t consumer_memory_bytes = 0;
+  uint64_t read_ahead_dropped_bytes = 0;
+  uint64_t memory_refusals = 0;
   uint64_t appends_rejected = 0;
   uint64_t appends_failed = 0;
   LatencyHistogram::Snapshot fsync;
@@ -166,6 +169,12 @@ class ServeMetrics {
   // is raised or cleared, i.e. while producers get no credit for lack of memory or disk.
   std::atomic<int64_t> memory_alarm{0};
   std::atomic<int64_t> disk_alarm{0};
+  // What consumers hold (read ahead, and queued in Proton for their sockets): FlowControl outbound,
+  // set by the event loop's timer. Bytes read ahead and dropped under memory pressure (read again
+  // later), and connections and consumer links refused for lack of memory.
+  std::atomic<int64_t> consumer_memory{0};
+  std::atomic<uint64_t> read_ahead_dropped{0};
+  std::atomic<uint64_t> memory_refusals{0};
   // Transfers refused for what they are (malformed, too large, not accepted by the store's checks)
   // and transfers the store could not append or make durable.
   std::atomic<uint64_t> appends_rejected{0};

@@ -2,6 +2,7 @@
 // file, the TLS credentials, the process (signals, open files), the store, then the server (serve.h).
 #include "tools/serve/serve.h"
 
+#include <malloc.h>
 #include <proton/ssl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -287,6 +288,11 @@ int RunServe(const ServeOptions& options) {
   if (int rc = LoadUsers(options, host, &authenticator); rc != kExitMatched) return rc;
   SslDomainPtr ssl;
   if (int rc = MakeTlsDomain(options, &ssl); rc != kExitMatched) return rc;
+  // Messages above a few MB (read for consumers, dropped and read again under memory pressure) get
+  // pages of their own, given back when freed. glibc's moving threshold would otherwise serve them
+  // from the heap after the first was freed, where what slow consumers made the server read stays
+  // resident until a trim; chunk buffers (up to 1 MiB) stay in the heap, warm.
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
 
   sigset_t blocked, old;
   PrepareProcess(options, &blocked, &old);

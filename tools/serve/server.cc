@@ -20,6 +20,7 @@
 #include "tools/serve/server.h"
 
 #include "tools/serve/server_impl.h"
+#include "tools/units.h"
 
 namespace sift::tools {
 
@@ -128,7 +129,13 @@ void Server::Impl::OnConnectionOpen(pn_connection_t* c) {
     return;
   }
   std::string refusal;
-  if (open_connections >= options.max_connections) {
+  const FlowState flow_now = flow.state();
+  if (flow_now.memory_alarm) {
+    refusal = "the server's memory budget is in use (" +
+              FormatByteSize(flow_now.inbound_bytes + flow_now.outbound_bytes + flow_now.link_bytes) +
+              " of --memory-budget " + FormatByteSize(flow_now.memory_budget) + ")";
+    metrics.memory_refusals.fetch_add(1, std::memory_order_relaxed);
+  } else if (open_connections >= options.max_connections) {
     refusal = "too many connections (limit " + std::to_string(options.max_connections) + ")";
   } else if (options.max_connections_per_address > 0 &&
              per_address[s->address] >= options.max_connections_per_address) {
@@ -313,6 +320,16 @@ void Server::Impl::OpenConsumer(ConnState* s, pn_link_t* link) {
     return;
   }
   if (!Authorize(link, kPermissionRead, stream)) return;
+  if (const uint64_t budget = flow.memory_budget();
+      budget > 0 && !s->consumers.empty() && flow.links() + kConsumerLinkCost > budget / kLinkShareDivisor) {
+    metrics.memory_refusals.fetch_add(1, std::memory_order_relaxed);
+    Refuse(link, "amqp:resource-limit-exceeded",
+           "consumer links hold their share of the server's memory (" +
+               std::to_string(flow.links() / kConsumerLinkCost) + " links, 1/" + std::to_string(kLinkShareDivisor) +
+               " of --memory-budget " + FormatByteSize(budget) + "); this connection has " +
+               std::to_string(s->consumers.size()));
+    return;
+  }
   std::string encoded;
   pn_data_t* filter = pn_terminus_filter(source);
   if (filter != nullptr && pn_data_size(filter) > 0) {
@@ -342,15 +359,20 @@ void Server::Impl::OpenConsumer(ConnState* s, pn_link_t* link) {
   co.max_poll_time = std::chrono::milliseconds(options.reader_slice_ms);
   co.max_batch_bytes = kConsumerBatchBytes;
   auto c = std::make_shared<ConsumerLink>();
+  c->options = co;
   Status st = engine->NewConsumer(co, &c->consumer);
   if (!st.ok()) {
     Refuse(link, st.IsInputError() ? "amqp:invalid-field" : "amqp:internal-error", st.ToString());
     return;
   }
+  // A store iterator is tens of KB (a tailing one holds one per file of the stream): a link holds
+  // one only while it is being read for (64,000 links that had never read held about 3.5 GB).
+  c->consumer->Release();
+  flow.AddLinks(static_cast<int64_t>(kConsumerLinkCost));
   c->conn = conns[pn_session_connection(pn_link_session(link))];
   c->link = link;
   c->stream = stream;
-  AddWaiter(stream);
+  c->large.store(AddWaiter(stream), std::memory_order_relaxed);
   c->metrics = metrics.AddConsumer(stream);
   s->consumers[link] = c;
   ++s->links;
@@ -370,9 +392,16 @@ void Server::Impl::CloseConsumer(const std::shared_ptr<ConsumerLink>& c) {
     if (c->closed && c->link == nullptr) return;
     c->closed = true;
     c->link = nullptr;  // Proton frees it; nothing may touch it through the consumer any more
+    c->current = nullptr;
     c->pending.clear();
-    flow.AddOutbound(-static_cast<int64_t>(c->pending_bytes));
+    flow.AddOutbound(-static_cast<int64_t>(c->pending_bytes + c->unsettled));
+    if (std::shared_ptr<ConnState> conn = c->conn.lock()) {
+      conn->pending.fetch_sub(c->pending_bytes, std::memory_order_relaxed);
+      conn->unsettled.fetch_sub(c->unsettled, std::memory_order_relaxed);
+    }
     c->pending_bytes = 0;
+    c->unsettled = 0;
+    flow.AddLinks(-static_cast<int64_t>(kConsumerLinkCost));
   }
   RemoveWaiter(c);
   metrics.RemoveConsumer(c->metrics.get());
@@ -508,6 +537,10 @@ void Server::Impl::SendReplies(pn_link_t* link, ManagementReplies* replies) {
 }
 
 void Server::Impl::StreamDeleted(const std::string& stream) {
+  {
+    std::lock_guard<std::mutex> lock(waiters_mu);
+    large_streams.erase(stream);
+  }
   for (auto& [c, s] : conns) {
     bool has = false;
     for (const auto& [link, consumer] : s->consumers) has = has || consumer->stream == stream;
@@ -581,54 +614,156 @@ uint64_t Server::Impl::RefreshOutput(ConnState* s) {
   }
   flow.AddOutbound(static_cast<int64_t>(bytes) - static_cast<int64_t>(s->output));
   s->output = bytes;
+  s->output_seen.store(bytes, std::memory_order_relaxed);
   return bytes;
 }
 
+bool Server::Impl::UnderPressure() const {
+  const uint64_t budget = flow.memory_budget();
+  return budget > 0 && flow.outbound() >= budget / kPressureDivisor;
+}
+
+uint64_t Server::Impl::FairShare() const {
+  // Half of what lies between the pressure mark and the consumers' limit, shared out: connections
+  // that filled their whole --max-connection-output before the pressure began hold the mark at
+  // most, every other one its share and one slice more, and half the gap stays free for new clients.
+  const uint64_t budget = flow.memory_budget();
+  const uint64_t gap = budget / kConsumerLimitDivisor - budget / kPressureDivisor;
+  const uint64_t share = gap / 2 / std::max<uint32_t>(options.max_connections, 1);
+  return std::max<uint64_t>(1, std::min(options.max_connection_output, share));  // 1: a slice still goes
+}
+
+uint64_t Server::Impl::OutputCap() const {
+  if (flow.memory_budget() == 0) return options.max_connection_output;
+  return UnderPressure() ? FairShare() : options.max_connection_output;
+}
+
+bool Server::Impl::MayRead(const ConnState& s) const {
+  if (s.stalled.load(std::memory_order_relaxed)) return false;
+  const uint64_t budget = flow.memory_budget();
+  if (budget > 0 && flow.outbound() >= budget / kConsumerLimitDivisor) return false;
+  const uint64_t held = s.output_seen.load(std::memory_order_relaxed) + s.pending.load(std::memory_order_relaxed) +
+                        s.unsettled.load(std::memory_order_relaxed);
+  return held < OutputCap();
+}
+
+void Server::Impl::DropReadAhead(ConnState* s, bool started) {
+  // Until its socket takes something it reads nothing more, pressure or not: else it would read the
+  // same again as soon as the drop relieved the pressure.
+  s->stalled.store(true, std::memory_order_relaxed);
+  if (s->pending.load(std::memory_order_relaxed) == 0) return;
+  for (auto& [link, c] : s->consumers) {
+    std::lock_guard<std::mutex> lock(c->mu);
+    DropReadAhead(c.get(), s, started);
+  }
+}
+
+void Server::Impl::DropReadAhead(ConsumerLink* c, ConnState* s, bool started) {
+  if (c->polling || c->closed || c->pending.empty()) return;
+  uint64_t freed = 0, untold = 0;
+  size_t keep = 0;
+  if (c->pending.front().sent > 0) {
+    keep = 1;
+    if (started) {  // Proton has the start of it: the rest is read again, the same bytes, before it goes on
+      freed += c->pending.front().bytes.size();
+      std::string().swap(c->pending.front().bytes);
+    }
+  }
+  if (c->pending.size() > keep) {
+    for (size_t i = keep; i < c->pending.size(); ++i) {
+      freed += c->pending[i].bytes.size();
+      untold += c->pending[i].skipped;
+    }
+    c->rewind = c->pending[keep].offset;
+    c->rewind_untold += untold;
+    c->caught_up = false;
+    c->pending.erase(c->pending.begin() + static_cast<std::ptrdiff_t>(keep), c->pending.end());
+  }
+  if (freed == 0) return;
+  c->pending_bytes -= freed;
+  s->pending.fetch_sub(freed, std::memory_order_relaxed);
+  flow.AddOutbound(-static_cast<int64_t>(freed));
+  metrics.read_ahead_dropped.fetch_add(freed, std::memory_order_relaxed);
+  trim_requested.store(true);
+}
+
 void Server::Impl::ServiceConsumer(const std::shared_ptr<ConsumerLink>& c) {
-  bool schedule = false, drained = false, failed = false;
+  bool schedule = false, drained = false, failed = false, drop = false;
   Status error;
   pn_link_t* link = nullptr;
+  ConnState* s = nullptr;
   {
     std::lock_guard<std::mutex> lock(c->mu);
     if (c->closed || c->link == nullptr) return;
     link = c->link;
     if (pn_link_state(link) & PN_LOCAL_CLOSED) return;
-    ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
+    s = Conn(pn_session_connection(pn_link_session(link)));
     if (s == nullptr) return;
-    uint64_t queued = RefreshOutput(s);
-    s->output_blocked = queued >= options.max_connection_output;
+    const uint64_t cap = OutputCap();
+    uint64_t queued = RefreshOutput(s) + s->unsettled.load(std::memory_order_relaxed);
+    s->output_blocked = queued >= cap;
     const bool presettled = pn_link_snd_settle_mode(link) == PN_SND_SETTLED;
-    while (!c->pending.empty() && pn_link_credit(link) > 0) {
-      if (queued >= options.max_connection_output) {
-        s->output_blocked = true;
-        break;
+    // A delivery goes in slices, each while the output is under the cap; once started it goes on
+    // whatever the credit says (a transfer is finished before the next begins).
+    while (!c->pending.empty() && !s->output_blocked) {
+      PendingDelivery& p = c->pending.front();
+      if (p.bytes.empty()) break;  // dropped mid-send: a read brings it back
+      // One slice at a time per delivery, the next once Proton has framed the last: a delivery's
+      // buffer keeps the capacity it once needed until the peer settles it, which a client that
+      // reads nothing never does.
+      if (c->current != nullptr && pn_delivery_pending(c->current) > 0) break;
+      if (c->current == nullptr) {
+        if (pn_link_credit(link) <= 0) break;
+        char tag[8];
+        for (int i = 0; i < 8; ++i) tag[i] = static_cast<char>(p.offset >> (56 - 8 * i));
+        c->current = pn_delivery(link, pn_dtag(tag, sizeof tag));
+        if (!presettled) {
+          const uint64_t cost = std::min<uint64_t>(p.bytes.size(), kDeliverySlice) + kDeliveryOverhead;
+          pn_delivery_set_context(c->current, reinterpret_cast<void*>(static_cast<uintptr_t>(cost)));
+          c->unsettled += cost;
+          s->unsettled.fetch_add(cost, std::memory_order_relaxed);
+          flow.AddOutbound(static_cast<int64_t>(cost));
+          queued += cost;
+        }
       }
-      auto& [offset, bytes] = c->pending.front();
-      char tag[8];
-      for (int i = 0; i < 8; ++i) tag[i] = static_cast<char>(offset >> (56 - 8 * i));
-      pn_delivery_t* d = pn_delivery(link, pn_dtag(tag, sizeof tag));
-      pn_link_send(link, bytes.data(), bytes.size());
+      const uint64_t n = std::min<uint64_t>(kDeliverySlice, p.bytes.size() - p.sent);
+      pn_link_send(link, p.bytes.data() + p.sent, n);
+      p.sent += n;
+      queued += n;
+      s->output_blocked = queued >= cap;
+      if (p.sent < p.bytes.size()) continue;
       pn_link_advance(link);
-      if (presettled) pn_delivery_settle(d);
-      queued += bytes.size();
-      c->pending_bytes -= bytes.size();
-      flow.AddOutbound(-static_cast<int64_t>(bytes.size()));
+      if (presettled) pn_delivery_settle(c->current);
+      c->current = nullptr;
+      c->pending_bytes -= p.bytes.size();
+      s->pending.fetch_sub(p.bytes.size(), std::memory_order_relaxed);
+      flow.AddOutbound(-static_cast<int64_t>(p.bytes.size()));
       c->pending.pop_front();
     }
-    if (queued != s->output) RefreshOutput(s);
-    if (c->failed && c->pending.empty()) {
+    RefreshOutput(s);
+    const bool read_again = !c->pending.empty() && c->pending.front().bytes.empty();
+    if (c->failed && (c->pending.empty() || read_again)) {
       failed = true;
       error = c->error;
       c->closed = true;
-    } else if (c->pending.empty() && !c->polling && pn_link_credit(link) > 0 && !s->output_blocked) {
-      c->polling = true;
-      schedule = true;
+      if (c->current != nullptr) pn_delivery_abort(c->current);  // its rest cannot be read again
+      c->current = nullptr;
+    } else if (!c->polling && !s->output_blocked && (read_again || (c->pending.empty() && pn_link_credit(link) > 0))) {
+      if (MayRead(*s)) {
+        c->polling = true;
+        schedule = true;
+      } else {
+        s->memory_wait.store(true, std::memory_order_relaxed);
+      }
     }
-    // Idle until the peer grants credit or the socket drains: hold no iterator meanwhile.
-    if (!c->polling && !failed && (pn_link_credit(link) <= 0 || s->output_blocked)) c->consumer->Release();
+    // Idle until the peer grants credit, the socket drains or memory frees up: hold no iterator
+    // meanwhile.
+    if (!c->polling && !failed) c->consumer->Release();
     drained = c->pending.empty() && c->caught_up && pn_link_get_drain(link);
     c->metrics->credit.store(pn_link_credit(link), std::memory_order_relaxed);
+    drop = s->output_blocked && !failed && UnderPressure();
   }
+  if (drop) DropReadAhead(s, false);
   if (failed) {
     SetCondition(pn_link_condition(link), "amqp:internal-error", error.ToString());
     pn_link_close(link);
@@ -643,8 +778,20 @@ void Server::Impl::OnDelivery(pn_event_t* e) {
   pn_link_t* link = pn_delivery_link(d);
   ConnState* s = Conn(pn_session_connection(pn_link_session(link)));
   if (pn_link_is_sender(link)) {
-    // A consumer's disposition: streams keep every message, so settling is all there is to do.
-    if (pn_delivery_updated(d) || pn_delivery_settled(d)) pn_delivery_settle(d);
+    // A consumer's disposition: streams keep every message, so settling is all there is to do, and
+    // what the delivery cost is free again.
+    if (!pn_delivery_updated(d) && !pn_delivery_settled(d)) return;
+    const auto cost = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pn_delivery_get_context(d)));
+    pn_delivery_set_context(d, nullptr);
+    pn_delivery_settle(d);
+    if (cost == 0 || s == nullptr) return;
+    auto it = s->consumers.find(link);
+    if (it == s->consumers.end()) return;  // closed: CloseConsumer gave back all its link held
+    ConsumerLink& c = *it->second;
+    c.unsettled -= cost;
+    s->unsettled.fetch_sub(cost, std::memory_order_relaxed);
+    flow.AddOutbound(-static_cast<int64_t>(cost));
+    if (s->output_blocked) ResumeOutput(s);
     return;
   }
   if (!pn_delivery_readable(d) && !pn_delivery_aborted(d)) return;
@@ -799,7 +946,7 @@ void Server::Impl::OnWake(pn_connection_t* c) {
   std::vector<std::shared_ptr<ConsumerLink>> ready;
   std::optional<PendingLogin> login;
   std::vector<std::string> deleted;
-  bool close = false, expired = false, topup = false, refresh = false;
+  bool close = false, expired = false, topup = false, refresh = false, memory = false;
   {
     std::lock_guard<std::mutex> lock(s->mu);
     login.swap(s->login);
@@ -810,7 +957,8 @@ void Server::Impl::OnWake(pn_connection_t* c) {
     expired = s->handshake_expired;
     topup = s->topup_requested;
     refresh = s->refresh_requested;
-    s->topup_requested = s->refresh_requested = false;
+    memory = s->memory_requested;
+    s->topup_requested = s->refresh_requested = s->memory_requested = false;
   }
   if (expired && !s->opened) {
     pn_transport_t* t = pn_connection_transport(c);
@@ -851,6 +999,11 @@ void Server::Impl::OnWake(pn_connection_t* c) {
     for (auto& [link, p] : s->producers) TopUpCredit(link, p.get());
   }
   for (auto& consumer : ready) ServiceConsumer(consumer);
+  if (memory && s->memory_wait.exchange(false)) {
+    std::vector<std::shared_ptr<ConsumerLink>> consumers;
+    for (auto& [link, consumer] : s->consumers) consumers.push_back(consumer);
+    for (auto& consumer : consumers) ServiceConsumer(consumer);
+  }
   if (refresh || s->output_blocked) ResumeOutput(s.get());
   if (close && !(pn_connection_state(c) & PN_LOCAL_CLOSED)) {
     SetCondition(pn_connection_condition(c), "amqp:connection:forced", "the server is shutting down");
@@ -882,7 +1035,7 @@ void Server::Impl::OnTransportError(pn_transport_t* t) {
 
 void Server::Impl::ResumeOutput(ConnState* s) {
   const bool was_blocked = s->output_blocked;
-  s->output_blocked = RefreshOutput(s) >= options.max_connection_output;
+  s->output_blocked = RefreshOutput(s) + s->unsettled.load(std::memory_order_relaxed) >= OutputCap();
   if (!was_blocked || s->output_blocked) return;
   std::vector<std::shared_ptr<ConsumerLink>> consumers;
   for (auto& [link, consumer] : s->consumers) consumers.push_back(consumer);
@@ -923,10 +1076,46 @@ void Server::Impl::Tick() {
     handshakes.erase(handshakes.begin());
   }
   CheckAlarms();
+  metrics.consumer_memory.store(static_cast<int64_t>(flow.outbound() + flow.links()), std::memory_order_relaxed);
+  const bool pressure = UnderPressure();
+  const bool at_limit = pressure && flow.outbound() >= flow.memory_budget() / kConsumerLimitDivisor;
   for (auto& [c, s] : conns) {
-    if (s->output == 0 && !s->output_blocked) continue;
     ConnState* state = s.get();
-    state->Post([state] { state->refresh_requested = true; });
+    // Stalled: it has output to send or read-ahead waiting, and no frame went either way for
+    // kStalledAfter (Proton frames output only once its last write went out whole, and a client that
+    // reads settles or grants credit now and then). Under pressure it gives back what its consumers
+    // hold, at once when consumers are at their limit (nobody may read then, a new client included),
+    // and reads nothing more until a frame moves again. Only counters are read here: the connection's
+    // transport is not touched outside its own events.
+    if (pn_transport_t* t = pn_connection_transport(c)) {
+      const uint64_t frames = pn_transport_get_frames_output(t) + pn_transport_get_frames_input(t);
+      const bool busy = s->output > 0 || s->pending.load(std::memory_order_relaxed) > 0;
+      if (frames != s->frames_seen) {
+        s->frames_seen = frames;
+        s->progress_at = now;
+        s->stalled.store(false, std::memory_order_relaxed);
+      } else if (!busy) {
+        s->progress_at = now;
+      } else if (pressure && (at_limit || now - s->progress_at >= kStalledAfter)) {
+        DropReadAhead(state, true);
+      }
+    }
+    // Consumers that found no memory to read into try again once their connection may read.
+    const bool waiting = s->memory_wait.load(std::memory_order_relaxed) && !s->output_blocked && MayRead(*s);
+    // Queued output may drain unseen, and a cap grows again when the pressure ends. A connection
+    // that is stalled, or held back only by deliveries its peer has not settled (it hears of those,
+    // OnDelivery), is looked at every kTickMs, not every kBlockedTickMs: a thousand of them would
+    // keep the event thread busy with nothing else.
+    bool look = s->output > 0 || s->output_blocked;
+    if (look && (s->stalled.load(std::memory_order_relaxed) || s->output == 0)) {
+      look = now - s->looked_at >= std::chrono::milliseconds(kTickMs);
+    }
+    if (!look && !waiting) continue;
+    if (look) s->looked_at = now;
+    state->Post([state, waiting] {
+      state->refresh_requested = true;
+      state->memory_requested = state->memory_requested || waiting;
+    });
   }
 }
 
@@ -1108,6 +1297,7 @@ int Server::Run(const std::string& host, const std::string& port) {
   if (m.login_checker) m.login_checker->Stop();
   if (m.metrics_endpoint) m.metrics_endpoint->Stop();
   m.read_queue.clear();
+  m.read_queue_large.clear();
   m.waiters.clear();
   m.conns.clear();
   pn_proactor_free(m.proactor);

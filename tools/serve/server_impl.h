@@ -37,6 +37,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -59,6 +60,30 @@ constexpr uint32_t kConsumerBatch = 256;   // deliveries one poll may produce ah
 constexpr size_t kMaxAppendRound = 16384;  // transfers one group commit takes at most
 // Message bytes one poll may produce ahead of credit (a single larger message still goes alone).
 constexpr uint64_t kConsumerBatchBytes = 1u << 20;
+// A delivery is handed to Proton in pieces of at most this many bytes, each only while the
+// connection's queued output is below its cap (OutputCap): a connection that reads nothing holds its
+// cap plus one piece in Proton, whatever the message size.
+constexpr uint64_t kDeliverySlice = 16u << 10;
+// What an unsettled delivery costs in Proton until the peer settles it, besides its bytes in buffer
+// (at most a slice, see above): the delivery, its tag and state (measured: about 1 KB; rounded up).
+constexpr uint64_t kDeliveryOverhead = 2u << 10;
+// What consumers hold (read-ahead, queued output and unsettled deliveries: FlowControl outbound)
+// against --memory-budget, in parts of it: from 1/kPressureDivisor on the server is under pressure
+// (OutputCap falls to a fair share, and blocked connections drop their read-ahead); at
+// 1/kConsumerLimitDivisor no consumer reads more. With the links' share, consumers hold at most about
+// half the budget: the rest is the producers', so consumers that never read do not raise the memory
+// alarm that withholds producer credit.
+constexpr uint64_t kPressureDivisor = 8;
+constexpr uint64_t kConsumerLimitDivisor = 4;
+// What a consumer link costs while it is open, whatever it reads: its consumer, compiled filter and
+// Proton's link (measured: about 11 KB with 65,536 links). Consumer links may hold 1/kLinkShareDivisor
+// of --memory-budget; beyond it a connection's second and later consumer links are refused, so that
+// 1,024 connections of 64 links cannot hold GBs, and a new client is still served.
+constexpr uint64_t kConsumerLinkCost = 12u << 10;
+constexpr uint64_t kLinkShareDivisor = 8;
+// A connection with something to send that sees no frame go either way this long under pressure is
+// taken for stalled (Tick): even its deliveries in progress give back what Proton does not have yet.
+constexpr auto kStalledAfter = std::chrono::milliseconds(500);
 // The management node: the largest request, the credit of a request link, and the responses that may
 // wait for a reply link's credit.
 constexpr uint64_t kMaxManagementRequest = 64u << 10;
@@ -76,25 +101,40 @@ using Clock = std::chrono::steady_clock;
 
 struct ConnState;
 
+// A message read for a consumer and not yet written whole to Proton.
+struct PendingDelivery {
+  uint64_t offset = 0;
+  uint64_t skipped = 0;  // the retention gap its annotation tells (x-opt-sift-retention-skipped)
+  std::string bytes;     // annotated; empty once dropped under memory pressure (read again before sending)
+  uint64_t sent = 0;     // bytes of it Proton has: the delivery is in progress
+};
+
 struct ConsumerLink {
   std::weak_ptr<ConnState> conn;
   pn_link_t* link = nullptr;  // event thread only
   std::string stream;
+  ConsumerOptions options;             // to start the consumer again at another offset
   std::unique_ptr<Consumer> consumer;  // used by whoever holds `polling`
+  ConsumerStats stats_before;          // of the consumers it replaced (rewinds), for the metrics
   DeliveryBatch batch;                 // reader scratch
   // Offsets retention deleted before the consumer read them, passed since its last delivery: the next
   // delivery tells the client (x-opt-sift-retention-skipped). Used by whoever holds `polling`.
   uint64_t retention_untold = 0;
 
-  std::mutex mu;                                         // guards the fields below
-  std::deque<std::pair<uint64_t, std::string>> pending;  // annotated deliveries awaiting credit
-  uint64_t pending_bytes = 0;                            // their size, counted in FlowControl outbound
-  bool polling = false;    // queued, being polled, or parked: the event thread must not schedule it
-  bool caught_up = false;  // parked at the end of the stream
-  bool closed = false;     // the link or the connection is gone
+  std::mutex mu;                        // guards the fields below
+  std::deque<PendingDelivery> pending;  // annotated deliveries awaiting credit
+  uint64_t pending_bytes = 0;           // their bytes held, counted in FlowControl outbound and the connection's
+  std::optional<uint64_t> rewind;       // read ahead and dropped: the next poll starts again here
+  uint64_t rewind_untold = 0;           // retention skips the dropped deliveries were to tell
+  pn_delivery_t* current = nullptr;     // the delivery in progress (event thread)
+  uint64_t unsettled = 0;               // cost of its deliveries the peer has not settled (event thread)
+  bool polling = false;                 // queued, being polled, or parked: the event thread must not schedule it
+  bool caught_up = false;               // parked at the end of the stream
+  bool closed = false;                  // the link or the connection is gone
   bool failed = false;
   Status error;
   std::shared_ptr<ConsumerCounters> metrics;  // never null once attached
+  std::atomic<bool> large{false};             // goes to Impl::read_queue_large
 };
 
 struct ProducerLink {
@@ -142,6 +182,7 @@ struct ConnState {
   bool handshake_expired = false;  // close the socket: no open within the deadline, or evicted
   bool topup_requested = false;    // an alarm cleared: grant producers their credit
   bool refresh_requested = false;  // look at the queued output again (the socket may have drained)
+  bool memory_requested = false;   // consumers waited for memory (memory_wait) and may read now
   std::vector<AppendResult> results;
   std::vector<std::shared_ptr<ConsumerLink>> ready;
   std::optional<PendingLogin> login;         // a password check's verdict, for Authenticator::Complete
@@ -162,8 +203,21 @@ struct ConnState {
   bool counted = false;         // counts against --max-connections and its address's limit
   std::string address;          // the peer's host
   uint64_t output = 0;          // queued output (Proton's), as last counted in FlowControl outbound
-  bool output_blocked = false;  // output reached --max-connection-output: consumers wait
-  GaugeHold open;               // in ServeMetrics::connections_open until the transport closes
+  bool output_blocked = false;  // output reached its cap (OutputCap): consumers wait
+  // A consumer was not read for (MayRead): the timer looks again (any thread).
+  std::atomic<bool> memory_wait{false};
+  // Bytes its consumers read and have not written whole to Proton (any thread; their pending_bytes).
+  std::atomic<uint64_t> pending{0};
+  std::atomic<uint64_t> output_seen{0};  // `output`, for the readers
+  // What its consumers' deliveries that the peer has not settled cost (kDeliveryOverhead): Proton
+  // keeps each until it is settled, and a client that never reads never settles. Counted in
+  // FlowControl outbound and against the connection's cap like queued output.
+  std::atomic<uint64_t> unsettled{0};
+  std::atomic<bool> stalled{false};  // read-ahead dropped, no output framed since: reads nothing
+  uint64_t frames_seen = 0;          // frames output and input (Proton counts), at the last look
+  Clock::time_point progress_at;     // when a frame last moved, or it had nothing to send
+  Clock::time_point looked_at;       // when the timer last asked it to look at its output
+  GaugeHold open;                    // in ServeMetrics::connections_open until the transport closes
 
   // From any thread: post work and wake the connection; false when it is gone.
   template <typename F>
@@ -249,11 +303,19 @@ struct Server::Impl {
   std::mutex read_mu;
   std::condition_variable read_cv;
   std::deque<std::shared_ptr<ConsumerLink>> read_queue;
+  // Consumers whose last read brought a message larger than a batch (kConsumerBatchBytes), or new ones
+  // on a stream where one did: readers take them in turn with the others, so that a thousand reads of
+  // 15 MB messages do not stand before a small read for a second.
+  std::deque<std::shared_ptr<ConsumerLink>> read_queue_large;
+  bool large_turn = false;
   bool read_stop = false;
   std::vector<std::thread> readers;
 
   std::mutex waiters_mu;
   std::unordered_map<std::string, StreamWaiters> waiters;
+  // Streams a read found a message larger than a batch in (kept after their last consumer leaves, so
+  // that the next ones start in read_queue_large; a deleted stream leaves it). Under waiters_mu.
+  std::unordered_set<std::string> large_streams;
 
   // Password checks of PLAIN logins, off the event thread (null without a users file). Stopped before
   // the proactor is freed: its threads wake connections.
@@ -306,7 +368,8 @@ struct Server::Impl {
 
   uint64_t AppendCount(const std::string& stream);
 
-  void AddWaiter(const std::string& stream);
+  // Returns whether the stream is known for large messages (large_streams).
+  bool AddWaiter(const std::string& stream);
 
   // The consumer is closed (c.closed already set): out of the parked list, and the stream's entry
   // goes with its last consumer.
@@ -321,6 +384,35 @@ struct Server::Impl {
   void ReaderLoop();
 
   void PollConsumer(const std::shared_ptr<ConsumerLink>& c);
+
+  // The front delivery was dropped mid-send: reads it again (same offset, same annotation). False
+  // with *error set when the store no longer has it.
+  bool ReadAgain(const std::shared_ptr<ConsumerLink>& c, std::string* error);
+
+  // ---- memory (docs/serve.md, "Resource limits", "Consumers' memory") ----
+
+  // Consumers hold 1/kPressureDivisor of the budget or more.
+  bool UnderPressure() const;
+  // A connection's queued output under pressure: half the room between the pressure mark and the
+  // consumers' limit over --max-connections (at most --max-connection-output), so that all
+  // connections together stay under the limit and a new client is still served.
+  uint64_t FairShare() const;
+  // The most queued output a connection may have now: --max-connection-output, and its fair share
+  // under pressure.
+  uint64_t OutputCap() const;
+  // Whether a consumer of the connection may read from the store: the connection not stalled (see
+  // Tick), what it holds (queued output, read-ahead, unsettled deliveries) under its cap, and
+  // consumers under their limit (1/kConsumerLimitDivisor of the budget). Checked before each read;
+  // what one read brings is at most one batch (kConsumerBatchBytes, or one larger message), so the
+  // consumers' limit is passed by at most --reader-threads such reads. Any thread.
+  bool MayRead(const ConnState& s) const;
+  // Under pressure, a connection whose output is blocked drops what its consumers read ahead and
+  // have not begun to send, and a stalled one (Tick) also the unsent rest of each delivery in
+  // progress (`started`): read again from the store once its socket takes output again. A consumer being polled is left
+  // alone; its batch comes back through ServiceConsumer, which drops it then.
+  void DropReadAhead(ConnState* s, bool started);
+  // The same for one consumer; c->mu held.
+  void DropReadAhead(ConsumerLink* c, ConnState* s, bool started);
 
   // ---- append worker ----
 
@@ -428,8 +520,9 @@ struct Server::Impl {
   void OnTransportError(pn_transport_t* t);
 
   // The event loop's timer (every kTickMs, kBlockedTickMs while a connection's output is blocked):
-  // closes sockets past their handshake deadline, re-evaluates the alarms, and asks connections with
-  // queued output to look again (their sockets may have drained: Proton reports no such event).
+  // closes sockets past their handshake deadline, re-evaluates the alarms, finds stalled connections
+  // (see kStalledAfter), asks connections with queued output to look again (their sockets may have
+  // drained: Proton reports no such event) and those whose consumers waited for memory to try again.
   void Tick();
 
   int NextTick() const;

@@ -162,6 +162,8 @@ class MetricsTest(unittest.TestCase):
             self.assertEqual(sample(page, "sift_appends_failed_total"), 0)
             self.assertEqual(sample(page, "sift_memory_alarm"), 0)
             self.assertEqual(sample(page, "sift_disk_alarm"), 0)
+            self.assertEqual(sample(page, "sift_memory_refusals_total"), 0)
+            self.assertEqual(sample(page, "sift_read_ahead_dropped_bytes_total"), 0)
             self.assertGreaterEqual(sample(page, "sift_fsync_duration_seconds_count"), 2)  # >= 1 per publish
             self.assertEqual(sample(page, "sift_fsync_duration_seconds_bucket", '{le="+Inf"}'),
                              sample(page, "sift_fsync_duration_seconds_count"))
