@@ -4,31 +4,12 @@
 #include <cstring>
 
 #include "base/byte_order.h"
+#include "base/varint.h"
 #include "storage/chunk_compression.h"
 #include "storage/crc32c.h"
 
 namespace sift::storage {
 namespace {
-
-size_t VarintLength(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-void AppendVarint(std::string* out, uint64_t v) {
-  char buf[10];
-  size_t n = 0;
-  while (v >= 0x80) {
-    buf[n++] = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  buf[n++] = static_cast<char>(v);
-  out->append(buf, n);
-}
 
 // Fills in the 48 header bytes at h, for a stored payload of `stored` bytes after it.
 void WriteHeader(char* h, uint8_t flags, uint32_t count, size_t records_bytes, uint64_t first_offset, int64_t first_ts,
@@ -50,8 +31,8 @@ void WriteHeader(char* h, uint8_t flags, uint32_t count, size_t records_bytes, u
 
 void AppendRecordsAtOneTime(std::span<const std::string_view> messages, std::string* out) {
   for (const std::string_view m : messages) {
-    AppendVarint(out, 0);
-    AppendVarint(out, m.size());
+    base::AppendVarint64(out, 0);
+    base::AppendVarint64(out, m.size());
     out->append(m);
   }
 }
@@ -65,7 +46,7 @@ void EncodeCompressedChunk(uint64_t first_offset, int64_t timestamp_ms, uint32_t
 }
 
 size_t ChunkBuilder::RecordSize(int64_t timestamp_delta, size_t message_size) {
-  return VarintLength(static_cast<uint64_t>(timestamp_delta)) + VarintLength(message_size) + message_size;
+  return base::VarintLength(static_cast<uint64_t>(timestamp_delta)) + base::VarintLength(message_size) + message_size;
 }
 
 ChunkBuilder::ChunkBuilder() = default;
@@ -80,8 +61,8 @@ void ChunkBuilder::Reset(uint64_t first_offset, int64_t first_timestamp_ms) {
 }
 
 void ChunkBuilder::Add(int64_t timestamp_ms, std::string_view message) {
-  AppendVarint(&buffer_, static_cast<uint64_t>(timestamp_ms - first_ts_));
-  AppendVarint(&buffer_, message.size());
+  base::AppendVarint64(&buffer_, static_cast<uint64_t>(timestamp_ms - first_ts_));
+  base::AppendVarint64(&buffer_, message.size());
   buffer_.append(message);
   last_ts_ = timestamp_ms;
   ++count_;
