@@ -16,7 +16,7 @@
 #include "engine/bulk_load.h"
 #include "engine/chunk_summary.h"
 #include "engine/stream_engine_impl.h"
-#include "storage/chunk_format.h"
+#include "storage/summary_entry_format.h"
 
 namespace sift {
 

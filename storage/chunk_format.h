@@ -96,18 +96,6 @@ void EncodeCompressedChunk(uint64_t first_offset, int64_t timestamp_ms, uint32_t
 // On failure returns false and sets *why to a short reason ("bad magic", "payload checksum mismatch").
 bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* header, const char** why);
 
-// A chunk summary entry (the value under the "M" key of a chunk): the chunk's count u32 and its bytes
-// before compression (header + records) u32, the summary's bytes (opaque to storage), then CRC32C of all that, u32 (all
-// LE).
-std::string EncodeSummaryEntry(uint32_t count, uint32_t bytes, std::string_view summary);
-// False when the entry is too short or its checksum does not match (the summary is then ignored).
-bool DecodeSummaryEntry(std::string_view entry, uint32_t* count, uint32_t* bytes, std::string_view* summary);
-// Whether a chunk of `chunk_bytes` stored bytes keeps a summary of `summary_bytes`: not when the summary
-// is the larger, for a reader would then read more to skip the chunk than to read it. Chunks of a
-// message or two (a producer that waits for each message to be stored before it sends the next gets a
-// chunk per message) would otherwise store their messages' properties again, twice over.
-inline bool SummaryWorthStoring(size_t summary_bytes, uint32_t chunk_bytes) { return summary_bytes <= chunk_bytes; }
-
 // Reads one record at *p (within [*p, limit)); advances *p. Returns false on a malformed record.
 // Inline: it runs once per message of every scan.
 inline bool ReadRecord(const char** p, const char* limit, int64_t* timestamp_delta, std::string_view* data) {

@@ -26,6 +26,7 @@
 #include "sift/stream_engine.h"
 #include "storage/chunk_format.h"
 #include "storage/key_layout.h"
+#include "storage/summary_entry_format.h"
 #include "storage/term_index.h"
 #include "tests/engine/selector_message_view_encoder.h"
 #include "tests/support/chunk_corruption.h"
