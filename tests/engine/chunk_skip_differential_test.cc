@@ -19,7 +19,9 @@
 
 #include "base/byte_order.h"
 #include "amqp/validate.h"
-#include "engine/chunk_summary.h"
+#include "engine/chunk_skipper.h"
+#include "engine/chunk_summary_builder.h"
+#include "engine/chunk_summary_format.h"
 #include "engine/compiled_filter.h"
 #include "engine/message_field_source.h"
 #include "selector/chunk_predicate.h"
