@@ -21,7 +21,6 @@
 namespace sift::engine {
 namespace {
 
-using selector::FieldFacts;
 using selector::FieldRef;
 using selector::Number;
 using selector::Section;
@@ -600,33 +599,35 @@ struct FieldStats {
 
   // Appends the field's entry (chunk_summary_format.h).
   void Encode(std::string* out, EncodeScratch* scratch) const {
-    FieldFacts f;
-    f.present = nulls + texts + numbers + booleans + others;
-    f.nulls = nulls;
-    f.texts = texts;
-    f.numbers = numbers;
-    f.booleans = booleans;
-    f.others = others;
-    f.has_nan = has_nan;
-    f.has_number_range = has_range;
-    f.number_min = min;
-    f.number_max = max;
-    f.seen_true = seen_true;
-    f.seen_false = seen_false;
-    if (texts > 0) {
-      f.text_min = text_min;
-      f.text_max = text_max;
-      f.text_min_exact = text_min.size() <= kMaxSummaryTextBound;
-      if (!f.text_min_exact) f.text_min = text_min.substr(0, kMaxSummaryTextBound);  // a prefix sorts before the text
-      f.text_max_exact = text_max.size() <= kMaxSummaryTextBound;
-      if (!f.text_max_exact) {
-        if (UpperBoundOfPrefix(text_max.substr(0, kMaxSummaryTextBound), &scratch->bound)) {
-          f.text_max = scratch->bound;
-        } else {
-          f.text_max_unbounded = true;
-        }
-      }
+    // Texts longer than kMaxSummaryTextBound are bounded: below by a prefix (which sorts before the
+    // text), above by the smallest string above every text with that prefix, when there is one.
+    std::string_view lo = text_min, hi = text_max;
+    const bool lo_exact = lo.size() <= kMaxSummaryTextBound;
+    if (!lo_exact) lo = lo.substr(0, kMaxSummaryTextBound);
+    const bool hi_exact = hi.size() <= kMaxSummaryTextBound;
+    bool hi_unbounded = false;
+    if (!hi_exact) {
+      hi_unbounded = !UpperBoundOfPrefix(hi.substr(0, kMaxSummaryTextBound), &scratch->bound);
+      hi = scratch->bound;
     }
+    const selector::FieldFacts f{.messages = 0,
+                                 .present = nulls + texts + numbers + booleans + others,
+                                 .nulls = nulls,
+                                 .texts = texts,
+                                 .numbers = numbers,
+                                 .booleans = booleans,
+                                 .others = others,
+                                 .has_nan = has_nan,
+                                 .has_number_range = has_range,
+                                 .number_min = min,
+                                 .number_max = max,
+                                 .text_min = lo,
+                                 .text_max = hi,
+                                 .text_min_exact = lo_exact,
+                                 .text_max_exact = hi_exact,
+                                 .text_max_unbounded = hi_unbounded,
+                                 .seen_true = seen_true,
+                                 .seen_false = seen_false};
     std::string& body = scratch->body;
     body.clear();
     AppendFieldBody(f, &body);

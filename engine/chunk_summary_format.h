@@ -25,16 +25,16 @@
 
 namespace sift::engine {
 
+// The header: its version byte, and its flags.
 inline constexpr uint8_t kSummaryVersion = 1;
-// Past this many fields a summary lists no more and says it is incomplete: a field it does not list is
-// then unknown rather than absent.
-inline constexpr size_t kMaxSummaryFields = 64;
-// Texts longer than this are summarized by a bound of this length (a prefix, or the smallest string
-// above every text with that prefix).
-inline constexpr size_t kMaxSummaryTextBound = 128;
-
-// The header's flags.
 inline constexpr uint8_t kSummaryComplete = 1;  // every summarized field of every message is listed
+
+// Bounds of what a summary holds. Past kMaxSummaryFields fields a summary lists no more and says it is
+// incomplete: a field it does not list is then unknown rather than absent. Texts longer than
+// kMaxSummaryTextBound are summarized by a bound of that length (a prefix, or the smallest string above
+// every text with that prefix).
+inline constexpr size_t kMaxSummaryFields = 64;
+inline constexpr size_t kMaxSummaryTextBound = 128;
 
 // A field body's flags.
 enum : uint8_t {
