@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/chunk_summary.h"
+#include "engine/chunk_skipper.h"
 #include "engine/compiled_filter.h"
 #include "engine/message_filter.h"
 #include "engine/stream_engine_impl.h"

@@ -14,9 +14,9 @@
 #include "base/bytes.h"
 #include "amqp/validate.h"
 #include "engine/bulk_load.h"
-#include "engine/chunk_summary.h"
+#include "engine/chunk_summary_builder.h"
 #include "engine/stream_engine_impl.h"
-#include "storage/chunk_format.h"
+#include "storage/summary_entry_format.h"
 
 namespace sift {
 

@@ -1,34 +1,13 @@
 // Chunk encoding and checking (format in chunk_format.h and docs/store-format.md).
 #include "storage/chunk_format.h"
 
-#include <cstring>
-
 #include "base/byte_order.h"
+#include "base/varint.h"
 #include "storage/chunk_compression.h"
 #include "storage/crc32c.h"
 
 namespace sift::storage {
 namespace {
-
-size_t VarintLength(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-void AppendVarint(std::string* out, uint64_t v) {
-  char buf[10];
-  size_t n = 0;
-  while (v >= 0x80) {
-    buf[n++] = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  buf[n++] = static_cast<char>(v);
-  out->append(buf, n);
-}
 
 // Fills in the 48 header bytes at h, for a stored payload of `stored` bytes after it.
 void WriteHeader(char* h, uint8_t flags, uint32_t count, size_t records_bytes, uint64_t first_offset, int64_t first_ts,
@@ -50,8 +29,8 @@ void WriteHeader(char* h, uint8_t flags, uint32_t count, size_t records_bytes, u
 
 void AppendRecordsAtOneTime(std::span<const std::string_view> messages, std::string* out) {
   for (const std::string_view m : messages) {
-    AppendVarint(out, 0);
-    AppendVarint(out, m.size());
+    base::AppendVarint64(out, 0);
+    base::AppendVarint64(out, m.size());
     out->append(m);
   }
 }
@@ -65,7 +44,7 @@ void EncodeCompressedChunk(uint64_t first_offset, int64_t timestamp_ms, uint32_t
 }
 
 size_t ChunkBuilder::RecordSize(int64_t timestamp_delta, size_t message_size) {
-  return VarintLength(static_cast<uint64_t>(timestamp_delta)) + VarintLength(message_size) + message_size;
+  return base::VarintLength(static_cast<uint64_t>(timestamp_delta)) + base::VarintLength(message_size) + message_size;
 }
 
 ChunkBuilder::ChunkBuilder() = default;
@@ -80,8 +59,8 @@ void ChunkBuilder::Reset(uint64_t first_offset, int64_t first_timestamp_ms) {
 }
 
 void ChunkBuilder::Add(int64_t timestamp_ms, std::string_view message) {
-  AppendVarint(&buffer_, static_cast<uint64_t>(timestamp_ms - first_ts_));
-  AppendVarint(&buffer_, message.size());
+  base::AppendVarint64(&buffer_, static_cast<uint64_t>(timestamp_ms - first_ts_));
+  base::AppendVarint64(&buffer_, message.size());
   buffer_.append(message);
   last_ts_ = timestamp_ms;
   ++count_;
@@ -154,29 +133,6 @@ bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* heade
     return false;
   }
   return true;
-}
-
-}  // namespace sift::storage
-
-namespace sift::storage {
-
-std::string EncodeSummaryEntry(uint32_t count, uint32_t bytes, std::string_view summary) {
-  std::string entry(8 + summary.size() + 4, '\0');
-  base::StoreLE32(entry.data(), count);
-  base::StoreLE32(entry.data() + 4, bytes);
-  if (!summary.empty()) std::memcpy(entry.data() + 8, summary.data(), summary.size());
-  base::StoreLE32(entry.data() + 8 + summary.size(), crc32c::Value(entry.data(), 8 + summary.size()));
-  return entry;
-}
-
-bool DecodeSummaryEntry(std::string_view entry, uint32_t* count, uint32_t* bytes, std::string_view* summary) {
-  if (entry.size() < 12) return false;
-  const size_t body = entry.size() - 4;
-  if (base::LoadLE32(entry.data() + body) != crc32c::Value(entry.data(), body)) return false;
-  *count = base::LoadLE32(entry.data());
-  *bytes = base::LoadLE32(entry.data() + 4);
-  *summary = entry.substr(8, body - 8);
-  return *count > 0;
 }
 
 }  // namespace sift::storage

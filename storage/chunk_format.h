@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/varint.h"
+
 namespace sift::storage {
 
 inline constexpr uint32_t kChunkMagic = 0x43544653u;
@@ -94,44 +96,13 @@ void EncodeCompressedChunk(uint64_t first_offset, int64_t timestamp_ms, uint32_t
 // On failure returns false and sets *why to a short reason ("bad magic", "payload checksum mismatch").
 bool DecodeChunk(std::string_view value, bool verify_payload, ChunkHeader* header, const char** why);
 
-// A chunk summary entry (the value under the "M" key of a chunk): the chunk's count u32 and its bytes
-// before compression (header + records) u32, the summary's bytes (opaque to storage), then CRC32C of all that, u32 (all
-// LE).
-std::string EncodeSummaryEntry(uint32_t count, uint32_t bytes, std::string_view summary);
-// False when the entry is too short or its checksum does not match (the summary is then ignored).
-bool DecodeSummaryEntry(std::string_view entry, uint32_t* count, uint32_t* bytes, std::string_view* summary);
-// Whether a chunk of `chunk_bytes` stored bytes keeps a summary of `summary_bytes`: not when the summary
-// is the larger, for a reader would then read more to skip the chunk than to read it. Chunks of a
-// message or two (a producer that waits for each message to be stored before it sends the next gets a
-// chunk per message) would otherwise store their messages' properties again, twice over.
-inline bool SummaryWorthStoring(size_t summary_bytes, uint32_t chunk_bytes) { return summary_bytes <= chunk_bytes; }
-
-// Bounded varint read (the LevelDB GetVarint shape): nullptr on truncation or an overlong encoding.
-inline const char* ReadVarint64(const char* p, const char* limit, uint64_t* out) {
-  if (p < limit && static_cast<uint8_t>(*p) < 0x80) {  // the common one-byte case
-    *out = static_cast<uint8_t>(*p);
-    return p + 1;
-  }
-  uint64_t result = 0;
-  for (uint32_t shift = 0; shift <= 63 && p < limit; shift += 7) {
-    const uint64_t byte = static_cast<uint8_t>(*p++);
-    if (shift == 63 && byte > 1) return nullptr;
-    result |= (byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *out = result;
-      return p;
-    }
-  }
-  return nullptr;
-}
-
 // Reads one record at *p (within [*p, limit)); advances *p. Returns false on a malformed record.
 // Inline: it runs once per message of every scan.
 inline bool ReadRecord(const char** p, const char* limit, int64_t* timestamp_delta, std::string_view* data) {
   uint64_t delta, length;
-  const char* q = ReadVarint64(*p, limit, &delta);
+  const char* q = base::DecodeVarint64(*p, limit, &delta);
   if (q == nullptr || delta > static_cast<uint64_t>(INT64_MAX)) return false;
-  q = ReadVarint64(q, limit, &length);
+  q = base::DecodeVarint64(q, limit, &length);
   if (q == nullptr || length > static_cast<uint64_t>(limit - q)) return false;
   *timestamp_delta = static_cast<int64_t>(delta);
   *data = std::string_view(q, length);

@@ -1,10 +1,12 @@
 // The RocksDB key layout of the stream store (docs/store-format.md, "Key layout"). Private to storage/.
 //
-//   "G"                              store record: format version, next stream id
-//   "S" + name                       stream record: id, retention, offset floor
+//   "G"                              store record: format version, next stream id (store_record_format.h)
+//   "S" + name                       stream record: id, retention, offset floor (stream_record_format.h)
 //   "C" + id (u32 BE) + first (u64 BE)   chunk value (chunk_format.h)
 //   "I" + id (u32 BE) + first (u64 BE)   chunk index entry: count, bytes, first/last timestamp
+//                                        (index_entry_format.h)
 //   "M" + id (u32 BE) + first (u64 BE)   chunk summary: count, bytes, opaque summary, checksum
+//                                        (summary_entry_format.h)
 //   "T" + id (u32 BE) + partition (u8) + first (u64 BE)   a chunk's terms of one partition (term_index.h)
 //
 // Big-endian integers make RocksDB's bytewise order equal numeric order, so a forward iteration over

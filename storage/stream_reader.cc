@@ -15,6 +15,7 @@
 #include "storage/chunk_compression.h"
 #include "storage/chunk_format.h"
 #include "storage/key_layout.h"
+#include "storage/summary_entry_format.h"
 #include "storage/term_index.h"
 #include "storage/stream_reader_impl.h"
 #include "storage/stream_store_impl.h"

@@ -19,46 +19,24 @@
 #include <thread>
 #include <utility>
 
-#include "base/byte_order.h"
 #include "base/utf8.h"
 #include "storage/chunk_compression.h"
 #include "storage/chunk_format.h"
-#include "storage/crc32c.h"
+#include "storage/index_entry_format.h"
 #include "storage/info_log.h"
 #include "storage/key_layout.h"
-#include "storage/term_index.h"
+#include "storage/store_record_format.h"
 #include "storage/stream_reader_impl.h"
-#include "storage/stream_record.h"
+#include "storage/stream_record_format.h"
 #include "storage/stream_store_impl.h"
+#include "storage/summary_entry_format.h"
+#include "storage/term_index.h"
 
 namespace sift::storage {
 namespace {
 
-// Version 2 added compressed chunks: index entries carry the bytes before compression, stream records
-// the compression. Version 3 added the term index: index entries carry the chunk's term partitions.
-// A store of an older version is read as it is and becomes version 3 when opened for writing (what it
-// holds stays as it was written).
-constexpr uint32_t kStoreFormatVersion = 3;
-constexpr size_t kIndexEntrySize = 4 + 4 + 4 + 8 + 8 + 8 + 1 + 4;
-constexpr size_t kIndexEntryV2Size = 4 + 4 + 4 + 8 + 8 + 4;
-constexpr size_t kIndexEntryV1Size = 4 + 4 + 8 + 8 + 4;
-constexpr uint8_t kIndexTermsComplete = 1;
 constexpr size_t kMaxGroupBytes = 64u << 20;       // one leader writes at most this much per group
 constexpr size_t kKeptGroupBatchBytes = 8u << 20;  // a larger group's write batch is freed after it
-
-std::string EncodeIndexEntry(const ChunkMeta& m) {
-  std::string v;
-  v.reserve(kIndexEntrySize);
-  base::AppendLE32(&v, m.count);
-  base::AppendLE32(&v, m.bytes);
-  base::AppendLE32(&v, m.raw_bytes);
-  base::AppendLE64(&v, static_cast<uint64_t>(m.first_timestamp_ms));
-  base::AppendLE64(&v, static_cast<uint64_t>(m.last_timestamp_ms));
-  base::AppendLE64(&v, m.term_partitions);
-  v.push_back(static_cast<char>(m.terms_complete ? kIndexTermsComplete : 0));
-  base::AppendLE32(&v, crc32c::Value(v.data(), v.size()));
-  return v;
-}
 
 // Writes (put) a chunk's term entries.
 template <typename Put>
@@ -229,34 +207,6 @@ class ChunkCutter {
   bool open_ = false;
 };
 
-// Reads an index entry of any version (version 1 has no raw bytes: its chunks are all raw; versions 1
-// and 2 have no term index).
-bool DecodeIndexEntry(std::string_view v, uint64_t first_offset, ChunkMeta* m) {
-  if (v.size() != kIndexEntrySize && v.size() != kIndexEntryV2Size && v.size() != kIndexEntryV1Size) return false;
-  const size_t body = v.size() - 4;
-  if (base::LoadLE32(v.data() + body) != crc32c::Value(v.data(), body)) return false;
-  const bool v1 = v.size() == kIndexEntryV1Size;
-  const char* ts = v.data() + (v1 ? 8 : 12);
-  m->first_offset = first_offset;
-  m->count = base::LoadLE32(v.data());
-  m->bytes = base::LoadLE32(v.data() + 4);
-  m->raw_bytes = v1 ? m->bytes : base::LoadLE32(v.data() + 8);
-  m->first_timestamp_ms = static_cast<int64_t>(base::LoadLE64(ts));
-  m->last_timestamp_ms = static_cast<int64_t>(base::LoadLE64(ts + 8));
-  if (v.size() == kIndexEntrySize) {
-    m->term_partitions = base::LoadLE64(ts + 16);
-    m->terms_complete = (static_cast<uint8_t>(ts[24]) & kIndexTermsComplete) != 0;
-  }
-  return m->count > 0 && m->raw_bytes >= kChunkHeaderSize;
-}
-
-std::string EncodeStoreRecord(uint32_t next_stream_id) {
-  std::string v;
-  base::AppendLE32(&v, kStoreFormatVersion);
-  base::AppendLE32(&v, next_stream_id);
-  return v;
-}
-
 std::string EncodeStreamRecordFields(uint32_t id, const RetentionPolicy& retention, uint64_t floor,
                                      const ChunkCompression& compression) {
   return EncodeStreamRecord(StreamRecord{id, retention, floor, compression});
@@ -419,15 +369,17 @@ Status StreamStore::Impl::Recover() {
   } else if (!s.ok()) {
     return FromRocks(s, fmt::format("store '{}': read store record", path_));
   } else {
-    if (value.size() != 8)
-      return Status::Corruption(fmt::format("store '{}': store record has {} bytes, want 8", path_, value.size()));
-    const uint32_t version = base::LoadLE32(value.data());
-    if (version < 1 || version > kStoreFormatVersion) {
-      return Status::NotSupported(
-          fmt::format("store '{}': format version {} (this build reads 1 to {})", path_, version, kStoreFormatVersion));
+    StoreRecord record;
+    if (!DecodeStoreRecord(value, &record)) {
+      return Status::Corruption(
+          fmt::format("store '{}': store record has {} bytes, want {}", path_, value.size(), kStoreRecordSize));
     }
-    next_stream_id_ = base::LoadLE32(value.data() + 4);
-    if (version != kStoreFormatVersion && !options_.read_only) {
+    if (record.version < 1 || record.version > kStoreFormatVersion) {
+      return Status::NotSupported(fmt::format("store '{}': format version {} (this build reads 1 to {})", path_,
+                                              record.version, kStoreFormatVersion));
+    }
+    next_stream_id_ = record.next_stream_id;
+    if (record.version != kStoreFormatVersion && !options_.read_only) {
       // What this build writes (index entries, stream records) is version 3: say so before writing any.
       s = db_->Put(WriteOpts(), keys::kStoreKey, EncodeStoreRecord(next_stream_id_));
       if (!s.ok()) return FromRocks(s, fmt::format("store '{}': upgrade the store record", path_));

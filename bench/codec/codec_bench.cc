@@ -35,7 +35,7 @@
 #include "amqp/record_file.h"
 #include "amqp/typed_json.h"
 #include "amqp/validate.h"
-#include "engine/chunk_summary.h"
+#include "engine/chunk_summary_builder.h"
 #include "engine/message_field_source.h"
 #include "tools/synthetic/synthetic_orders.h"
 

@@ -67,9 +67,9 @@ PATTERNS = [
 ALLOWED = [
     ("tools/serve/login_throttle.h", "2x longer for every further failure",
      "the back-off's rule: each failure doubles the delay"),
-    ("engine/chunk_summary.cc", "about 0.1% false positives",
+    ("engine/bloom_filter.h", "about 0.1% false positives",
      "the Bloom filter's rate, computed from kBloomBitsPerText and kBloomProbes, not measured"),
-    ("engine/chunk_summary.h", "rate of about 0.1%",
+    ("engine/chunk_summary_builder.h", "rate of about 0.1%",
      "the same computed Bloom filter rate"),
     ("storage/term_index.h", "about 0.1% for the 70",
      "a 16-bit fingerprint's chance among 70 others (70 / 65536), computed, not measured"),

@@ -14,7 +14,7 @@
 
 #include "amqp/record_file.h"
 #include "amqp/validate.h"
-#include "engine/chunk_summary.h"
+#include "engine/chunk_summary_builder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> bytes(data, size);

@@ -1,4 +1,4 @@
-#include "storage/stream_record.h"
+#include "storage/stream_record_format.h"
 
 #include <gtest/gtest.h>
 

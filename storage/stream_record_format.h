@@ -5,8 +5,8 @@
 //   compression codec u8, zstd level i8, CRC32C of the preceding 31 bytes u32; every integer
 //   little-endian, 35 bytes in all. Version 1 (33 bytes, no compression fields) is read as
 //   uncompressed.
-#ifndef SIFT_STORAGE_STREAM_RECORD_H_
-#define SIFT_STORAGE_STREAM_RECORD_H_
+#ifndef SIFT_STORAGE_STREAM_RECORD_FORMAT_H_
+#define SIFT_STORAGE_STREAM_RECORD_FORMAT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -38,4 +38,4 @@ bool DecodeStreamRecord(std::string_view value, StreamRecord* record);
 
 }  // namespace sift::storage
 
-#endif  // SIFT_STORAGE_STREAM_RECORD_H_
+#endif  // SIFT_STORAGE_STREAM_RECORD_FORMAT_H_

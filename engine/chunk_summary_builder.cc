@@ -1,11 +1,10 @@
-// Chunk summaries (see chunk_summary.h; the byte layout is in docs/store-format.md).
-#include "engine/chunk_summary.h"
+// Building chunk summaries (see chunk_summary_builder.h; the byte layout is chunk_summary_format.h's).
+#include "engine/chunk_summary_builder.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <unordered_map>
 
 #include "base/byte_order.h"
@@ -13,14 +12,15 @@
 #include "amqp/message_layout.h"
 #include "amqp/message_view.h"
 #include "amqp/validate.h"
+#include "engine/bloom_filter.h"
+#include "engine/chunk_summary_format.h"
 #include "engine/message_field_source.h"
+#include "engine/text_hash.h"
 #include "selector/compare.h"
-#include "storage/term_index.h"
 
 namespace sift::engine {
 namespace {
 
-using selector::FieldFacts;
 using selector::FieldRef;
 using selector::Number;
 using selector::Section;
@@ -28,185 +28,14 @@ using selector::Value;
 using selector::ValueClass;
 
 // Exact value sets hold at most this many texts of at most this many bytes in all; past that, a Bloom
-// filter of kBloomBitsPerText bits per distinct text and kBloomProbes probes (about 0.1% false positives:
-// a selective query then reads few chunks that do not hold its values, for 1.8 bytes per distinct text).
+// filter (bloom_filter.h).
 constexpr size_t kExactTexts = 16;
 constexpr size_t kExactBytes = 512;
-constexpr double kBloomBitsPerText = 14.4;
-constexpr uint8_t kBloomProbes = 10;
 
 // A field remembers up to this many distinct encodings of a chunk's values (see FieldStats::Repeated).
 constexpr uint32_t kSeenEncodings = 16;
 // The encoding that stands for a header field's default (see AddList): a real one is never empty.
 constexpr uint8_t kDefaultEncoding[1] = {0};
-
-enum : uint8_t { kSetNone = 0, kSetExact = 1, kSetBloom = 2 };
-enum : uint8_t {
-  kHasNan = 1,
-  kHasNumberRange = 2,
-  kSeenTrue = 4,
-  kSeenFalse = 8,
-  kTextMinExact = 16,
-  kTextMaxExact = 32,
-  kTextMaxUnbounded = 64,
-};
-constexpr uint8_t kComplete = 1;
-
-// The MurmurHash3 64-bit finalizer.
-uint64_t Fmix64(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
-
-// The text hash of Bloom filters (it is stored, so it is part of the format: docs/store-format.md):
-// 8 bytes at a time, little-endian, then the MurmurHash3 64-bit finalizer.
-uint64_t TextHash(std::string_view text) {
-  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
-  uint64_t h = 0x243f6a8885a308d3ull ^ (text.size() * kMul);
-  const char* p = text.data();
-  size_t n = text.size();
-  auto mix = [&](uint64_t word) {
-    h = (h ^ word) * kMul;
-    h ^= h >> 29;
-  };
-  while (n >= 8) {
-    mix(base::LoadLE64(p));
-    p += 8;
-    n -= 8;
-  }
-  if (n > 0) {
-    // The last 1..7 bytes as a little-endian word, zero-extended: two loads that may overlap (a byte read
-    // twice lands at the same place both times, so OR keeps it once).
-    auto byte = [p](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
-    uint64_t word;
-    if (n >= 4) {
-      const uint32_t lo = base::LoadLE32(p);
-      const uint32_t hi = base::LoadLE32(p + n - 4);
-      word = uint64_t{lo} | (uint64_t{hi} << (8 * (n - 4)));
-    } else {
-      word = byte(0) | (byte(n / 2) << (8 * (n / 2))) | (byte(n - 1) << (8 * (n - 1)));
-    }
-    mix(word);
-  }
-  return Fmix64(h);
-}
-
-// Terms (TextTerm): the field's seed, from its section and name, mixed into the text's hash by the
-// finalizer. Stored, so part of the format (docs/store-format.md).
-uint64_t FieldTermSeed(uint8_t section, std::string_view name) {
-  return Fmix64(TextHash(name) + (uint64_t{section} + 1) * 0x9e3779b97f4a7c15ull);
-}
-uint64_t TermOfHash(uint64_t seed, uint64_t text_hash) { return Fmix64(text_hash ^ seed); }
-
-uint64_t BloomBit(uint64_t hash, uint32_t probe, uint64_t bits) { return (hash + probe * ((hash >> 32) | 1)) % bits; }
-
-// Calls f(BloomBit(hash, k, bits)) for k = 0 .. probes - 1, with three divisions instead of one per
-// probe (a division costs more than the rest of a probe). hash + k * step is a sum modulo 2^64: once
-// it wraps (it can only once, k * step < 2^36), the bit is 2^64 mod bits lower.
-template <typename F>
-void ForEachBloomBit(uint64_t hash, uint32_t probes, uint64_t bits, F&& f) {
-  const uint64_t step = (hash >> 32) | 1;
-  const uint64_t step_mod = step % bits;
-  const uint64_t wrap_mod = (uint64_t{0} - bits) % bits;  // 2^64 mod bits
-  uint64_t bit = hash % bits;
-  if (probes == 0) return;
-  if (hash <= UINT64_MAX - uint64_t{probes - 1} * step) {  // no sum wraps (nearly every hash)
-    for (uint32_t k = 0; k < probes; ++k) {
-      f(bit);
-      bit += step_mod;
-      if (bit >= bits) bit -= bits;
-    }
-    return;
-  }
-  uint64_t sum = hash;
-  for (uint32_t k = 0; k < probes; ++k) {
-    const bool wrapped = sum < hash;
-    f(!wrapped ? bit : bit >= wrap_mod ? bit - wrap_mod : bit + bits - wrap_mod);
-    sum += step;
-    bit += step_mod;
-    if (bit >= bits) bit -= bits;
-  }
-}
-
-// Whole runs of bytes are appended at once: a summary of a small chunk is mostly these, and a
-// push_back per byte cost more than the rest of its encoding.
-inline void PutVarint(std::string* out, uint64_t v) {
-  char bytes[10];
-  size_t n = 0;
-  while (v >= 0x80) {
-    bytes[n++] = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  bytes[n++] = static_cast<char>(v);
-  out->append(bytes, n);
-}
-
-void PutBytes(std::string* out, std::string_view bytes) {
-  PutVarint(out, bytes.size());
-  out->append(bytes);
-}
-
-void PutNumber(std::string* out, const Number& n) {
-  char bytes[9];
-  bytes[0] = static_cast<char>(n.kind);
-  uint64_t bits = n.u;
-  for (int i = 1; i < 9; ++i) {
-    bytes[i] = static_cast<char>(bits & 0xff);
-    bits >>= 8;
-  }
-  out->append(bytes, sizeof bytes);
-}
-
-// A bounded reader over summary bytes; any overrun makes ok() false and every later read a no-op.
-class Input {
- public:
-  explicit Input(std::string_view bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
-  bool ok() const { return ok_; }
-  bool done() const { return p_ == end_; }
-  uint8_t Byte() {
-    if (p_ >= end_) return Fail(), 0;
-    return static_cast<uint8_t>(*p_++);
-  }
-  uint64_t Varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      const uint8_t b = Byte();
-      if (!ok_) return 0;
-      v |= uint64_t{b & 0x7fu} << shift;
-      if ((b & 0x80) == 0) return v;
-    }
-    Fail();
-    return 0;
-  }
-  std::string_view Bytes(uint64_t n) {
-    if (static_cast<uint64_t>(end_ - p_) < n) return Fail(), std::string_view();
-    std::string_view s(p_, n);
-    p_ += n;
-    return s;
-  }
-  std::string_view Sized() { return Bytes(Varint()); }
-  // The bytes not read yet.
-  std::string_view Rest() const { return std::string_view(p_, static_cast<size_t>(end_ - p_)); }
-  Number ReadNumber() {
-    const uint8_t kind = Byte();
-    const std::string_view b = Bytes(8);
-    if (!ok_ || kind > static_cast<uint8_t>(Number::Kind::kDouble)) return Fail(), Number();
-    Number n;
-    n.kind = static_cast<Number::Kind>(kind);
-    n.u = base::LoadLE64(b.data());
-    return n;
-  }
-
- private:
-  void Fail() { ok_ = false, p_ = end_; }
-  const char* p_;
-  const char* end_;
-  bool ok_ = true;
-};
 
 // The smallest string greater than every string that starts with `prefix`; false when there is none
 // (the prefix is all 0xff bytes).
@@ -286,13 +115,6 @@ inline bool NumberLess(const Number& a, const Number& b) {
   }
   return selector::CompareNumbers(a, b) < 0;
 }
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------------
-// Building
-
-namespace {
 
 // The bytes of an encoding of at most 16 bytes as two words (the first bytes and the last ones, which
 // overlap when there are fewer than 16): with the size, equal keys are equal bytes.
@@ -760,89 +582,75 @@ struct FieldStats {
   // Appends the term of each distinct text (TextTerm) to *terms.
   void AddTerms(std::vector<uint64_t>* terms) const {
     if (texts == 0) return;
-    const uint64_t seed = FieldTermSeed(section, name);
+    const uint64_t seed = FieldTermSeed(static_cast<Section>(section), name);
     // Until the exact list overflows it holds every text; past it, the hash set does, but for the texts
     // that only grew, which are the list's and `unhashed` (the set holds those that were not stable).
     if (texts_ascending) {
-      for (const std::string& e : exact) terms->push_back(TermOfHash(seed, TextHash(e)));
+      for (const std::string& e : exact) terms->push_back(TermOfTextHash(seed, TextHash(e)));
     } else if (!exact_overflow) {  // the list's hashes, taken as its texts came (AddText, Unascend)
-      for (const uint64_t h : exact_hashes) terms->push_back(TermOfHash(seed, h));
+      for (const uint64_t h : exact_hashes) terms->push_back(TermOfTextHash(seed, h));
     }
     if (!exact_overflow) return;
     if (texts_ascending) {
-      for (const std::string_view u : unhashed) terms->push_back(TermOfHash(seed, TextHash(u)));
+      for (const std::string_view u : unhashed) terms->push_back(TermOfTextHash(seed, TextHash(u)));
     }
-    hashes.ForEach([&](uint64_t h) { terms->push_back(TermOfHash(seed, h)); });
+    hashes.ForEach([&](uint64_t h) { terms->push_back(TermOfTextHash(seed, h)); });
   }
 
+  // Appends the field's entry (chunk_summary_format.h).
   void Encode(std::string* out, EncodeScratch* scratch) const {
+    // Texts longer than kMaxSummaryTextBound are bounded: below by a prefix (which sorts before the
+    // text), above by the smallest string above every text with that prefix, when there is one.
+    std::string_view lo = text_min, hi = text_max;
+    const bool lo_exact = lo.size() <= kMaxSummaryTextBound;
+    if (!lo_exact) lo = lo.substr(0, kMaxSummaryTextBound);
+    const bool hi_exact = hi.size() <= kMaxSummaryTextBound;
+    bool hi_unbounded = false;
+    if (!hi_exact) {
+      hi_unbounded = !UpperBoundOfPrefix(hi.substr(0, kMaxSummaryTextBound), &scratch->bound);
+      hi = scratch->bound;
+    }
+    const selector::FieldFacts f{.messages = 0,
+                                 .present = nulls + texts + numbers + booleans + others,
+                                 .nulls = nulls,
+                                 .texts = texts,
+                                 .numbers = numbers,
+                                 .booleans = booleans,
+                                 .others = others,
+                                 .has_nan = has_nan,
+                                 .has_number_range = has_range,
+                                 .number_min = min,
+                                 .number_max = max,
+                                 .text_min = lo,
+                                 .text_max = hi,
+                                 .text_min_exact = lo_exact,
+                                 .text_max_exact = hi_exact,
+                                 .text_max_unbounded = hi_unbounded,
+                                 .seen_true = seen_true,
+                                 .seen_false = seen_false};
     std::string& body = scratch->body;
     body.clear();
-    PutVarint(&body, nulls + texts + numbers + booleans + others);  // present
-    PutVarint(&body, nulls);
-    PutVarint(&body, texts);
-    PutVarint(&body, numbers);
-    PutVarint(&body, booleans);
-    PutVarint(&body, others);
-    std::string_view lo = text_min, hi = text_max;
-    std::string& hi_bound = scratch->bound;
-    uint8_t flags = (has_nan ? kHasNan : 0) | (has_range ? kHasNumberRange : 0) | (seen_true ? kSeenTrue : 0) |
-                    (seen_false ? kSeenFalse : 0);
+    AppendFieldBody(f, &body);
     if (texts > 0) {
-      if (lo.size() <= kMaxSummaryTextBound) {
-        flags |= kTextMinExact;
-      } else {
-        lo = lo.substr(0, kMaxSummaryTextBound);  // a prefix sorts before the text
-      }
-      if (hi.size() <= kMaxSummaryTextBound) {
-        flags |= kTextMaxExact;
-      } else if (UpperBoundOfPrefix(hi.substr(0, kMaxSummaryTextBound), &hi_bound)) {
-        hi = hi_bound;
-      } else {
-        flags |= kTextMaxUnbounded;
-      }
-    }
-    body.push_back(static_cast<char>(flags));
-    if (has_range) {
-      PutNumber(&body, min);
-      PutNumber(&body, max);
-    }
-    if (texts > 0) {
-      PutBytes(&body, lo);
-      if (!(flags & kTextMaxUnbounded)) PutBytes(&body, hi);
-      const bool exact_bounds = (flags & kTextMinExact) && (flags & kTextMaxExact);
-      if (texts_ascending && (exact_overflow || exact_bounds)) {
+      if (texts_ascending && (exact_overflow || (f.text_min_exact && f.text_max_exact))) {
         // Texts that only grew along the chunk (sequential ids, time-ordered keys) grow along the stream
         // too: the bounds already tell this chunk from its neighbours, and a set would only cost bytes
         // that every filtered read of the stream reads. A constant, or the texts of a chunk of one
         // message, are their bounds: a set would repeat them.
-        body.push_back(static_cast<char>(kSetNone));
+        AppendNoTextSet(&body);
       } else if (!exact_overflow) {
-        body.push_back(static_cast<char>(kSetExact));
         std::vector<std::string_view>& sorted = scratch->texts;
         sorted.assign(exact.begin(), exact.end());
         std::sort(sorted.begin(), sorted.end());
-        PutVarint(&body, sorted.size());
-        for (const std::string_view t : sorted) PutBytes(&body, t);
+        AppendExactTextSet(sorted, &body);
       } else {
-        body.push_back(static_cast<char>(kSetBloom));
-        const uint64_t bits =
-            std::max<uint64_t>(64, static_cast<uint64_t>(std::ceil(hashes.size() * kBloomBitsPerText)));
-        const uint64_t bytes = (bits + 7) / 8;
         std::string& filter = scratch->filter;
-        filter.assign(bytes, '\0');
-        hashes.ForEach([&](uint64_t h) {
-          ForEachBloomBit(h, kBloomProbes, bytes * 8, [&](uint64_t bit) {
-            filter[bit / 8] = static_cast<char>(filter[bit / 8] | (1u << (bit % 8)));
-          });
-        });
-        body.push_back(static_cast<char>(kBloomProbes));
-        PutBytes(&body, filter);
+        filter.assign(BloomFilterBytes(hashes.size()), '\0');
+        hashes.ForEach([&](uint64_t h) { BloomFilterAdd(h, kBloomProbes, filter); });
+        AppendBloomTextSet(kBloomProbes, filter, &body);
       }
     }
-    out->push_back(static_cast<char>(section));
-    PutBytes(out, name);
-    PutBytes(out, body);
+    AppendSummaryField(section, name, body, out);
   }
 };
 
@@ -1305,10 +1113,7 @@ void ChunkSummaryBuilder::Finish(std::string* summary) {
   std::sort(sorted.begin(), sorted.end(), [](const FieldStats* a, const FieldStats* b) {
     return a->section != b->section ? a->section < b->section : a->name < b->name;
   });
-  summary->push_back(static_cast<char>(kSummaryVersion));
-  PutVarint(summary, s.messages);
-  summary->push_back(static_cast<char>(s.complete ? kComplete : 0));
-  PutVarint(summary, sorted.size());
+  AppendSummaryHeader(s.messages, s.complete, sorted.size(), summary);
   for (const FieldStats* f : sorted) f->Encode(summary, &s.scratch);
 }
 
@@ -1321,236 +1126,6 @@ bool ChunkSummaryBuilder::FinishTerms(std::vector<uint64_t>* terms) {
 
 storage::ChunkSummarizerFactory ChunkSummaryBuilder::Factory() {
   return [] { return std::make_unique<ChunkSummaryBuilder>(); };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Reading
-
-struct ChunkSummaryFacts::Slot {
-  bool summarized = false;  // a field summaries cover: header, properties, application-properties, no path
-  uint8_t section = 0;
-  std::string name;
-  std::string_view body;  // this summary's entry for the field (empty data() when not listed)
-  bool listed = false;
-};
-
-ChunkSummaryFacts::ChunkSummaryFacts(std::span<const FieldRef> fields) {
-  slots_.resize(fields.size());
-  for (size_t i = 0; i < fields.size(); ++i) {
-    const FieldRef& f = fields[i];
-    Slot& s = slots_[i];
-    s.summarized = f.path.empty() && (f.section == Section::kHeader || f.section == Section::kProperties ||
-                                      f.section == Section::kApplicationProperties);
-    s.section = static_cast<uint8_t>(f.section);
-    s.name = f.name;
-  }
-}
-
-ChunkSummaryFacts::~ChunkSummaryFacts() = default;
-
-bool ChunkSummaryFacts::Reset(std::string_view summary) {
-  readable_ = false;
-  for (Slot& s : slots_) s.listed = false;
-  Input in(summary);
-  if (in.Byte() != kSummaryVersion) return false;
-  messages_ = static_cast<uint32_t>(in.Varint());
-  complete_ = (in.Byte() & kComplete) != 0;
-  const uint64_t count = in.Varint();
-  for (uint64_t k = 0; k < count && in.ok(); ++k) {
-    const uint8_t section = in.Byte();
-    const std::string_view name = in.Sized();
-    const std::string_view body = in.Sized();
-    for (Slot& s : slots_) {
-      if (s.summarized && s.section == section && s.name == name) {
-        s.body = body;
-        s.listed = true;
-      }
-    }
-  }
-  readable_ = in.ok() && messages_ > 0;
-  return readable_;
-}
-
-bool ChunkSummaryFacts::Field(uint32_t slot, FieldFacts* facts) const {
-  std::string_view set;
-  return ReadField(slot, facts, &set);
-}
-
-// The facts of field `slot` and, in *set, the bytes of its text set (what follows the text bounds):
-// the one reader of a field's entry, shared by Field() and MayHoldText().
-bool ChunkSummaryFacts::ReadField(uint32_t slot, FieldFacts* facts, std::string_view* set) const {
-  if (!readable_ || slot >= slots_.size() || !slots_[slot].summarized) return false;
-  const Slot& s = slots_[slot];
-  *facts = FieldFacts();
-  facts->messages = messages_;
-  *set = std::string_view();
-  if (!s.listed) return complete_;  // complete: no message holds the field
-  Input in(s.body);
-  facts->present = static_cast<uint32_t>(in.Varint());
-  facts->nulls = static_cast<uint32_t>(in.Varint());
-  facts->texts = static_cast<uint32_t>(in.Varint());
-  facts->numbers = static_cast<uint32_t>(in.Varint());
-  facts->booleans = static_cast<uint32_t>(in.Varint());
-  facts->others = static_cast<uint32_t>(in.Varint());
-  const uint8_t flags = in.Byte();
-  facts->has_nan = flags & kHasNan;
-  facts->has_number_range = flags & kHasNumberRange;
-  facts->seen_true = flags & kSeenTrue;
-  facts->seen_false = flags & kSeenFalse;
-  if (facts->has_number_range) {
-    facts->number_min = in.ReadNumber();
-    facts->number_max = in.ReadNumber();
-  }
-  if (facts->texts > 0) {
-    facts->text_min = in.Sized();
-    facts->text_min_exact = flags & kTextMinExact;
-    facts->text_max_exact = flags & kTextMaxExact;
-    facts->text_max_unbounded = flags & kTextMaxUnbounded;
-    if (!facts->text_max_unbounded) facts->text_max = in.Sized();
-    *set = in.Rest();
-  }
-  // Counts must add up; anything else is a damaged summary: nothing is known.
-  const uint64_t sum = uint64_t{facts->nulls} + facts->texts + facts->numbers + facts->booleans + facts->others;
-  return in.ok() && sum == facts->present && facts->present <= messages_;
-}
-
-bool ChunkSummaryFacts::MayHoldText(uint32_t slot, std::string_view text) const {
-  FieldFacts facts;
-  std::string_view set;
-  if (!ReadField(slot, &facts, &set)) return true;
-  if (facts.texts == 0) return false;
-  Input in(set);
-  const uint8_t kind = in.Byte();
-  if (!in.ok()) return true;
-  if (kind == kSetExact) {
-    const uint64_t n = in.Varint();
-    for (uint64_t i = 0; i < n && in.ok(); ++i) {
-      if (in.Sized() == text) return true;
-    }
-    return !in.ok();
-  }
-  if (kind == kSetBloom) {
-    const uint8_t probes = in.Byte();
-    const std::string_view filter = in.Sized();
-    if (!in.ok() || filter.empty()) return true;
-    const uint64_t h = TextHash(text);
-    const uint64_t bits = filter.size() * 8;
-    for (uint32_t k = 0; k < probes; ++k) {
-      const uint64_t bit = BloomBit(h, k, bits);
-      if (!(static_cast<uint8_t>(filter[bit / 8]) & (1u << (bit % 8)))) return false;
-    }
-    return true;
-  }
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------------------
-
-uint64_t TextTerm(Section section, std::string_view name, std::string_view text) {
-  return TermOfHash(FieldTermSeed(static_cast<uint8_t>(section), name), TextHash(text));
-}
-
-namespace {
-
-bool Summarized(const FieldRef& f) {
-  return f.path.empty() && (f.section == Section::kHeader || f.section == Section::kProperties ||
-                            f.section == Section::kApplicationProperties);
-}
-
-// Facts under which every value may occur: some messages lack the field, some hold null, text (any),
-// numbers (any, NaN too), both booleans and other values.
-FieldFacts AnythingFacts() {
-  FieldFacts f;
-  f.messages = 6;
-  f.present = 5;
-  f.nulls = f.texts = f.numbers = f.booleans = f.others = 1;
-  f.has_nan = true;
-  f.has_number_range = true;
-  f.number_min = Number::Double(-std::numeric_limits<double>::infinity());
-  f.number_max = Number::Double(std::numeric_limits<double>::infinity());
-  f.text_min = std::string_view();
-  f.text_max_unbounded = true;
-  f.seen_true = f.seen_false = true;
-  return f;
-}
-
-// Records the texts the predicate asks about, saying that every one (or none) may occur.
-class TextRecorder final : public selector::ChunkFacts {
- public:
-  TextRecorder(std::span<const FieldRef> fields, bool answer) : fields_(fields), answer_(answer) {}
-  bool Field(uint32_t slot, FieldFacts* facts) const override {
-    if (slot >= fields_.size() || !Summarized(fields_[slot])) return false;
-    *facts = AnythingFacts();
-    return true;
-  }
-  bool MayHoldText(uint32_t slot, std::string_view text) const override {
-    if (slot < fields_.size() && Summarized(fields_[slot]))
-      terms->push_back(TextTerm(fields_[slot].section, fields_[slot].name, text));
-    return answer_;
-  }
-  std::vector<uint64_t>* terms = nullptr;
-
- private:
-  std::span<const FieldRef> fields_;
-  const bool answer_;
-};
-
-}  // namespace
-
-ChunkTermFacts::ChunkTermFacts(std::span<const FieldRef> fields) {
-  slots_.resize(fields.size());
-  for (size_t i = 0; i < fields.size(); ++i) {
-    slots_[i].summarized = Summarized(fields[i]);
-    slots_[i].section = fields[i].section;
-    slots_[i].name = fields[i].name;
-  }
-}
-
-ChunkTermFacts::~ChunkTermFacts() = default;
-
-bool ChunkTermFacts::Field(uint32_t slot, FieldFacts* facts) const {
-  if (slot >= slots_.size() || !slots_[slot].summarized) return false;
-  static const FieldFacts kAnything = AnythingFacts();
-  *facts = kAnything;
-  return true;
-}
-
-bool ChunkTermFacts::MayHoldText(uint32_t slot, std::string_view text) const {
-  if (lookup_ == nullptr || slot >= slots_.size() || !slots_[slot].summarized) return true;
-  return lookup_->MayHold(TextTerm(slots_[slot].section, slots_[slot].name, text));
-}
-
-ChunkSkipper::ChunkSkipper(const selector::Selector& selector)
-    : predicate_(selector::ChunkPredicate::For(selector)),
-      facts_(predicate_.fields()),
-      term_facts_(predicate_.fields()) {
-  if (!predicate_.useful()) return;
-  // Evaluations under facts that allow everything ask about the texts the predicate compares fields
-  // with: one where every text may occur, one where none does (an IN list stops at the first text that
-  // may occur). A text missed here is one the lookup knows nothing of: it may occur.
-  std::vector<uint64_t> terms;
-  for (const bool answer : {true, false}) {
-    TextRecorder recorder(predicate_.fields(), answer);
-    recorder.terms = &terms;
-    (void)predicate_.MayMatch(recorder);
-  }
-  std::sort(terms.begin(), terms.end());
-  terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
-  uint64_t partitions = 0;
-  for (const uint64_t t : terms) partitions |= uint64_t{1} << storage::TermPartition(t);
-  if (std::popcount(partitions) <= static_cast<int>(kMaxTermPartitions)) terms_ = std::move(terms);
-}
-
-bool ChunkSkipper::MayMatch(std::string_view summary) {
-  if (!facts_.Reset(summary)) return true;
-  return predicate_.MayMatch(facts_);
-}
-
-bool ChunkSkipper::MayMatchTerms(const storage::ChunkTermLookup& lookup) {
-  term_facts_.Reset(&lookup);
-  const bool may = predicate_.MayMatch(term_facts_);
-  term_facts_.Reset(nullptr);
-  return may;
 }
 
 }  // namespace sift::engine

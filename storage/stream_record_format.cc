@@ -1,4 +1,5 @@
-#include "storage/stream_record.h"
+// Stream records (format in stream_record_format.h and docs/store-format.md).
+#include "storage/stream_record_format.h"
 
 #include "base/byte_order.h"
 #include "storage/crc32c.h"
