@@ -302,9 +302,9 @@ Status StreamStore::Impl::OpenDb() {
   o.keep_log_file_num = 4;
   // Chunks are read in key order, each a block of up to max_chunk_bytes, and a scan reads them one
   // after another: RocksDB's default advice of random access on every table file it opens turns off
-  // the kernel's read-ahead, and a cold scan then read its chunks a page or a chunk at a time (111 MB/s
-  // where the disk reads 1.5 GB/s and more). With the default advice the kernel reads ahead of the scan
-  // (docs/store-format.md, "Reading from disk").
+  // the kernel's read-ahead, and a cold scan then read its chunks a page or a chunk at a time, far
+  // under the disk's sequential rate. With the default advice the kernel reads ahead of the scan
+  // (docs/store-format.md, "Reading from disk"; bench/DECISIONS.md, "Cold reads").
   o.advise_random_on_open = false;
   if (!options_.read_only) {
     // RocksDB's own info log aborts the process on the line after a failed write when it is built with
@@ -322,14 +322,13 @@ Status StreamStore::Impl::OpenDb() {
     o.max_open_files = 4096;
     // At open RocksDB loads those on 16 threads of their own and reads the properties of up to 20
     // more for compaction statistics a read-only open never uses. The threads cost more than the
-    // loads they share: `sift streams` of a 50-file store took 30 ms with them, 22 ms on one thread
-    // without the statistics.
+    // loads they share (bench/DECISIONS.md, "Cold reads").
     o.max_file_opening_threads = 1;
     o.skip_stats_update_on_db_open = true;
-    // Table files are read with read calls, not through mappings (allow_mmap_reads): a mapped scan of
-    // 20,000,000 orders (9 GB) from the page cache took 2.4-2.8 s against 1.3-1.4 s read, in page
-    // faults, and from a cold disk each chunk a selective query reads faulted in a read-around window
-    // of 8 MiB (235 MB read for one customer, against 61 MB; docs/store-format.md, "Reading from disk").
+    // Table files are read with read calls, not through mappings (allow_mmap_reads): a mapped scan
+    // spends its time in page faults, and from a cold disk each chunk a selective query reads faulted
+    // in a whole read-around window (docs/store-format.md, "Reading from disk"; bench/DECISIONS.md,
+    // "Block cache, and table files read rather than mapped").
   }
   rocksdb::BlockBasedTableOptions t;
   // A chunk fills a block of its own (up to max_chunk_bytes). RocksDB's default sharding (up to 64
