@@ -49,7 +49,7 @@ RetentionPolicy ToRetention(const sift_retention* retention) {
   RetentionPolicy out;
   if (retention != nullptr) {
     out.max_bytes = retention->max_bytes;
-    out.max_age_ms = retention->max_age_ms;
+    out.max_age = std::chrono::milliseconds(retention->max_age_ms);
   }
   return out;
 }
@@ -174,7 +174,7 @@ sift_status sift_stream_info_get(sift_store* store, const char* name, sift_strea
     info->first_timestamp_ms = in.first_timestamp_ms;
     info->last_timestamp_ms = in.last_timestamp_ms;
     info->retention.max_bytes = in.retention.max_bytes;
-    info->retention.max_age_ms = in.retention.max_age_ms;
+    info->retention.max_age_ms = in.retention.max_age.count();
     return Ok(error);
   });
 }

@@ -6,9 +6,9 @@ namespace sift::storage {
 size_t ChunksToDelete(const std::deque<ChunkMeta>& chunks, uint64_t total_bytes, const RetentionPolicy& policy,
                       int64_t now_ms) {
   size_t n = 0;
-  if (policy.max_age_ms > 0) {
+  if (policy.max_age.count() > 0) {
     // Timestamps are non-decreasing along the stream, so the expired chunks are a prefix.
-    const int64_t cutoff = now_ms - policy.max_age_ms;
+    const int64_t cutoff = now_ms - policy.max_age.count();
     while (n < chunks.size() && chunks[n].last_timestamp_ms < cutoff) {
       total_bytes -= chunks[n].bytes;
       ++n;

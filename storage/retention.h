@@ -27,7 +27,7 @@ struct ChunkMeta {
 };
 
 // The number of oldest chunks to delete from `chunks` (oldest first, `total_bytes` their summed
-// bytes) so that: no chunk's newest message is older than now_ms - max_age_ms, and the total is at
+// bytes) so that: no chunk's newest message is older than now_ms - max_age, and the total is at
 // most max_bytes. Zero limits are off.
 size_t ChunksToDelete(const std::deque<ChunkMeta>& chunks, uint64_t total_bytes, const RetentionPolicy& policy,
                       int64_t now_ms);

@@ -12,7 +12,7 @@ std::string EncodeStreamRecord(const StreamRecord& record) {
   v.push_back(static_cast<char>(kStreamRecordVersion));
   base::AppendLE32(&v, record.id);
   base::AppendLE64(&v, record.retention.max_bytes);
-  base::AppendLE64(&v, static_cast<uint64_t>(record.retention.max_age_ms));
+  base::AppendLE64(&v, static_cast<uint64_t>(record.retention.max_age.count()));
   base::AppendLE64(&v, record.floor);
   v.push_back(static_cast<char>(record.compression.codec));
   v.push_back(static_cast<char>(static_cast<int8_t>(record.compression.level)));
@@ -29,7 +29,7 @@ bool DecodeStreamRecord(std::string_view value, StreamRecord* record) {
   if (base::LoadLE32(p + size - 4) != crc32c::Value(p, size - 4)) return false;
   record->id = base::LoadLE32(p + 1);
   record->retention.max_bytes = base::LoadLE64(p + 5);
-  record->retention.max_age_ms = static_cast<int64_t>(base::LoadLE64(p + 13));
+  record->retention.max_age = std::chrono::milliseconds(static_cast<int64_t>(base::LoadLE64(p + 13)));
   record->floor = base::LoadLE64(p + 21);
   record->compression = ChunkCompression();
   if (version == 1) return true;

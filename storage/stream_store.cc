@@ -543,8 +543,8 @@ Status StreamStore::Impl::Writable() const {
 
 Status StreamStore::Impl::CreateStream(std::string_view name, const StreamOptions& options) {
   if (Status s = ValidateStreamName(name); !s.ok()) return s;
-  if (options.retention.max_age_ms < 0)
-    return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
+  if (options.retention.max_age.count() < 0)
+    return Status::InvalidArgument(fmt::format("stream '{}': the maximum age must not be negative", name));
   std::lock_guard<std::mutex> wlock(write_mu_);
   if (!RecoverIfFailed().ok()) return FencedError("");
   uint32_t id;
@@ -654,8 +654,8 @@ bool StreamStore::Impl::ChunkHolding(const StreamState& stream, uint64_t offset,
 }
 
 Status StreamStore::Impl::SetRetention(std::string_view name, const RetentionPolicy& retention) {
-  if (retention.max_age_ms < 0)
-    return Status::InvalidArgument(fmt::format("stream '{}': max_age_ms must not be negative", name));
+  if (retention.max_age.count() < 0)
+    return Status::InvalidArgument(fmt::format("stream '{}': the maximum age must not be negative", name));
   std::lock_guard<std::mutex> wlock(write_mu_);
   if (!RecoverIfFailed().ok()) return FencedError(name);
   std::shared_ptr<StreamState> st = FindStream(name);
@@ -1017,7 +1017,7 @@ void StreamStore::Impl::LeadGroup(Writer* self, std::unique_lock<std::mutex>& lo
 
 void StreamStore::Impl::RetainAfterAppend(const std::shared_ptr<StreamState>& stream, int64_t now_ms) {
   const RetentionPolicy& r = stream->retention;  // changes only under write_mu_
-  if (r.max_bytes > 0 || r.max_age_ms > 0) {
+  if (r.max_bytes > 0 || r.max_age.count() > 0) {
     Status rs = ApplyRetention(stream, now_ms);
     (void)rs;  // a failed retention delete is retried after the next append or EnforceRetention()
   }

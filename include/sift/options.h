@@ -21,8 +21,8 @@ struct RetentionPolicy {
   // Keep at most this many stored bytes (chunk headers + records) per stream: oldest chunks are deleted
   // while the total exceeds it. The newest chunk is deleted too if it alone exceeds the limit.
   uint64_t max_bytes = 0;
-  // Delete chunks whose newest message is older than this many milliseconds.
-  int64_t max_age_ms = 0;
+  // Delete chunks whose newest message is older than this.
+  std::chrono::milliseconds max_age{0};
 
   bool operator==(const RetentionPolicy&) const = default;
 };

@@ -116,7 +116,7 @@ class StreamEngine {
 
   // Creates a stream with `retention`; ok if it already exists (idempotent, so producers can call it
   // before appending), and then the existing stream keeps its own retention (SetRetention changes it).
-  // InvalidArgument for a bad name (1..255 bytes of UTF-8, no control characters) or a negative max_age_ms;
+  // InvalidArgument for a bad name (1..255 bytes of UTF-8, no control characters) or a negative max_age;
   // IOError.
   Status CreateStream(std::string_view name, const RetentionPolicy& retention = {});
   // Deletes a stream and its messages. NotFound if there is no such stream; IOError.
@@ -132,7 +132,7 @@ class StreamEngine {
 
   // Replaces the stream's retention (stored durably, kept across reopen) and applies it at once: the
   // chunks it rules out are deleted before it returns. Errors: NotFound, InvalidArgument (negative
-  // max_age_ms), NotSupported (store opened read-only), IOError.
+  // max_age), NotSupported (store opened read-only), IOError.
   Status SetRetention(std::string_view name, const RetentionPolicy& retention);
   // Changes how the stream's next chunks store their records (stored durably, kept across reopen);
   // chunks already written stay as they are and stay readable. Errors: NotFound, InvalidArgument (a

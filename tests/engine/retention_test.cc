@@ -73,36 +73,36 @@ class RetentionTest : public ::testing::Test {
 };
 
 TEST_F(RetentionTest, IsSetAtCreateReadBackAndKeptAcrossReopen) {
-  ASSERT_TRUE(engine_->CreateStream("a", RetentionPolicy{1 << 20, 60'000}).ok());
+  ASSERT_TRUE(engine_->CreateStream("a", RetentionPolicy{1 << 20, std::chrono::milliseconds(60'000)}).ok());
   ASSERT_TRUE(engine_->CreateStream("b").ok());
-  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, 60'000}));
+  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, std::chrono::milliseconds(60'000)}));
   EXPECT_EQ(Info("b").retention, RetentionPolicy{});
   // Creating an existing stream again is ok and leaves its retention alone.
-  ASSERT_TRUE(engine_->CreateStream("a", RetentionPolicy{5, 5}).ok());
-  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, 60'000}));
+  ASSERT_TRUE(engine_->CreateStream("a", RetentionPolicy{5, std::chrono::milliseconds(5)}).ok());
+  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, std::chrono::milliseconds(60'000)}));
 
-  ASSERT_TRUE(engine_->SetRetention("b", RetentionPolicy{0, 7 * 86'400'000LL}).ok());
+  ASSERT_TRUE(engine_->SetRetention("b", RetentionPolicy{0, std::chrono::milliseconds(7 * 86'400'000LL)}).ok());
   Open();
-  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, 60'000}));
-  EXPECT_EQ(Info("b").retention, (RetentionPolicy{0, 7 * 86'400'000LL}));
+  EXPECT_EQ(Info("a").retention, (RetentionPolicy{1 << 20, std::chrono::milliseconds(60'000)}));
+  EXPECT_EQ(Info("b").retention, (RetentionPolicy{0, std::chrono::milliseconds(7 * 86'400'000LL)}));
   ASSERT_TRUE(engine_->SetRetention("b", RetentionPolicy{}).ok());  // back to keeping everything
   EXPECT_EQ(Info("b").retention, RetentionPolicy{});
 }
 
 TEST_F(RetentionTest, BadArgumentsAndReadOnlyStores) {
   ASSERT_TRUE(engine_->CreateStream("s").ok());
-  Status s = engine_->SetRetention("nope", RetentionPolicy{1, 0});
+  Status s = engine_->SetRetention("nope", RetentionPolicy{1, std::chrono::milliseconds(0)});
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();
   EXPECT_EQ(s.what(), "no such stream");
-  s = engine_->SetRetention("s", RetentionPolicy{0, -1});
+  s = engine_->SetRetention("s", RetentionPolicy{0, std::chrono::milliseconds(-1)});
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  s = engine_->CreateStream("t", RetentionPolicy{0, -1});
+  s = engine_->CreateStream("t", RetentionPolicy{0, std::chrono::milliseconds(-1)});
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
 
   engine_.reset();
   options_.store.read_only = true;
   Open();
-  EXPECT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, 0}).IsNotSupported());
+  EXPECT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, std::chrono::milliseconds(0)}).IsNotSupported());
   EXPECT_TRUE(engine_->EnforceRetention().IsNotSupported());
   EXPECT_EQ(Info("s").retention, RetentionPolicy{});
 }
@@ -117,7 +117,7 @@ TEST_F(RetentionTest, ByteLimitDeletesOldestChunksAndNeverReusesOffsets) {
   const uint64_t chunk_bytes = info.bytes / info.chunk_count;  // the orders are alike in size
 
   // Room for three and a half chunks: the seven oldest go at once.
-  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 7 / 2, 0}).ok());
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 7 / 2, std::chrono::milliseconds(0)}).ok());
   info = Info("s");
   EXPECT_EQ(info.chunk_count, 3u);
   EXPECT_EQ(info.first_offset, 70u);
@@ -134,7 +134,7 @@ TEST_F(RetentionTest, ByteLimitDeletesOldestChunksAndNeverReusesOffsets) {
   EXPECT_EQ(Info("other").message_count, 30u);  // other streams keep their own retention
 
   // A limit smaller than one chunk deletes everything; the next offset stays, also across reopen.
-  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, 0}).ok());
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, std::chrono::milliseconds(0)}).ok());
   info = Info("s");
   EXPECT_EQ(info.chunk_count, 0u);
   EXPECT_EQ(info.message_count, 0u);
@@ -148,7 +148,7 @@ TEST_F(RetentionTest, ByteLimitDeletesOldestChunksAndNeverReusesOffsets) {
 }
 
 TEST_F(RetentionTest, AgeLimitIsEnforcedByTheExplicitCall) {
-  ASSERT_TRUE(engine_->CreateStream("s", RetentionPolicy{0, 10'000}).ok());
+  ASSERT_TRUE(engine_->CreateStream("s", RetentionPolicy{0, std::chrono::milliseconds(10'000)}).ok());
   ASSERT_TRUE(engine_->CreateStream("keep").ok());
   now_ms_ = 1'000'000;
   EXPECT_EQ(Append("s", 20), 0u);  // two chunks stamped 1,000,000
@@ -208,7 +208,7 @@ TEST_P(RetentionUnderConsumerTest, APausedConsumerGoesOnAtTheFirstRetainedOffset
   now_ms_ += 60'000;
   EXPECT_EQ(Append("s", 30), 600u);
   // The first 600 are a minute older than the rest: an age limit of 30 s deletes them.
-  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{0, 30'000}).ok());
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{0, std::chrono::milliseconds(30'000)}).ok());
   ASSERT_TRUE(engine_->EnforceRetention().ok());
   ASSERT_EQ(Info("s").first_offset, 600u);
   std::vector<uint64_t> offsets;
@@ -253,7 +253,7 @@ TEST_F(RetentionTest, AConsumerOvertakenByRetentionLearnsWhatItLost) {
   const uint64_t chunk_bytes = Info("s").bytes / Info("s").chunk_count;
 
   EXPECT_EQ(Append("s", 100), 100u);
-  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 11 / 2, 0}).ok());
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 11 / 2, std::chrono::milliseconds(0)}).ok());
   ASSERT_EQ(Info("s").first_offset, 150u);
   ASSERT_TRUE(consumer->Poll(&batch).ok());
   EXPECT_EQ(consumer->retention_gap().first, 100u);
@@ -270,7 +270,7 @@ TEST_F(RetentionTest, AConsumerOvertakenByRetentionLearnsWhatItLost) {
 
   // Everything after the position deleted: the stream is empty, the consumer waits at its end.
   EXPECT_EQ(Append("s", 10), 200u);
-  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, 0}).ok());
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{1, std::chrono::milliseconds(0)}).ok());
   ASSERT_EQ(Info("s").message_count, 0u);
   ASSERT_TRUE(consumer->Poll(&batch, std::chrono::milliseconds(10)).ok());
   EXPECT_TRUE(batch.empty());
@@ -298,7 +298,7 @@ TEST_F(RetentionTest, AStartOffsetAlreadyDeletedIsAGap) {
   ASSERT_TRUE(engine_->CreateStream("s").ok());
   EXPECT_EQ(Append("s", 100), 0u);
   const uint64_t chunk_bytes = Info("s").bytes / Info("s").chunk_count;
-  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 7 / 2, 0}).ok());
+  ASSERT_TRUE(engine_->SetRetention("s", RetentionPolicy{chunk_bytes * 7 / 2, std::chrono::milliseconds(0)}).ok());
   ASSERT_EQ(Info("s").first_offset, 70u);
   auto open = [&](StartPosition start, EndPosition end) {
     ConsumerOptions options;

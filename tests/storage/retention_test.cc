@@ -26,26 +26,29 @@ TEST(ChunksToDelete, NoLimitsDeleteNothing) {
 
 TEST(ChunksToDelete, MaxBytesBoundaries) {
   auto c = Chunks({{100, 1}, {100, 2}, {100, 3}});
-  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{300, 0}, 0), 0u);  // exactly at the limit: kept
-  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{299, 0}, 0), 1u);  // one byte over: oldest goes
-  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{200, 0}, 0), 1u);
-  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{199, 0}, 0), 2u);
-  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{99, 0}, 0), 3u);  // even the newest chunk
+  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{300, std::chrono::milliseconds(0)}, 0),
+            0u);  // exactly at the limit: kept
+  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{299, std::chrono::milliseconds(0)}, 0),
+            1u);  // one byte over: oldest goes
+  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{200, std::chrono::milliseconds(0)}, 0), 1u);
+  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{199, std::chrono::milliseconds(0)}, 0), 2u);
+  EXPECT_EQ(ChunksToDelete(c, 300, RetentionPolicy{99, std::chrono::milliseconds(0)}, 0), 3u);  // even the newest chunk
 }
 
 TEST(ChunksToDelete, MaxAgeBoundaries) {
   auto c = Chunks({{10, 1000}, {10, 2000}, {10, 3000}});
   // A chunk goes when its newest message is older than now - max_age.
-  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{0, 1000}, 2000), 0u);  // 1000 == cutoff: kept
-  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{0, 1000}, 2001), 1u);
-  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{0, 1000}, 3001), 2u);
-  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{0, 1000}, 4001), 3u);
+  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{0, std::chrono::milliseconds(1000)}, 2000),
+            0u);  // 1000 == cutoff: kept
+  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{0, std::chrono::milliseconds(1000)}, 2001), 1u);
+  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{0, std::chrono::milliseconds(1000)}, 3001), 2u);
+  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{0, std::chrono::milliseconds(1000)}, 4001), 3u);
 }
 
 TEST(ChunksToDelete, BothLimitsTakeTheLarger) {
   auto c = Chunks({{10, 1000}, {10, 2000}, {10, 3000}});
-  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{10, 1000}, 2001), 2u);
-  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{25, 1000}, 3001), 2u);
+  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{10, std::chrono::milliseconds(1000)}, 2001), 2u);
+  EXPECT_EQ(ChunksToDelete(c, 30, RetentionPolicy{25, std::chrono::milliseconds(1000)}, 3001), 2u);
 }
 
 class RetentionTest : public ::testing::Test {
@@ -83,7 +86,7 @@ TEST_F(RetentionTest, MaxBytesDeletesWholeOldestChunksAfterAppend) {
   Fill("s", 1);
   const uint64_t chunk_bytes = Info("s").bytes;
   ASSERT_GT(chunk_bytes, 1000u);
-  ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{3 * chunk_bytes, 0}).ok());
+  ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{3 * chunk_bytes, std::chrono::milliseconds(0)}).ok());
   Fill("s", 2);
   EXPECT_EQ(Info("s").chunk_count, 3u);  // exactly at the limit
   Fill("s", 1);
@@ -100,7 +103,7 @@ TEST_F(RetentionTest, MaxBytesDeletesWholeOldestChunksAfterAppend) {
 
 TEST_F(RetentionTest, MaxAgeDeletesExpiredChunksOnEnforce) {
   Open();
-  ASSERT_TRUE(store_->CreateStream("s", StreamOptions{RetentionPolicy{0, 2500}, {}}).ok());
+  ASSERT_TRUE(store_->CreateStream("s", StreamOptions{RetentionPolicy{0, std::chrono::milliseconds(2500)}, {}}).ok());
   Fill("s", 5);  // chunks at 1000..5000; each append applies retention at its own time
   StreamInfo info = Info("s");
   EXPECT_EQ(info.first_offset, 20u);  // 5000 - 2500 = 2500: chunks at 1000 and 2000 expired
@@ -120,7 +123,7 @@ TEST_F(RetentionTest, OffsetsAreNeverReusedEvenWhenEverythingIsDeleted) {
   Open();
   ASSERT_TRUE(store_->CreateStream("s").ok());
   Fill("s", 3);
-  ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{0, 1}).ok());
+  ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{0, std::chrono::milliseconds(1)}).ok());
   clock_.Advance(10000);
   ASSERT_TRUE(store_->EnforceRetention().ok());
   StreamInfo info = Info("s");
@@ -134,7 +137,7 @@ TEST_F(RetentionTest, OffsetsAreNeverReusedEvenWhenEverythingIsDeleted) {
   Open();  // recovery must not fall back to offset 0 although no chunk is left
   info = Info("s");
   EXPECT_EQ(info.next_offset, 30u);
-  EXPECT_EQ(info.retention, (RetentionPolicy{0, 1}));
+  EXPECT_EQ(info.retention, (RetentionPolicy{0, std::chrono::milliseconds(1)}));
   uint64_t off = 0;
   ASSERT_TRUE(store_->Append("s", "after", &off).ok());
   EXPECT_EQ(off, 30u);
@@ -142,10 +145,10 @@ TEST_F(RetentionTest, OffsetsAreNeverReusedEvenWhenEverythingIsDeleted) {
 
 TEST_F(RetentionTest, RetentionSurvivesReopen) {
   Open();
-  ASSERT_TRUE(store_->CreateStream("s", StreamOptions{RetentionPolicy{100000, 0}, {}}).ok());
+  ASSERT_TRUE(store_->CreateStream("s", StreamOptions{RetentionPolicy{100000, std::chrono::milliseconds(0)}, {}}).ok());
   Fill("s", 4);
   const uint64_t chunk_bytes = Info("s").bytes / 4;
-  ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{2 * chunk_bytes, 0}).ok());
+  ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{2 * chunk_bytes, std::chrono::milliseconds(0)}).ok());
   EXPECT_EQ(Info("s").first_offset, 20u);
   store_.reset();
   Open();
@@ -167,8 +170,8 @@ TEST_F(RetentionTest, ReaderBehindDeletedChunksJumpsForward) {
   std::unique_ptr<StreamReader> r;
   ASSERT_TRUE(store_->NewReader("s", ro, &r).ok());
   ASSERT_TRUE(r->Seek(5).ok());
-  ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{0, 1}).ok());  // all expired
-  Fill("s", 1);                                                        // offsets 50..59, appended now
+  ASSERT_TRUE(store_->SetRetention("s", RetentionPolicy{0, std::chrono::milliseconds(1)}).ok());  // all expired
+  Fill("s", 1);  // offsets 50..59, appended now
   ASSERT_TRUE(r->Seek(5).ok());
   Record rec;
   ASSERT_TRUE(r->Next(&rec));
@@ -177,9 +180,9 @@ TEST_F(RetentionTest, ReaderBehindDeletedChunksJumpsForward) {
 
 TEST_F(RetentionTest, SetRetentionOfMissingStreamIsNotFound) {
   Open();
-  EXPECT_TRUE(store_->SetRetention("nope", RetentionPolicy{1, 0}).IsNotFound());
+  EXPECT_TRUE(store_->SetRetention("nope", RetentionPolicy{1, std::chrono::milliseconds(0)}).IsNotFound());
   ASSERT_TRUE(store_->CreateStream("s").ok());
-  EXPECT_TRUE(store_->SetRetention("s", RetentionPolicy{0, -1}).IsInvalidArgument());
+  EXPECT_TRUE(store_->SetRetention("s", RetentionPolicy{0, std::chrono::milliseconds(-1)}).IsInvalidArgument());
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ class StoreFormatV1 : public ::testing::Test {
     EXPECT_EQ(orders.raw_bytes, orders.bytes);
     EXPECT_EQ(orders.compression, ChunkCompression());
     EXPECT_EQ(kept.message_count, 20u);
-    EXPECT_EQ(kept.retention.max_age_ms, int64_t{3650} * 86'400'000);
+    EXPECT_EQ(kept.retention.max_age.count(), int64_t{3650} * 86'400'000);
     const std::vector<OwnedRecord> o = ReadAll(store, "orders");
     ASSERT_EQ(o.size(), 300u);
     EXPECT_EQ(RecordFileCrc(o), kOrdersCrc);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -10,6 +11,8 @@
 
 namespace sift::storage {
 namespace {
+
+using Ms = std::chrono::milliseconds;
 
 ChunkCompression Zstd(int level) {
   ChunkCompression c;
@@ -21,18 +24,18 @@ ChunkCompression Zstd(int level) {
 TEST(StreamRecordTest, RoundTrips) {
   const StreamRecord samples[] = {
       {},
-      {1, {0, 0}, 0, {}},
-      {7, {1u << 30, 3'600'000}, 123'456'789, Zstd(1)},
+      {1, {0, Ms(0)}, 0, {}},
+      {7, {1u << 30, Ms(3'600'000)}, 123'456'789, Zstd(1)},
       {0xfffffffe,
-       {std::numeric_limits<uint64_t>::max(), std::numeric_limits<int64_t>::min()},
+       {std::numeric_limits<uint64_t>::max(), Ms(std::numeric_limits<int64_t>::min())},
        std::numeric_limits<uint64_t>::max(),
        Zstd(-7)},
-      {42, {0, -1}, 1, Zstd(19)},
+      {42, {0, Ms(-1)}, 1, Zstd(19)},
   };
   for (const StreamRecord& r : samples) {
     const std::string v = EncodeStreamRecord(r);
     ASSERT_EQ(v.size(), kStreamRecordSize);
-    StreamRecord back{99, {99, 99}, 99, Zstd(5)};
+    StreamRecord back{99, {99, Ms(99)}, 99, Zstd(5)};
     ASSERT_TRUE(DecodeStreamRecord(v, &back));
     EXPECT_EQ(back, r);
   }
@@ -41,7 +44,7 @@ TEST(StreamRecordTest, RoundTrips) {
 // The bytes are the stored format (docs/store-format.md): version, id, max bytes, max age, floor,
 // codec, level, CRC32C of the 31 bytes before it, every integer little-endian.
 TEST(StreamRecordTest, KnownImage) {
-  const std::string v = EncodeStreamRecord({0x01020304, {0x1112131415161718, -2}, 0x2122232425262728, Zstd(-3)});
+  const std::string v = EncodeStreamRecord({0x01020304, {0x1112131415161718, Ms(-2)}, 0x2122232425262728, Zstd(-3)});
   const std::string body(
       "\x02"
       "\x04\x03\x02\x01"
@@ -68,14 +71,14 @@ TEST(StreamRecordTest, ReadsVersionOne) {
       29);
   const uint32_t crc = crc32c::Value(v1.data(), v1.size());
   for (int i = 0; i < 4; ++i) v1.push_back(static_cast<char>(crc >> (8 * i)));
-  StreamRecord r{9, {9, 9}, 9, Zstd(9)};
+  StreamRecord r{9, {9, Ms(9)}, 9, Zstd(9)};
   ASSERT_TRUE(DecodeStreamRecord(v1, &r));
-  EXPECT_EQ(r, (StreamRecord{0x01020304, {0x1112131415161718, -2}, 0x2122232425262728, {}}));
+  EXPECT_EQ(r, (StreamRecord{0x01020304, {0x1112131415161718, Ms(-2)}, 0x2122232425262728, {}}));
   EXPECT_FALSE(DecodeStreamRecord(v1 + "xx", &r));  // a version 1 record of version 2's size
 }
 
 TEST(StreamRecordTest, RefusesDamagedRecords) {
-  const std::string good = EncodeStreamRecord({3, {100, 200}, 300, Zstd(1)});
+  const std::string good = EncodeStreamRecord({3, {100, Ms(200)}, 300, Zstd(1)});
   StreamRecord r;
   ASSERT_TRUE(DecodeStreamRecord(good, &r));
   EXPECT_FALSE(DecodeStreamRecord("", &r));

@@ -711,7 +711,8 @@ TEST(StreamStore, ReopenAfterCleanCloseKeepsEverything) {
   {
     auto store = OpenStore(dir.path());
     ASSERT_TRUE(store->CreateStream("a").ok());
-    ASSERT_TRUE(store->CreateStream("b", StreamOptions{RetentionPolicy{123456, 7890}, {}}).ok());
+    ASSERT_TRUE(
+        store->CreateStream("b", StreamOptions{RetentionPolicy{123456, std::chrono::milliseconds(7890)}, {}}).ok());
     for (int i = 0; i < 300; ++i) {
       msgs.push_back(RandomBytes(50 + i, i));
       ASSERT_TRUE(store->Append(i % 3 ? "a" : "b", msgs.back()).ok());
@@ -727,7 +728,7 @@ TEST(StreamStore, ReopenAfterCleanCloseKeepsEverything) {
   EXPECT_EQ(a.next_offset, 200u);
   EXPECT_EQ(b.next_offset, 100u);
   EXPECT_EQ(a.chunk_count, 200u);
-  EXPECT_EQ(b.retention, (RetentionPolicy{123456, 7890}));
+  EXPECT_EQ(b.retention, (RetentionPolicy{123456, std::chrono::milliseconds(7890)}));
   auto got = ReadAll(*store, "a");
   ASSERT_EQ(got.size(), 200u);
   size_t k = 0;

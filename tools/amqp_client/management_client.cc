@@ -187,11 +187,13 @@ Status StreamInfoFromAttributes(const Attributes& attributes, StreamInfo* info) 
   }
   for (const auto& [key, field] :
        {std::pair<std::string_view, int64_t*>{attribute::kFirstTimestampMs, &info->first_timestamp_ms},
-        {attribute::kLastTimestampMs, &info->last_timestamp_ms},
-        {attribute::kRetentionMaxAgeMs, &info->retention.max_age_ms}}) {
+        {attribute::kLastTimestampMs, &info->last_timestamp_ms}}) {
     Status status = GetSigned(attributes, key, field);
     if (!status.ok()) return status;
   }
+  int64_t max_age_ms = 0;
+  if (Status status = GetSigned(attributes, attribute::kRetentionMaxAgeMs, &max_age_ms); !status.ok()) return status;
+  info->retention.max_age = std::chrono::milliseconds(max_age_ms);
   const auto compression = attributes.find(attribute::kCompression);
   const std::string* text = compression == attributes.end() ? nullptr : std::get_if<std::string>(&compression->second);
   std::string why;

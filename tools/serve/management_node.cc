@@ -111,7 +111,7 @@ void PutAttributes(pn_data_t* d, const StreamInfo& info) {
   slong(attribute::kFirstTimestampMs, info.first_timestamp_ms);
   slong(attribute::kLastTimestampMs, info.last_timestamp_ms);
   ulong(attribute::kRetentionMaxBytes, info.retention.max_bytes);
-  slong(attribute::kRetentionMaxAgeMs, info.retention.max_age_ms);
+  slong(attribute::kRetentionMaxAgeMs, info.retention.max_age.count());
   PutText(d, attribute::kCompression);
   PutText(d, FormatCompression(info.compression));
   pn_data_exit(d);
@@ -251,7 +251,7 @@ bool ManagementNode::Handle(std::string_view message, std::string_view user, con
       } else {
         RetentionPolicy retention = settings_.default_retention;
         if (given.max_bytes) retention.max_bytes = *given.max_bytes;
-        if (given.max_age_ms) retention.max_age_ms = *given.max_age_ms;
+        if (given.max_age_ms) retention.max_age = std::chrono::milliseconds(*given.max_age_ms);
         s = engine_->CreateStream(*name, retention);
         if (s.ok() && given.compression) s = engine_->SetCompression(*name, *given.compression);
         if (!s.ok()) {
@@ -266,7 +266,7 @@ bool ManagementNode::Handle(std::string_view message, std::string_view user, con
       if (s.ok() && (given.max_bytes || given.max_age_ms)) {
         RetentionPolicy retention = existing.retention;
         if (given.max_bytes) retention.max_bytes = *given.max_bytes;
-        if (given.max_age_ms) retention.max_age_ms = *given.max_age_ms;
+        if (given.max_age_ms) retention.max_age = std::chrono::milliseconds(*given.max_age_ms);
         s = engine_->SetRetention(*name, retention);
       }
       if (s.ok() && given.compression) s = engine_->SetCompression(*name, *given.compression);

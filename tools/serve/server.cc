@@ -249,7 +249,8 @@ bool Server::Impl::EnsureStream(pn_link_t* link, const std::string& stream) {
         return false;
       }
     }
-    s = engine->CreateStream(stream, RetentionPolicy{options.retention_max_bytes, options.retention_max_age_ms});
+    s = engine->CreateStream(
+        stream, RetentionPolicy{options.retention_max_bytes, std::chrono::milliseconds(options.retention_max_age_ms)});
   }
   if (s.ok()) return true;
   if (s.IsNotFound()) {

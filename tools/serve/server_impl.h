@@ -338,8 +338,9 @@ struct Server::Impl {
         ssl(s),
         flow(o.memory_budget, o.min_disk_free),
         store_path(o.store),
-        management(e,
-                   ManagementSettings{RetentionPolicy{o.retention_max_bytes, o.retention_max_age_ms}, o.max_streams}) {
+        management(e, ManagementSettings{
+                          RetentionPolicy{o.retention_max_bytes, std::chrono::milliseconds(o.retention_max_age_ms)},
+                          o.max_streams}) {
     if (!a->open()) {
       LoginCheckerOptions checker;
       checker.threads = o.login_threads;

@@ -221,7 +221,8 @@ int RunCreate(const StreamOptions& options) {
     return ReportError(Status::AlreadyExists("cannot create stream", options.stream,
                                              "it exists (sift stream set-retention changes its retention)"));
   }
-  status = engine->CreateStream(options.stream, RetentionPolicy{options.max_bytes, options.max_age_ms});
+  status = engine->CreateStream(options.stream,
+                                RetentionPolicy{options.max_bytes, std::chrono::milliseconds(options.max_age_ms)});
   if (!status.ok()) return ReportError(status);
   return PrintInfo(*engine, options.stream, options.json);
 }
@@ -251,7 +252,7 @@ int RunSetRetention(const StreamOptions& options, const std::string& command) {
   if (!status.ok()) return ReportError(status);
   RetentionPolicy retention = info.retention;
   if (options.set_flags.max_bytes->count() > 0) retention.max_bytes = options.max_bytes;
-  if (options.set_flags.max_age->count() > 0) retention.max_age_ms = options.max_age_ms;
+  if (options.set_flags.max_age->count() > 0) retention.max_age = std::chrono::milliseconds(options.max_age_ms);
   status = engine->SetRetention(options.stream, retention);
   if (!status.ok()) return ReportError(status);
   return PrintInfo(*engine, options.stream, options.json);

@@ -48,7 +48,7 @@ std::string FormatStreamInfo(const StreamInfo& info, bool json, bool with_retent
     j["last_timestamp"] = info.last_timestamp_ms;
     if (with_retention) {
       j["max_bytes"] = info.retention.max_bytes;
-      j["max_age_ms"] = info.retention.max_age_ms;
+      j["max_age_ms"] = info.retention.max_age.count();
       j["compression"] = FormatCompression(info.compression);
     }
     return j.dump();
@@ -62,7 +62,7 @@ std::string FormatStreamInfo(const StreamInfo& info, bool json, bool with_retent
   if (with_retention) {
     const RetentionPolicy& r = info.retention;
     line += " max-bytes=" + (r.max_bytes == 0 ? std::string("-") : FormatByteSize(r.max_bytes));
-    line += " max-age=" + (r.max_age_ms == 0 ? std::string("-") : FormatDuration(r.max_age_ms));
+    line += " max-age=" + (r.max_age.count() == 0 ? std::string("-") : FormatDuration(r.max_age.count()));
     line += " compression=" + FormatCompression(info.compression);
   }
   return line;
