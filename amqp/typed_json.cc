@@ -16,6 +16,7 @@
 
 #include "base/byte_order.h"
 #include "amqp/json_value.h"
+#include "amqp/limits.h"
 #include "amqp/proton_sections.h"
 #include "amqp/typed_json_types.h"
 
@@ -39,12 +40,11 @@ bool Fail(std::string_view where, std::string_view why, std::string* error) {
 }
 
 bool AppendEncoded(pn_data_t* data, std::string_view where, std::vector<uint8_t>* out, std::string* error) {
-  // A pn_data_t holds at most 65535 values and refuses every one past them with a return code the
-  // builders do not look at: a full one may have lost some (a map of 100,000 keys kept 32,766), so
-  // it is refused whole rather than encoded short.
-  constexpr size_t kProtonMaxNodes = 65535;
-  if (pn_data_size(data) >= kProtonMaxNodes) {
-    return Fail(where, fmt::format("more values than Proton can hold in one section ({} or more)", kProtonMaxNodes),
+  // A pn_data_t holds at most kMaxSectionNodes values and refuses every one past them with a return
+  // code the builders do not look at: a full one may have lost some (a map of 100,000 keys kept
+  // 32,766), so it is refused whole rather than encoded short.
+  if (pn_data_size(data) >= kMaxSectionNodes) {
+    return Fail(where, fmt::format("more values than Proton can hold in one section ({} or more)", kMaxSectionNodes),
                 error);
   }
   ssize_t size = pn_data_encoded_size(data);
