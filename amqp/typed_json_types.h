@@ -78,6 +78,28 @@ static_assert(RowsInValueTypeOrder(), "one row per ValueType, in its order");
 
 constexpr const TypedJsonType& TypedJsonTypeOf(ValueType type) { return kTypedJsonTypes[static_cast<size_t>(type)]; }
 
+// The types of one plain kind as a bit set over ValueType: PlainKindOf is then bit tests against
+// constants, with no load from the table, on the writer's path for every scalar.
+constexpr uint32_t TypesOfKind(PlainKind kind) {
+  uint32_t set = 0;
+  for (const TypedJsonType& t : kTypedJsonTypes) {
+    if (t.plain == kind) set |= uint32_t{1} << static_cast<unsigned>(t.type);
+  }
+  return set;
+}
+static_assert(static_cast<unsigned>(ValueType::kDescribed) < 32, "ValueType fits a 32-bit set");
+inline constexpr uint32_t kIntegerTypes = TypesOfKind(PlainKind::kInteger);
+inline constexpr uint32_t kNumberTypes = TypesOfKind(PlainKind::kNumber);
+inline constexpr uint32_t kStringTypes = TypesOfKind(PlainKind::kString);
+
+constexpr PlainKind PlainKindOf(ValueType type) {
+  const uint32_t bit = uint32_t{1} << static_cast<unsigned>(type);
+  if ((kIntegerTypes & bit) != 0) return PlainKind::kInteger;
+  if ((kNumberTypes & bit) != 0) return PlainKind::kNumber;
+  if ((kStringTypes & bit) != 0) return PlainKind::kString;
+  return PlainKind::kNone;
+}
+
 // A wrapper's type name: "ubyte", "decimal128", "described", ...
 constexpr std::string_view TypedJsonTypeName(ValueType type) { return TypedJsonTypeOf(type).name; }
 
@@ -110,7 +132,7 @@ inline constexpr PlainHint kDescriptorPlainHint{ValueType::kULong, ValueType::kD
 // A plain integer among floats or doubles is one of them too.
 constexpr PlainHint HintFor(ValueType type) {
   PlainHint hint;
-  switch (TypedJsonTypeOf(type).plain) {
+  switch (PlainKindOf(type)) {
     case PlainKind::kInteger: hint.integer = type; break;
     case PlainKind::kNumber:
       hint.integer = type;
@@ -124,7 +146,7 @@ constexpr PlainHint HintFor(ValueType type) {
 
 // Whether a `type` value may be written plain under `hint`: reading it back gives `type` again.
 constexpr bool WritesPlain(ValueType type, const PlainHint& hint) {
-  switch (TypedJsonTypeOf(type).plain) {
+  switch (PlainKindOf(type)) {
     case PlainKind::kInteger: return hint.integer == type && (hint.plain_output || type == kNaturalPlainHint.integer);
     case PlainKind::kNumber: return hint.number == type && (hint.plain_output || type == kNaturalPlainHint.number);
     case PlainKind::kString: return hint.string == type && (hint.plain_output || type == kNaturalPlainHint.string);
