@@ -40,16 +40,6 @@ pn_type_t ProtonTypeOf(ValueType type);
 // The wrapper type name (TypedJsonTypeName) of a type Proton reports, for errors about its values.
 std::string_view JsonTypeName(pn_type_t type);
 
-// PlainHint in Proton's types, for code that reads values back from a pn_data_t: the reference writer
-// of the tests (tests/amqp/reference_typed_json.h). Nothing in amqp/ reads by it.
-struct JsonHint {
-  pn_type_t integer = PN_LONG;
-  pn_type_t number = PN_DOUBLE;
-  pn_type_t string = PN_STRING;
-  bool plain_output = true;
-};
-inline constexpr JsonHint kNaturalHint{};
-
 // Appends `json` at data's current position. `path` names the place for errors ("properties.to",
 // "body.value[2]"); it is used as scratch and restored. On error returns false with
 // *error = "<path>: <reason>".
