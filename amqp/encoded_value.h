@@ -21,6 +21,7 @@
 
 #include "base/byte_order.h"
 #include "amqp/decode_error.h"
+#include "amqp/limits.h"
 #include "amqp/type_codes.h"
 #include "base/amqp_value.h"
 
@@ -353,8 +354,6 @@ bool FindKeyInMap(const uint8_t* base, const uint8_t* map, const uint8_t* limit,
 // malformed. O(1): a compound is skipped through its size prefix without looking at its count or
 // elements (so a bad count inside a skipped compound is not an error here; Validate() finds it).
 const uint8_t* SkipValue(const uint8_t* base, const uint8_t* p, const uint8_t* limit, DecodeError* error);
-
-inline constexpr int kMaxDescriptorDepth = 8;
 
 }  // namespace sift::amqp
 

@@ -1,5 +1,5 @@
 // Typed JSON values into Proton pn_data_t nodes (JSON to AMQP); see json_value.h. The type names and
-// the text codecs it reads by are json_type_names.cc's and json_text_codecs.cc's.
+// hints it reads by are typed_json_types.h's, the text codecs json_text_codecs.cc's.
 #include "amqp/json_value.h"
 
 #include <cfloat>
@@ -125,59 +125,59 @@ bool GetText(const Json& v, std::string_view type_name, const std::string& path,
 pn_bytes_t Bytes(const std::string& s) { return pn_bytes(s.size(), s.data()); }
 
 // Puts the scalar T whose wrapper value is `v`.
-bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path, pn_data_t* data, std::string* error) {
-  std::string_view name = JsonTypeName(type);
+bool PutScalar(ValueType type, const Json& v, bool hex, const std::string& path, pn_data_t* data, std::string* error) {
+  std::string_view name = TypedJsonTypeName(type);
   uint64_t bits = 0;
   const std::string* text = nullptr;
   switch (type) {
-    case PN_NULL:
+    case ValueType::kNull:
       if (!v.is_null()) return Fail(path, fmt::format("null value must be null, found {}", KindOf(v)), error);
       pn_data_put_null(data);
       return true;
-    case PN_BOOL:
+    case ValueType::kBoolean:
       if (!v.is_boolean()) {
         return Fail(path, fmt::format("boolean value must be true or false, found {}", KindOf(v)), error);
       }
       pn_data_put_bool(data, v.get<bool>());
       return true;
-    case PN_UBYTE:
+    case ValueType::kUByte:
       if (!IntegerInRange(v, 0, UINT8_MAX, name, path, &bits, error)) return false;
       pn_data_put_ubyte(data, static_cast<uint8_t>(bits));
       return true;
-    case PN_USHORT:
+    case ValueType::kUShort:
       if (!IntegerInRange(v, 0, UINT16_MAX, name, path, &bits, error)) return false;
       pn_data_put_ushort(data, static_cast<uint16_t>(bits));
       return true;
-    case PN_UINT:
+    case ValueType::kUInt:
       if (!IntegerInRange(v, 0, UINT32_MAX, name, path, &bits, error)) return false;
       pn_data_put_uint(data, static_cast<uint32_t>(bits));
       return true;
-    case PN_ULONG:
+    case ValueType::kULong:
       if (!IntegerInRange(v, 0, UINT64_MAX, name, path, &bits, error)) return false;
       pn_data_put_ulong(data, bits);
       return true;
-    case PN_BYTE:
+    case ValueType::kByte:
       if (!IntegerInRange(v, INT8_MIN, INT8_MAX, name, path, &bits, error)) return false;
       pn_data_put_byte(data, static_cast<int8_t>(static_cast<int64_t>(bits)));
       return true;
-    case PN_SHORT:
+    case ValueType::kShort:
       if (!IntegerInRange(v, INT16_MIN, INT16_MAX, name, path, &bits, error)) return false;
       pn_data_put_short(data, static_cast<int16_t>(static_cast<int64_t>(bits)));
       return true;
-    case PN_INT:
+    case ValueType::kInt:
       if (!IntegerInRange(v, INT32_MIN, INT32_MAX, name, path, &bits, error)) return false;
       pn_data_put_int(data, static_cast<int32_t>(static_cast<int64_t>(bits)));
       return true;
-    case PN_LONG:
-    case PN_TIMESTAMP:
+    case ValueType::kLong:
+    case ValueType::kTimestamp:
       if (!IntegerInRange(v, INT64_MIN, INT64_MAX, name, path, &bits, error)) return false;
-      if (type == PN_LONG) {
+      if (type == ValueType::kLong) {
         pn_data_put_long(data, static_cast<int64_t>(bits));
       } else {
         pn_data_put_timestamp(data, static_cast<int64_t>(bits));
       }
       return true;
-    case PN_FLOAT: {
+    case ValueType::kFloat: {
       double d;
       if (!GetFloating(v, name, path, &d, error)) return false;
       if (std::isfinite(d) && std::fabs(d) > FLT_MAX) {
@@ -186,13 +186,13 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       pn_data_put_float(data, static_cast<float>(d));
       return true;
     }
-    case PN_DOUBLE: {
+    case ValueType::kDouble: {
       double d;
       if (!GetFloating(v, name, path, &d, error)) return false;
       pn_data_put_double(data, d);
       return true;
     }
-    case PN_CHAR: {
+    case ValueType::kChar: {
       uint32_t cp = 0;
       if (v.is_number_integer()) {
         if (!IntegerInRange(v, 0, UINT32_MAX, name, path, &bits, error)) return false;
@@ -206,10 +206,10 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       pn_data_put_char(data, cp);
       return true;
     }
-    case PN_DECIMAL32:
-    case PN_DECIMAL64:
-    case PN_DECIMAL128: {
-      size_t width = type == PN_DECIMAL32 ? 4 : type == PN_DECIMAL64 ? 8 : 16;
+    case ValueType::kDecimal32:
+    case ValueType::kDecimal64:
+    case ValueType::kDecimal128: {
+      size_t width = type == ValueType::kDecimal32 ? 4 : type == ValueType::kDecimal64 ? 8 : 16;
       std::string raw;
       if (!GetText(v, name, path, &text, error)) return false;
       if (text->size() != width * 2 || !base::DecodeHex(*text, &raw)) {
@@ -219,9 +219,9 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
                                 name, width * 2, v.dump()),
                     error);
       }
-      if (type == PN_DECIMAL32) {
+      if (type == ValueType::kDecimal32) {
         pn_data_put_decimal32(data, base::LoadBE32(raw.data()));
-      } else if (type == PN_DECIMAL64) {
+      } else if (type == ValueType::kDecimal64) {
         pn_data_put_decimal64(data, base::LoadBE64(raw.data()));
       } else {
         pn_decimal128_t d;
@@ -230,7 +230,7 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       }
       return true;
     }
-    case PN_UUID: {
+    case ValueType::kUuid: {
       pn_uuid_t uuid;
       if (!GetText(v, name, path, &text, error)) return false;
       if (!ParseUuid(*text, &uuid)) {
@@ -239,18 +239,18 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
       pn_data_put_uuid(data, uuid);
       return true;
     }
-    case PN_BINARY: {
+    case ValueType::kBinary: {
       std::string raw, why;
       if (!GetText(v, name, path, &text, error)) return false;
       if (!DecodeBinaryText(*text, hex, &raw, &why)) return Fail(path, why, error);
       pn_data_put_binary(data, Bytes(raw));
       return true;
     }
-    case PN_STRING:
+    case ValueType::kString:
       if (!GetText(v, name, path, &text, error)) return false;
       pn_data_put_string(data, Bytes(*text));
       return true;
-    case PN_SYMBOL:
+    case ValueType::kSymbol:
       if (!GetText(v, name, path, &text, error)) return false;
       for (char c : *text) {
         if (static_cast<uint8_t>(c) >= 0x80) {
@@ -263,11 +263,11 @@ bool PutScalar(pn_type_t type, const Json& v, bool hex, const std::string& path,
   }
 }
 
-bool AllowedWrapperKey(pn_type_t type, std::string_view key) {
+bool AllowedWrapperKey(ValueType type, std::string_view key) {
   if (key == "type" || key == "value") return true;
-  if (type == PN_BINARY) return key == "encoding";
-  if (type == PN_ARRAY) return key == "element" || key == "descriptor";
-  if (type == PN_DESCRIBED) return key == "descriptor";
+  if (type == ValueType::kBinary) return key == "encoding";
+  if (type == ValueType::kArray) return key == "element" || key == "descriptor";
+  if (type == ValueType::kDescribed) return key == "descriptor";
   return false;
 }
 
@@ -301,7 +301,7 @@ bool PutList(const Json& items, std::string& path, pn_data_t* data, std::string*
   pn_data_enter(data);
   for (size_t i = 0; i < items.size(); ++i) {
     PathStep step(path, IndexStep(i));
-    if (!PutJson(items[i], kNaturalHint, path, data, error)) return false;
+    if (!PutJson(items[i], kNaturalPlainHint, path, data, error)) return false;
   }
   pn_data_exit(data);
   return true;
@@ -319,8 +319,8 @@ bool PutPairs(const Json& pairs, std::string& path, pn_data_t* data, std::string
     if (!pair.is_array() || pair.size() != 2) {
       return Fail(path, "map entry must be a [key, value] pair", error);
     }
-    if (!PutJson(pair[0], kNaturalHint, path, data, error)) return false;
-    if (!PutJson(pair[1], kNaturalHint, path, data, error)) return false;
+    if (!PutJson(pair[0], kNaturalPlainHint, path, data, error)) return false;
+    if (!PutJson(pair[1], kNaturalPlainHint, path, data, error)) return false;
   }
   pn_data_exit(data);
   return true;
@@ -331,9 +331,10 @@ bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string*
   if (!items.is_array()) {
     return Fail(path, fmt::format("array value must be an array, found {}", KindOf(items)), error);
   }
-  pn_type_t element = PN_INVALID;
+  ValueType element = ValueType::kMissing;
   if (auto e = json.find("element"); e != json.end()) {
-    if (!e->is_string() || !TypeFromName(e->get_ref<const std::string&>(), &element) || element == PN_DESCRIBED) {
+    if (!e->is_string() || !TypedJsonTypeFromName(e->get_ref<const std::string&>(), &element) ||
+        element == ValueType::kDescribed) {
       return Fail(path, fmt::format("array element must be a type name, found {}", e->dump()), error);
     }
   } else if (items.empty()) {
@@ -341,34 +342,35 @@ bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string*
   } else {
     pn_data_t* scratch = pn_data(0);
     PathStep step(path, "[0]");
-    bool ok = PutJson(items[0], kNaturalHint, path, scratch, error);
+    bool ok = PutJson(items[0], kNaturalPlainHint, path, scratch, error);
     if (ok) {
       pn_data_rewind(scratch);
       pn_data_next(scratch);
-      element = pn_data_type(scratch);
+      element = ValueTypeOfProton(pn_data_type(scratch));
     }
     pn_data_free(scratch);
     if (!ok) return false;
-    if (element == PN_DESCRIBED) {
+    if (element == ValueType::kDescribed) {
       return Fail(path, "array elements cannot be described values; give the array a \"descriptor\"", error);
     }
   }
   auto descriptor = json.find("descriptor");
   bool described = descriptor != json.end();
-  pn_data_put_array(data, described, element);
+  const pn_type_t proton_element = ProtonTypeOf(element);
+  pn_data_put_array(data, described, proton_element);
   pn_data_enter(data);
   if (described) {
     PathStep step(path, ".descriptor");
     if (!PutJsonDescriptor(*descriptor, path, data, error)) return false;
   }
-  JsonHint hint = HintFor(element);
+  const PlainHint hint = HintFor(element);
   for (size_t i = 0; i < items.size(); ++i) {
     PathStep step(path, IndexStep(i));
     if (!PutJson(items[i], hint, path, data, error)) return false;
-    if (pn_data_type(data) != element) {
+    if (pn_data_type(data) != proton_element) {
       return Fail(path,
                   fmt::format("array element is a {}, but the array holds {} elements",
-                              JsonTypeName(pn_data_type(data)), JsonTypeName(element)),
+                              JsonTypeName(pn_data_type(data)), TypedJsonTypeName(element)),
                   error);
     }
   }
@@ -376,23 +378,23 @@ bool PutArray(const Json& json, std::string& path, pn_data_t* data, std::string*
   return true;
 }
 
-bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* data, std::string* error) {
+bool PutWrapper(const Json& json, ValueType type, std::string& path, pn_data_t* data, std::string* error) {
   for (auto it = json.begin(); it != json.end(); ++it) {
     const std::string& key = it.key();
     if (!AllowedWrapperKey(type, key)) {
-      return Fail(path, fmt::format("unknown key \"{}\" in a {} wrapper", key, JsonTypeName(type)), error);
+      return Fail(path, fmt::format("unknown key \"{}\" in a {} wrapper", key, TypedJsonTypeName(type)), error);
     }
   }
   const Json& value = json["value"];
   switch (type) {
-    case PN_LIST:
+    case ValueType::kList:
       if (!value.is_array()) {
         return Fail(path, fmt::format("list value must be an array, found {}", KindOf(value)), error);
       }
       return PutList(value, path, data, error);
-    case PN_MAP: return PutPairs(value, path, data, error);
-    case PN_ARRAY: return PutArray(json, path, data, error);
-    case PN_DESCRIBED: {
+    case ValueType::kMap: return PutPairs(value, path, data, error);
+    case ValueType::kArray: return PutArray(json, path, data, error);
+    case ValueType::kDescribed: {
       auto descriptor = json.find("descriptor");
       if (descriptor == json.end()) return Fail(path, "described value needs a \"descriptor\"", error);
       pn_data_put_described(data);
@@ -403,7 +405,7 @@ bool PutWrapper(const Json& json, pn_type_t type, std::string& path, pn_data_t* 
       }
       {
         PathStep step(path, ".value");
-        if (!PutJson(value, kNaturalHint, path, data, error)) return false;
+        if (!PutJson(value, kNaturalPlainHint, path, data, error)) return false;
       }
       pn_data_exit(data);
       return true;
@@ -432,7 +434,7 @@ bool AllDigits(std::string_view s) {
 
 }  // namespace
 
-bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data, std::string* error) {
+bool PutJson(const Json& json, const PlainHint& hint, std::string& path, pn_data_t* data, std::string* error) {
   switch (json.type()) {
     case Json::value_t::null: pn_data_put_null(data); return true;
     case Json::value_t::boolean: pn_data_put_bool(data, json.get<bool>()); return true;
@@ -444,8 +446,8 @@ bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_
     case Json::value_t::object: {
       std::string_view name;
       if (HasWrapperShape(json, &name)) {
-        pn_type_t type;
-        if (!TypeFromName(name, &type)) {
+        ValueType type;
+        if (!TypedJsonTypeFromName(name, &type)) {
           return Fail(path, fmt::format("unknown type \"{}\" in a typed value", name), error);
         }
         return PutWrapper(json, type, path, data, error);
@@ -457,7 +459,7 @@ bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_
         const Json& value = it.value();
         pn_data_put_string(data, pn_bytes(key.size(), key.data()));
         PathStep step(path, KeyStep(key));
-        if (!PutJson(value, kNaturalHint, path, data, error)) return false;
+        if (!PutJson(value, kNaturalPlainHint, path, data, error)) return false;
       }
       pn_data_exit(data);
       return true;
@@ -467,22 +469,19 @@ bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_
 }
 
 bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std::string* error) {
-  JsonHint hint;
-  hint.integer = PN_ULONG;
-  hint.string = PN_SYMBOL;
   std::string_view name;
   if (!json.is_string() && !json.is_number_integer() && !HasWrapperShape(json, &name)) {
     return Fail(path, fmt::format("descriptor must be a symbol text, a ulong or a typed value, found {}", KindOf(json)),
                 error);
   }
-  return PutJson(json, hint, path, data, error);
+  return PutJson(json, kDescriptorPlainHint, path, data, error);
 }
 
 bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t* data, std::string* error) {
   if (!json.is_object()) {
     return Fail(path, fmt::format("expected an object, found {}", KindOf(json)), error);
   }
-  if (IsSectionMapWrapper(json)) return PutWrapper(json, PN_MAP, path, data, error);
+  if (IsSectionMapWrapper(json)) return PutWrapper(json, ValueType::kMap, path, data, error);
   pn_data_put_map(data);
   pn_data_enter(data);
   for (auto it = json.begin(); it != json.end(); ++it) {
@@ -509,7 +508,7 @@ bool PutSectionMap(const Json& json, MapKeys keys, std::string& path, pn_data_t*
       }
       pn_data_put_symbol(data, pn_bytes(key.size(), key.data()));
     }
-    if (!PutJson(value, kNaturalHint, path, data, error)) return false;
+    if (!PutJson(value, kNaturalPlainHint, path, data, error)) return false;
   }
   pn_data_exit(data);
   return true;
@@ -526,8 +525,9 @@ bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::stri
                   "{\"type\": T, \"value\": V}",
                   error);
     }
-    pn_type_t type;
-    if (TypeFromName(name, &type) && (type == PN_LIST || type == PN_MAP || type == PN_ARRAY || type == PN_DESCRIBED)) {
+    ValueType type;
+    if (TypedJsonTypeFromName(name, &type) && (type == ValueType::kList || type == ValueType::kMap ||
+                                               type == ValueType::kArray || type == ValueType::kDescribed)) {
       return Fail(path, fmt::format("expected a single value, found a {} wrapper", name), error);
     }
   }
@@ -536,7 +536,7 @@ bool PutJsonScalar(const Json& json, const JsonScalarOptions& options, std::stri
     pn_data_put_ulong(data, json.get<uint64_t>());
     return true;
   }
-  return PutJson(json, kNaturalHint, path, data, error);
+  return PutJson(json, kNaturalPlainHint, path, data, error);
 }
 
 }  // namespace sift::amqp

@@ -1,15 +1,14 @@
 // Private to amqp: one typed JSON value (docs/typed-json.md, "Values") into one Proton
 // pn_data_t node. typed_json.cc builds whole messages from these; the other direction, bytes to typed
-// JSON text, is typed_json_writer.cc, which follows the same rules without Proton. Three files hold
-// what is declared here: json_type_names.cc (the wrapper type names both ways, the hints),
+// JSON text, is typed_json_writer.cc, which follows the same rules without Proton. Both take the type
+// vocabulary (the wrapper type names, the plain kinds, the hints) from typed_json_types.h. Three files
+// hold what is declared here: json_proton_types.cc (the edge between Proton's types and ValueType),
 // json_text_codecs.cc (the text forms of binary and uuid values) and json_to_amqp.cc (the values).
 //
 // Plain JSON maps naturally (string -> string, integer -> long, other number -> double, boolean, null,
 // object -> map with string keys, array -> list); every other type is a wrapper
-// {"type": T, "value": V, ...}. A JsonHint changes which AMQP type a *plain* JSON scalar means at one
-// place (header.priority: an integer is a ubyte), and the writer uses the same hint to decide when a
-// value may be written plain: a value is written plain only if reading it back under the same hint
-// gives the same type, so write-then-read never changes a type.
+// {"type": T, "value": V, ...}. A PlainHint changes which AMQP type a *plain* JSON scalar means at one
+// place (header.priority: an integer is a ubyte).
 //
 // An object is read as a wrapper iff it has a string "type", a "value" and no keys but those
 // ("encoding", "element", "descriptor"); an unknown type name is then an error. Any other object is a
@@ -25,35 +24,26 @@
 #include <string>
 #include <string_view>
 
+#include "base/amqp_value.h"
 #include "amqp/limits.h"
+#include "amqp/typed_json_types.h"
 
 namespace sift::amqp {
 
 // Objects keep their key order: AMQP maps are ordered, and the order is part of the encoding.
 using Json = nlohmann::ordered_json;
 
-struct JsonHint {
-  pn_type_t integer = PN_LONG;   // what a plain JSON integer means
-  pn_type_t number = PN_DOUBLE;  // what a plain JSON number with a fraction or exponent means
-  pn_type_t string = PN_STRING;  // what a plain JSON string means
-  bool plain_output = true;      // the writer: false writes wrappers for non-natural types (timestamps)
-};
-
-inline constexpr JsonHint kNaturalHint{};
-
-// The hint under which the plain form of a T value means T (array elements of type T).
-JsonHint HintFor(pn_type_t type);
-
-// The type names of typed JSON wrappers ("ubyte", "decimal128", ..., "null", "boolean", "string",
-// "list"; docs/typed-json.md, "Wrappers").
+// The Proton edge of the type vocabulary: the ValueType of a pn_type_t (kMissing for PN_INVALID), and
+// back.
+ValueType ValueTypeOfProton(pn_type_t type);
+pn_type_t ProtonTypeOf(ValueType type);
+// The wrapper type name (TypedJsonTypeName) of a type Proton reports, for errors about its values.
 std::string_view JsonTypeName(pn_type_t type);
-// The type a wrapper's type name says; false for a name that is none.
-bool TypeFromName(std::string_view name, pn_type_t* type);
 
 // Appends `json` at data's current position. `path` names the place for errors ("properties.to",
 // "body.value[2]"); it is used as scratch and restored. On error returns false with
 // *error = "<path>: <reason>".
-bool PutJson(const Json& json, const JsonHint& hint, std::string& path, pn_data_t* data, std::string* error);
+bool PutJson(const Json& json, const PlainHint& hint, std::string& path, pn_data_t* data, std::string* error);
 
 // As PutJson, for a descriptor: a plain string is a symbol, a plain integer a ulong.
 bool PutJsonDescriptor(const Json& json, std::string& path, pn_data_t* data, std::string* error);

@@ -13,6 +13,10 @@ namespace sift::amqp {
 // selector can then rely on.
 inline constexpr int kMaxNestingDepth = 100;
 
+// How many descriptors may stand in front of one value (a described value whose value is described
+// again, ...), for the readers of encoded_value.h and the validator.
+inline constexpr int kMaxDescriptorDepth = 8;
+
 // Deepest nesting of compound values typed JSON accepts in either direction (typed_json.h).
 inline constexpr int kMaxJsonDepth = 200;
 
@@ -21,7 +25,8 @@ inline constexpr int kMaxJsonDepth = 200;
 // them. Above kMaxNestingDepth, so that every message the store accepts passes it.
 inline constexpr int kMaxProtonWalkDepth = 200;
 
-// Proton keeps a section in one pn_data_t, whose node ids are 16 bits.
+// Proton keeps a section in one pn_data_t, whose node ids are 16 bits: the typed JSON reader refuses a
+// section that fills one, the writer a message whose section would not fit.
 inline constexpr uint32_t kMaxSectionNodes = 65535;
 
 }  // namespace sift::amqp

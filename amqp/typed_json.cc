@@ -14,10 +14,11 @@
 
 #include <fmt/format.h>
 
-#include "base/amqp_fields.h"
 #include "base/byte_order.h"
 #include "amqp/json_value.h"
+#include "amqp/limits.h"
 #include "amqp/proton_sections.h"
+#include "amqp/typed_json_types.h"
 
 namespace sift::amqp {
 namespace {
@@ -29,48 +30,6 @@ using DataPtr = std::unique_ptr<pn_data_t, DataDeleter>;
 
 DataPtr NewData() { return DataPtr(pn_data(0)); }
 
-// A field of the header or properties list: its JSON key and how plain JSON maps to its spec type.
-struct ListField {
-  std::string_view key;
-  JsonHint hint;
-};
-
-constexpr JsonHint Hint(pn_type_t integer, pn_type_t string = PN_STRING, bool plain_output = true) {
-  JsonHint hint;
-  hint.integer = integer;
-  hint.string = string;
-  hint.plain_output = plain_output;
-  return hint;
-}
-
-// How plain JSON maps to a field's spec type. Timestamps are written as wrappers (docs/typed-json.md)
-// but a plain integer is read as one; message and correlation ids read a plain integer as a ulong (the
-// message-id-ulong type, core 3.2.11), the content fields read a plain string as a symbol.
-constexpr JsonHint FieldHint(amqp::FieldType type) {
-  switch (type) {
-    case FieldType::kUByte: return Hint(PN_UBYTE);
-    case FieldType::kUInt: return Hint(PN_UINT);
-    case FieldType::kMessageId: return Hint(PN_ULONG);
-    case FieldType::kSymbol: return Hint(PN_LONG, PN_SYMBOL);
-    case FieldType::kTimestamp: return Hint(PN_TIMESTAMP, PN_STRING, false);
-    case FieldType::kBoolean:
-    case FieldType::kBinary:
-    case FieldType::kString: break;
-  }
-  return kNaturalHint;
-}
-
-// The header (core part 3, section 3.2.1) and properties (section 3.2.4) fields in list order, keyed
-// by their identifiers (base/amqp_fields.h).
-template <size_t N>
-constexpr std::array<ListField, N> ListFields(const amqp::FieldInfo (&fields)[N]) {
-  std::array<ListField, N> out{};
-  for (size_t i = 0; i < N; ++i) out[i] = {fields[i].identifier, FieldHint(fields[i].type)};
-  return out;
-}
-constexpr auto kHeaderFields = ListFields(amqp::kHeaderFields);
-constexpr auto kPropertiesFields = ListFields(amqp::kPropertiesFields);
-
 constexpr std::string_view kMessageKeys[] = {
     "offset", "header", "delivery_annotations", "message_annotations", "properties", "application_properties",
     "body",   "footer"};
@@ -81,12 +40,11 @@ bool Fail(std::string_view where, std::string_view why, std::string* error) {
 }
 
 bool AppendEncoded(pn_data_t* data, std::string_view where, std::vector<uint8_t>* out, std::string* error) {
-  // A pn_data_t holds at most 65535 values and refuses every one past them with a return code the
-  // builders do not look at: a full one may have lost some (a map of 100,000 keys kept 32,766), so
-  // it is refused whole rather than encoded short.
-  constexpr size_t kProtonMaxNodes = 65535;
-  if (pn_data_size(data) >= kProtonMaxNodes) {
-    return Fail(where, fmt::format("more values than Proton can hold in one section ({} or more)", kProtonMaxNodes),
+  // A pn_data_t holds at most kMaxSectionNodes values and refuses every one past them with a return
+  // code the builders do not look at: a full one may have lost some (a map of 100,000 keys kept
+  // 32,766), so it is refused whole rather than encoded short.
+  if (pn_data_size(data) >= kMaxSectionNodes) {
+    return Fail(where, fmt::format("more values than Proton can hold in one section ({} or more)", kMaxSectionNodes),
                 error);
   }
   ssize_t size = pn_data_encoded_size(data);
@@ -110,7 +68,7 @@ void AppendDescriptor(ProtonSectionKind kind, std::vector<uint8_t>* out) {
 // Proton's scalar encoding, absent fields as null, trailing nulls dropped, list0 when no field is
 // left, list8 when the size (count byte included) fits in a byte, list32 otherwise.
 template <size_t N>
-bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, std::string_view name,
+bool EncodeFieldList(const Json& json, const std::array<TypedJsonField, N>& fields, std::string_view name,
                      ProtonSectionKind kind, std::vector<uint8_t>* out, std::string* error) {
   if (!json.is_object()) {
     return Fail(name, fmt::format("expected an object, found {}", json.type_name()), error);
@@ -118,13 +76,13 @@ bool EncodeFieldList(const Json& json, const std::array<ListField, N>& fields, s
   for (auto it = json.begin(); it != json.end(); ++it) {
     const std::string& key = it.key();
     bool known = false;
-    for (const ListField& f : fields) known = known || f.key == key;
+    for (const TypedJsonField& f : fields) known = known || f.key == key;
     if (!known) return Fail(name, fmt::format("unknown key \"{}\"", key), error);
   }
   std::vector<uint8_t> body;
   size_t count = 0;
   size_t pending_nulls = 0;
-  for (const ListField& field : fields) {
+  for (const TypedJsonField& field : fields) {
     auto it = json.find(std::string(field.key));
     if (it == json.end() || it->is_null()) {
       ++pending_nulls;
@@ -195,7 +153,7 @@ bool EncodeSequenceSection(const Json& items, std::string& path, std::vector<uin
   }
   return EncodeSection(
       ProtonSectionKind::kAmqpSequence,
-      [&](pn_data_t* data) { return PutJson(items, kNaturalHint, path, data, error); }, out, error);
+      [&](pn_data_t* data) { return PutJson(items, kNaturalPlainHint, path, data, error); }, out, error);
 }
 
 // body: one of {"data": base64 | [base64, ...]}, {"value": typed}, {"sequence": [...]},
@@ -238,8 +196,8 @@ bool EncodeBody(const Json& body, std::vector<uint8_t>* out, std::string* error)
       return Fail(path, fmt::format("text must be a string, found {}", value.type_name()), error);
     }
     return EncodeSection(
-        ProtonSectionKind::kAmqpValue, [&](pn_data_t* data) { return PutJson(value, kNaturalHint, path, data, error); },
-        out, error);
+        ProtonSectionKind::kAmqpValue,
+        [&](pn_data_t* data) { return PutJson(value, kNaturalPlainHint, path, data, error); }, out, error);
   }
   return Fail("body",
               fmt::format("unknown key \"{}\" (expected \"data\", \"value\", \"sequence\", "
@@ -266,7 +224,7 @@ bool EncodeMessage(const Json& message, std::vector<uint8_t>* out, std::string* 
     return it == message.end() || it->is_null() ? nullptr : &*it;
   };
   if (const Json* j = section("header")) {
-    if (!EncodeFieldList(*j, kHeaderFields, "header", ProtonSectionKind::kHeader, out, error)) return false;
+    if (!EncodeFieldList(*j, kHeaderJsonFields, "header", ProtonSectionKind::kHeader, out, error)) return false;
   }
   if (const Json* j = section("delivery_annotations")) {
     if (!EncodeMapSection(*j, ProtonSectionKind::kDeliveryAnnotations, MapKeys::kAnnotations, "delivery_annotations",
@@ -281,7 +239,7 @@ bool EncodeMessage(const Json& message, std::vector<uint8_t>* out, std::string* 
     }
   }
   if (const Json* j = section("properties")) {
-    if (!EncodeFieldList(*j, kPropertiesFields, "properties", ProtonSectionKind::kProperties, out, error)) {
+    if (!EncodeFieldList(*j, kPropertiesJsonFields, "properties", ProtonSectionKind::kProperties, out, error)) {
       return false;
     }
   }

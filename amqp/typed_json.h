@@ -35,7 +35,7 @@ namespace sift::amqp {
 // "body", "footer"; a section that is absent or null is not encoded. Errors name the line (when
 // `line` > 0, as "line N: ...") and the key path ("properties.ttl", "body.value[2]"): invalid JSON
 // (with its byte position), an unknown key, a value of the wrong kind, a number out of range for its
-// type, malformed base64/hex/uuid/decimal text, nesting deeper than 200 levels.
+// type, malformed base64/hex/uuid/decimal text, nesting deeper than kMaxJsonDepth levels (limits.h).
 ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vector<uint8_t>* out);
 
 // Decodes the AMQP 1.0 bytes of one message into one line of typed JSON (no trailing newline), which
@@ -47,7 +47,7 @@ ConversionStatus EncodeTypedJson(std::string_view json, uint64_t line, std::vect
 //
 // Errors ("byte N: reason"): malformed bytes, a message structure that breaks core part 3, section 3.2
 // (see DecodeToProton), a header or properties list longer than the spec defines, nesting deeper than
-// 200 levels.
+// kMaxJsonDepth levels (limits.h).
 ConversionStatus DecodeToTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out);
 // The same line appended to *out (left as it was on error): for writers that gather many lines.
 ConversionStatus AppendTypedJson(std::span<const uint8_t> bytes, std::optional<uint64_t> offset, std::string* out);

@@ -35,64 +35,16 @@
 #include "amqp/coding.h"
 #include "amqp/encoded_value.h"
 #include "amqp/json_text.h"
-#include "amqp/json_value.h"
 #include "amqp/limits.h"
 #include "amqp/type_codes.h"
 #include "amqp/typed_json.h"
+#include "amqp/typed_json_types.h"
 
 namespace sift::amqp {
 namespace {
 
-// What a plain JSON scalar means at one place (json_value.h, JsonHint), in selector types.
-struct Hint {
-  ValueType integer = ValueType::kLong;
-  ValueType number = ValueType::kDouble;
-  ValueType string = ValueType::kString;
-  bool plain_output = true;
-};
-
-constexpr Hint kNatural{};
-constexpr Hint kDescriptorHint{ValueType::kULong, ValueType::kDouble, ValueType::kSymbol, true};
 // A data section's binary is written as plain base64.
-constexpr Hint kDataHint{ValueType::kLong, ValueType::kDouble, ValueType::kBinary, true};
-
-constexpr Hint FieldHint(ValueType integer, ValueType string = ValueType::kString, bool plain_output = true) {
-  return Hint{integer, ValueType::kDouble, string, plain_output};
-}
-
-struct Field {
-  std::string_view key;
-  Hint hint;
-};
-
-// How plain JSON maps to a field's spec type, as typed_json.cc reads it.
-constexpr Hint FieldTypeHint(amqp::FieldType type) {
-  switch (type) {
-    case FieldType::kUByte: return FieldHint(ValueType::kUByte);
-    case FieldType::kUInt: return FieldHint(ValueType::kUInt);
-    case FieldType::kMessageId: return FieldHint(ValueType::kULong);
-    case FieldType::kSymbol: return FieldHint(ValueType::kLong, ValueType::kSymbol);
-    case FieldType::kTimestamp: return FieldHint(ValueType::kTimestamp, ValueType::kString, false);
-    case FieldType::kBoolean:
-    case FieldType::kBinary:
-    case FieldType::kString: break;
-  }
-  return kNatural;
-}
-
-// The header (core part 3, section 3.2.1) and properties (section 3.2.4) fields in list order, keyed
-// by their identifiers (base/amqp_fields.h).
-template <size_t N>
-constexpr std::array<Field, N> ListFields(const amqp::FieldInfo (&fields)[N]) {
-  std::array<Field, N> out{};
-  for (size_t i = 0; i < N; ++i) out[i] = {fields[i].identifier, FieldTypeHint(fields[i].type)};
-  return out;
-}
-constexpr auto kHeaderFields = ListFields(amqp::kHeaderFields);
-constexpr auto kPropertiesFields = ListFields(amqp::kPropertiesFields);
-
-// The typed JSON name of a type: the AMQP type's name ("ubyte", "symbol", ...; "invalid" for none).
-std::string_view TypeName(ValueType t) { return t == ValueType::kMissing ? "invalid" : amqp::ValueTypeName(t); }
+constexpr PlainHint kDataPlainHint{ValueType::kLong, ValueType::kDouble, ValueType::kBinary};
 
 // The type a format code decodes to (Proton's pn_code2type); kMissing for invalid codes.
 ValueType TypeOfCodeSlow(uint8_t c) {
@@ -126,44 +78,6 @@ ValueType TypeOfCode(uint8_t c) {
 bool ProtonDescriptorCodeOk(uint8_t c) {
   return c != code::kDescribed && c != code::kList8 && c != code::kList32 && c != code::kMap8 && c != code::kMap32 &&
          c != code::kArray8 && c != code::kArray32;
-}
-
-enum class Kind { kNone, kInteger, kNumber, kString };
-
-Kind KindOf(ValueType t) {
-  switch (t) {
-    case ValueType::kUByte:
-    case ValueType::kUShort:
-    case ValueType::kUInt:
-    case ValueType::kULong:
-    case ValueType::kByte:
-    case ValueType::kShort:
-    case ValueType::kInt:
-    case ValueType::kLong:
-    case ValueType::kTimestamp: return Kind::kInteger;
-    case ValueType::kFloat:
-    case ValueType::kDouble: return Kind::kNumber;
-    case ValueType::kChar:
-    case ValueType::kDecimal32:
-    case ValueType::kDecimal64:
-    case ValueType::kDecimal128:
-    case ValueType::kUuid:
-    case ValueType::kBinary:
-    case ValueType::kString:
-    case ValueType::kSymbol: return Kind::kString;
-    default: return Kind::kNone;
-  }
-}
-
-// A value is written plain only when reading the plain form back under `hint` gives the same type
-// (amqp/json_value.h).
-bool WritesPlain(ValueType t, const Hint& hint) {
-  switch (KindOf(t)) {
-    case Kind::kInteger: return hint.integer == t && (hint.plain_output || t == ValueType::kLong);
-    case Kind::kNumber: return hint.number == t && (hint.plain_output || t == ValueType::kDouble);
-    case Kind::kString: return hint.string == t && (hint.plain_output || t == ValueType::kString);
-    default: return true;
-  }
 }
 
 bool AllDigits(std::string_view s) {
@@ -366,14 +280,14 @@ class Writer {
   // Writes the value at p (before limit) under `hint`; returns the first byte after it or nullptr.
   // `w` is the nesting level as proton_sections.cc's EncodingWalk counts it (checked when
   // `check_walk`), `g` as the reference writer's GetJson counts it.
-  const uint8_t* WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w, int g,
+  const uint8_t* WriteValue(const uint8_t* p, const uint8_t* limit, const PlainHint& hint, int w, int g,
                             bool check_walk = true);
   const uint8_t* WriteDescribed(const uint8_t* p, const uint8_t* limit, int w, int g);
   // A descriptor (of a described value or an array): Proton takes only scalars (and list0).
   const uint8_t* WriteDescriptor(const uint8_t* p, const uint8_t* limit, int w, int g);
   // A located plain value: scalars from their payload, compounds element by element.
-  bool WriteEncoded(const EncodedValue& v, const Hint& hint, int w, int g);
-  void WriteScalar(const Value& v, const Hint& hint);
+  bool WriteEncoded(const EncodedValue& v, const PlainHint& hint, int w, int g);
+  void WriteScalar(const Value& v, const PlainHint& hint);
   bool WriteList(const EncodedValue& v, int w, int g);
   bool WriteArray(const EncodedValue& v, int w, int g);
   // A map's entries: `MapKind` says which object form applies (the reference writer's GetJson for
@@ -392,7 +306,7 @@ class Writer {
 
   bool Section(const uint8_t* p, const uint8_t** next);
   template <size_t N>
-  bool WriteFields(const EncodedValue& list, const std::array<Field, N>& fields, std::string_view name,
+  bool WriteFields(const EncodedValue& list, const std::array<TypedJsonField, N>& fields, std::string_view name,
                    const uint8_t* section);
 
   const uint8_t* base_;
@@ -441,7 +355,7 @@ bool Writer::FailRead(uint8_t code, const uint8_t* ctor, const uint8_t* q, const
   return Fail(e);
 }
 
-void Writer::WriteScalar(const Value& v, const Hint& hint) {
+void Writer::WriteScalar(const Value& v, const PlainHint& hint) {
   const size_t start = out_.size();
   bool plain_ok = true;
   switch (v.type) {
@@ -521,7 +435,7 @@ void Writer::WriteScalar(const Value& v, const Hint& hint) {
   }
   if (plain_ok && WritesPlain(v.type, hint)) return;
   // {"type": T, "value": V}
-  std::string_view name = TypeName(v.type);
+  std::string_view name = TypedJsonTypeName(v.type);
   char prefix[48];
   size_t len = 0;
   auto put = [&](std::string_view s) {
@@ -540,7 +454,7 @@ const uint8_t* Writer::WriteDescriptor(const uint8_t* p, const uint8_t* limit, i
     Fail(p, fmt::format("a descriptor must be a scalar, found {} (Proton refuses it)", FormatCodeName(*p)));
     return nullptr;
   }
-  return WriteValue(p, limit, kDescriptorHint, w, g);
+  return WriteValue(p, limit, kDescriptorPlainHint, w, g);
 }
 
 const uint8_t* Writer::WriteDescribed(const uint8_t* p, const uint8_t* limit, int w, int g) {
@@ -550,7 +464,7 @@ const uint8_t* Writer::WriteDescribed(const uint8_t* p, const uint8_t* limit, in
   if (q == nullptr) return nullptr;
   out_.append(",\"value\":");
   const bool nested = q < limit && *q == code::kDescribed;
-  const uint8_t* r = WriteValue(q, limit, kNatural, w + 1, g + 1);
+  const uint8_t* r = WriteValue(q, limit, kNaturalPlainHint, w + 1, g + 1);
   if (r == nullptr) return nullptr;
   if (nested && r != section_end_) {
     Fail(q,
@@ -562,7 +476,7 @@ const uint8_t* Writer::WriteDescribed(const uint8_t* p, const uint8_t* limit, in
   return r;
 }
 
-const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const Hint& hint, int w, int g,
+const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const PlainHint& hint, int w, int g,
                                   bool check_walk) {
   if (check_walk && w > kMaxProtonWalkDepth) {
     Fail(p, fmt::format("values nested deeper than {} levels", kMaxProtonWalkDepth));
@@ -640,7 +554,7 @@ const uint8_t* Writer::WriteValue(const uint8_t* p, const uint8_t* limit, const 
   return q;
 }
 
-bool Writer::WriteEncoded(const EncodedValue& v, const Hint& hint, int w, int g) {
+bool Writer::WriteEncoded(const EncodedValue& v, const PlainHint& hint, int w, int g) {
   if (v.is_list()) return WriteList(v, w, g);
   if (v.is_map()) return WriteMap(v, MapKind::kNested, w, g);
   if (v.is_array()) return WriteArray(v, w, g);
@@ -659,7 +573,7 @@ bool Writer::WriteList(const EncodedValue& v, int w, int g) {
   out_.push_back('[');
   for (uint32_t i = 0; i < v.count(); ++i) {
     if (i > 0) out_.push_back(',');
-    p = WriteValue(p, end, kNatural, w + 1, g + 1);
+    p = WriteValue(p, end, kNaturalPlainHint, w + 1, g + 1);
     if (p == nullptr) return false;
   }
   if (p != end) {
@@ -678,7 +592,7 @@ bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
     return Fail(raw.data(), fmt::format("compound count {} exceeds its size {}", v.count(), declared));
   }
   out_.append("{\"type\":\"array\",\"element\":\"");
-  out_.append(TypeName(TypeOfCode(c)));
+  out_.append(TypedJsonTypeName(TypeOfCode(c)));
   out_.append("\",");
   const uint8_t* end = v.payload().data() + v.payload().size();
   if (v.element_described()) {
@@ -707,7 +621,7 @@ bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
       if (c == code::kList0) {
         out_.append("[]");
       } else {
-        WriteScalar(value, kNatural);
+        WriteScalar(value, kNaturalPlainHint);
       }
       p += width;
       continue;
@@ -723,7 +637,7 @@ bool Writer::WriteArray(const EncodedValue& v, int w, int g) {
       }
       return FailRead(c, p, p, end, err);
     }
-    if (!WriteEncoded(e, kNatural, w + 1, g + 1)) return false;
+    if (!WriteEncoded(e, kNaturalPlainHint, w + 1, g + 1)) return false;
     p = q;
   }
   if (p != end) {
@@ -824,7 +738,7 @@ bool Writer::WriteMap(const EncodedValue& v, MapKind kind, int w, int g) {
   const uint8_t* end = p + v.payload().size();
   const bool object = ObjectForm(v, kind);
   out_.append(object ? "{" : "{\"type\":\"map\",\"value\":[");
-  const Hint key_hint = kind == MapKind::kAnnotations && object ? kDescriptorHint : kNatural;
+  const PlainHint key_hint = kind == MapKind::kAnnotations && object ? kDescriptorPlainHint : kNaturalPlainHint;
   for (uint32_t i = 0; i < v.count() / 2; ++i) {
     if (i > 0) out_.push_back(',');
     if (!object) out_.push_back('[');
@@ -837,7 +751,7 @@ bool Writer::WriteMap(const EncodedValue& v, MapKind kind, int w, int g) {
       out_.push_back('"');
     }
     out_.push_back(object ? ':' : ',');
-    p = WriteValue(p, end, kNatural, w + 1, g + 1);
+    p = WriteValue(p, end, kNaturalPlainHint, w + 1, g + 1);
     if (p == nullptr) return false;
     if (!object) out_.push_back(']');
   }
@@ -849,7 +763,7 @@ bool Writer::WriteMap(const EncodedValue& v, MapKind kind, int w, int g) {
 }
 
 template <size_t N>
-bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& fields, std::string_view name,
+bool Writer::WriteFields(const EncodedValue& list, const std::array<TypedJsonField, N>& fields, std::string_view name,
                          const uint8_t* section) {
   if (list.count() > N) {
     context_label_ = {};
@@ -865,7 +779,7 @@ bool Writer::WriteFields(const EncodedValue& list, const std::array<Field, N>& f
       ++p;
       continue;
     }
-    const Field& field = fields[i < N ? i : 0];
+    const TypedJsonField& field = fields[i < N ? i : 0];
     if (!first) out_.push_back(',');
     first = false;
     out_.push_back('"');
@@ -923,7 +837,8 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
   SectionKind kind = SectionKind::kHeader;
   const uint8_t* value = nullptr;
   if (*p != code::kDescribed) {
-    problem = fmt::format("byte {}: expected a described section, found a {}", Offset(p), TypeName(TypeOfCode(*p)));
+    problem =
+        fmt::format("byte {}: expected a described section, found a {}", Offset(p), TypedJsonTypeName(TypeOfCode(*p)));
   } else {
     // Descriptor: a ulong code or the symbol (core part 3, section 3.2).
     const uint8_t* d = p + 1;
@@ -955,7 +870,7 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
         problem = fmt::format("byte {}: unknown section descriptor symbol \"{}\"", Offset(section), dv.bytes());
     } else {
       problem = fmt::format("byte {}: unknown section descriptor a {}", Offset(section),
-                            TypeName(dv.type == ValueType::kMissing ? TypeOfCode(dc) : dv.type));
+                            TypedJsonTypeName(dv.type == ValueType::kMissing ? TypeOfCode(dc) : dv.type));
     }
     if (known) {
       const ValueType want = SectionValueType(kind);
@@ -965,8 +880,8 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
       if (value >= end_) {
         // malformed: reported when the value is read
       } else if (want != ValueType::kMissing && have != want && have != ValueType::kMissing) {
-        problem = fmt::format("byte {}: {} section holds a {}, expected a {}", Offset(section), name, TypeName(have),
-                              TypeName(want));
+        problem = fmt::format("byte {}: {} section holds a {}, expected a {}", Offset(section), name,
+                              TypedJsonTypeName(have), TypedJsonTypeName(want));
       } else if (rank < last_rank_) {
         problem = fmt::format(
             "byte {}: {} section after a later section (core 3.2: sections come "
@@ -990,7 +905,8 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
     // is reported first.
     JsonText scratch;
     std::swap(scratch, out_);
-    const uint8_t* q = value == nullptr ? WriteValue(p, end_, kNatural, 0, 0) : WriteValue(value, end_, kNatural, 1, 0);
+    const uint8_t* q = value == nullptr ? WriteValue(p, end_, kNaturalPlainHint, 0, 0)
+                                        : WriteValue(value, end_, kNaturalPlainHint, 1, 0);
     std::swap(scratch, out_);
     if (q == nullptr && !error_.empty()) return false;
     error_ = std::move(problem);
@@ -1044,8 +960,8 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
       DecodeError e;
       q = ReadValue(base_, value, end_, &list, &e);
       if (q == nullptr) return FailRead(*value, value, value + 1, end_, e);
-      const bool ok = kind == SectionKind::kHeader ? WriteFields(list, kHeaderFields, name, section)
-                                                   : WriteFields(list, kPropertiesFields, name, section);
+      const bool ok = kind == SectionKind::kHeader ? WriteFields(list, kHeaderJsonFields, name, section)
+                                                   : WriteFields(list, kPropertiesJsonFields, name, section);
       if (!ok) return false;
       break;
     }
@@ -1070,13 +986,13 @@ bool Writer::Section(const uint8_t* p, const uint8_t** next) {
       break;
     }
     case SectionKind::kData: {
-      q = WriteValue(value, end_, kDataHint, 1, 0);
+      q = WriteValue(value, end_, kDataPlainHint, 1, 0);
       if (q == nullptr) return false;
       break;
     }
     case SectionKind::kAmqpSequence:
     case SectionKind::kAmqpValue:
-      q = WriteValue(value, end_, kNatural, 1, 0);
+      q = WriteValue(value, end_, kNaturalPlainHint, 1, 0);
       if (q == nullptr) return false;
       break;
   }
