@@ -367,7 +367,7 @@ void Server::Impl::OpenConsumer(ConnState* s, pn_link_t* link) {
     return;
   }
   // A store iterator is tens of KB (a tailing one holds one per file of the stream): a link holds
-  // one only while it is being read for (64,000 links that had never read held about 3.5 GB).
+  // one only while it is being read for (bench/DECISIONS.md, "Consumers' memory").
   c->consumer->Release();
   flow.AddLinks(static_cast<int64_t>(kConsumerLinkCost));
   c->conn = conns[pn_session_connection(pn_link_session(link))];
@@ -634,10 +634,7 @@ uint64_t Server::Impl::FairShare() const {
   return std::max<uint64_t>(1, std::min(options.max_connection_output, share));  // 1: a slice still goes
 }
 
-uint64_t Server::Impl::OutputCap() const {
-  if (flow.memory_budget() == 0) return options.max_connection_output;
-  return UnderPressure() ? FairShare() : options.max_connection_output;
-}
+uint64_t Server::Impl::OutputCap() const { return UnderPressure() ? FairShare() : options.max_connection_output; }
 
 bool Server::Impl::MayRead(const ConnState& s) const {
   if (s.stalled.load(std::memory_order_relaxed)) return false;
