@@ -678,9 +678,7 @@ void Server::Impl::DropReadAhead(ConsumerLink* c, ConnState* s, bool started) {
     c->pending.erase(c->pending.begin() + static_cast<std::ptrdiff_t>(keep), c->pending.end());
   }
   if (freed == 0) return;
-  c->pending_bytes -= freed;
-  s->pending.fetch_sub(freed, std::memory_order_relaxed);
-  flow.AddOutbound(-static_cast<int64_t>(freed));
+  ChargePending(c, s, -static_cast<int64_t>(freed));
   metrics.read_ahead_dropped.fetch_add(freed, std::memory_order_relaxed);
   trim_requested.store(true);
 }
@@ -718,9 +716,7 @@ void Server::Impl::ServiceConsumer(const std::shared_ptr<ConsumerLink>& c) {
         if (!presettled) {
           const uint64_t cost = std::min<uint64_t>(p.bytes.size(), kDeliverySlice) + kDeliveryOverhead;
           pn_delivery_set_context(c->current, reinterpret_cast<void*>(static_cast<uintptr_t>(cost)));
-          c->unsettled += cost;
-          s->unsettled.fetch_add(cost, std::memory_order_relaxed);
-          flow.AddOutbound(static_cast<int64_t>(cost));
+          ChargeUnsettled(c.get(), s, static_cast<int64_t>(cost));
           queued += cost;
         }
       }
@@ -733,9 +729,7 @@ void Server::Impl::ServiceConsumer(const std::shared_ptr<ConsumerLink>& c) {
       pn_link_advance(link);
       if (presettled) pn_delivery_settle(c->current);
       c->current = nullptr;
-      c->pending_bytes -= p.bytes.size();
-      s->pending.fetch_sub(p.bytes.size(), std::memory_order_relaxed);
-      flow.AddOutbound(-static_cast<int64_t>(p.bytes.size()));
+      ChargePending(c.get(), s, -static_cast<int64_t>(p.bytes.size()));
       c->pending.pop_front();
     }
     RefreshOutput(s);
@@ -786,9 +780,7 @@ void Server::Impl::OnDelivery(pn_event_t* e) {
     auto it = s->consumers.find(link);
     if (it == s->consumers.end()) return;  // closed: CloseConsumer gave back all its link held
     ConsumerLink& c = *it->second;
-    c.unsettled -= cost;
-    s->unsettled.fetch_sub(cost, std::memory_order_relaxed);
-    flow.AddOutbound(-static_cast<int64_t>(cost));
+    ChargeUnsettled(&c, s, -static_cast<int64_t>(cost));
     if (s->output_blocked) ResumeOutput(s);
     return;
   }

@@ -414,6 +414,19 @@ struct Server::Impl {
   void DropReadAhead(ConnState* s, bool started);
   // The same for one consumer; c->mu held.
   void DropReadAhead(ConsumerLink* c, ConnState* s, bool started);
+  // What a consumer holds is counted three times alike: on its link, on its connection (the cap) and
+  // in FlowControl (the budget). A signed change of its read-ahead (`pending`) or of what its deliveries
+  // the peer has not settled cost (`unsettled`).
+  void ChargePending(ConsumerLink* c, ConnState* s, int64_t delta) {
+    c->pending_bytes += static_cast<uint64_t>(delta);
+    s->pending.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed);
+    flow.AddOutbound(delta);
+  }
+  void ChargeUnsettled(ConsumerLink* c, ConnState* s, int64_t delta) {
+    c->unsettled += static_cast<uint64_t>(delta);
+    s->unsettled.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed);
+    flow.AddOutbound(delta);
+  }
 
   // ---- append worker ----
 

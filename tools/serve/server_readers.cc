@@ -133,9 +133,7 @@ bool Server::Impl::ReadAgain(const std::shared_ptr<ConsumerLink>& c, std::string
              "' reads back shorter than the part already sent";
     return false;
   }
-  c->pending_bytes += bytes.size();
-  conn->pending.fetch_add(bytes.size(), std::memory_order_relaxed);
-  flow.AddOutbound(static_cast<int64_t>(bytes.size()));
+  ChargePending(c.get(), conn.get(), static_cast<int64_t>(bytes.size()));
   front.bytes = std::move(bytes);
   return true;
 }
@@ -273,9 +271,7 @@ void Server::Impl::PollConsumer(const std::shared_ptr<ConsumerLink>& c) {
       c->polling = false;
       return;
     }
-    c->pending_bytes += polled_bytes;
-    conn->pending.fetch_add(polled_bytes, std::memory_order_relaxed);
-    flow.AddOutbound(static_cast<int64_t>(polled_bytes));
+    ChargePending(c.get(), conn.get(), static_cast<int64_t>(polled_bytes));
     for (auto& o : out) c->pending.push_back(std::move(o));
     if (!s.ok()) {
       c->failed = true;
