@@ -99,6 +99,19 @@ void Server::Impl::OnAccept(pn_listener_t* l) {
   handshakes[state->handshake_seq] = {Clock::now(), c};
 }
 
+void Server::Impl::CloseConnection(ConnState* s, const char* condition, const std::string& description) {
+  auto it = conns.find(s->connection);
+  if (it == conns.end() || s->closed_by_server) return;
+  s->closed_by_server = true;
+  SetCondition(pn_connection_condition(s->connection), condition, description);
+  pn_connection_close(s->connection);
+  // Nothing more is read for its consumers: what they hold goes back now, not when the socket does.
+  for (auto& [link, consumer] : s->consumers) CloseConsumer(consumer);
+  s->consumers.clear();
+  close_deadlines.emplace_back(Clock::now() + kCloseGrace, it->second);
+  Log("sift serve: closed a connection: %s\n", PrintableText(s->address) + ": " + description);
+}
+
 void Server::Impl::ExpireHandshake(pn_connection_t* c, const std::string& why) {
   ConnState* s = Conn(c);
   if (s == nullptr) return;
@@ -123,9 +136,8 @@ void Server::Impl::OnConnectionOpen(pn_connection_t* c) {
   if (!authenticator->Admits(t, s->user, &why)) {  // a client that skipped SASL
     fprintf(stderr, "sift serve: login failed: %s: user '%s' (no SASL): %s\n", PeerName(t).c_str(),
             PrintableText(s->user).c_str(), why.c_str());
-    SetCondition(pn_connection_condition(c), "amqp:unauthorized-access", why);
     s->refused_as = "amqp:unauthorized-access";
-    pn_connection_close(c);
+    CloseConnection(s, "amqp:unauthorized-access", why);
     return;
   }
   std::string refusal;
@@ -146,8 +158,7 @@ void Server::Impl::OnConnectionOpen(pn_connection_t* c) {
     if (per_address[s->address] == 0) per_address.erase(s->address);
     s->over_limit = true;
     s->refused_as = "amqp:resource-limit-exceeded";
-    SetCondition(pn_connection_condition(c), "amqp:resource-limit-exceeded", refusal);
-    pn_connection_close(c);
+    CloseConnection(s, "amqp:resource-limit-exceeded", refusal);
     return;
   }
   s->counted = true;
@@ -271,6 +282,7 @@ void Server::Impl::OnLinkOpen(pn_link_t* link) {
            "the connection was refused");
     return;
   }
+  if (s->closed_by_server) return;  // the connection's close ends it
   if (shutting_down) {
     Refuse(link, "amqp:connection:forced", "the server is shutting down");
     return;
@@ -324,11 +336,15 @@ void Server::Impl::OpenConsumer(ConnState* s, pn_link_t* link) {
   if (const uint64_t budget = flow.memory_budget();
       budget > 0 && !s->consumers.empty() && flow.links() + kConsumerLinkCost > budget / kLinkShareDivisor) {
     metrics.memory_refusals.fetch_add(1, std::memory_order_relaxed);
-    Refuse(link, "amqp:resource-limit-exceeded",
-           "consumer links hold their share of the server's memory (" +
-               std::to_string(flow.links() / kConsumerLinkCost) + " links, 1/" + std::to_string(kLinkShareDivisor) +
-               " of --memory-budget " + FormatByteSize(budget) + "); this connection has " +
-               std::to_string(s->consumers.size()));
+    const std::string why = "consumer links hold their share of the server's memory (" +
+                            std::to_string(flow.links() / kConsumerLinkCost) + " links, 1/" +
+                            std::to_string(kLinkShareDivisor) + " of --memory-budget " + FormatByteSize(budget) +
+                            "); this connection has " + std::to_string(s->consumers.size());
+    Refuse(link, "amqp:resource-limit-exceeded", why);
+    if (++s->memory_refused_links >= kMemoryRefusalsBeforeClose) {
+      CloseConnection(s, "amqp:resource-limit-exceeded",
+                      why + " and was refused " + std::to_string(s->memory_refused_links) + " consumer links");
+    }
     return;
   }
   std::string encoded;
@@ -936,7 +952,7 @@ void Server::Impl::OnWake(pn_connection_t* c) {
   std::vector<std::shared_ptr<ConsumerLink>> ready;
   std::optional<PendingLogin> login;
   std::vector<std::string> deleted;
-  bool close = false, expired = false, topup = false, refresh = false, memory = false;
+  bool close = false, expired = false, drop = false, topup = false, refresh = false, memory = false;
   {
     std::lock_guard<std::mutex> lock(s->mu);
     login.swap(s->login);
@@ -945,16 +961,18 @@ void Server::Impl::OnWake(pn_connection_t* c) {
     ready.swap(s->ready);
     close = s->close_requested;
     expired = s->handshake_expired;
+    drop = s->drop_requested;
     topup = s->topup_requested;
     refresh = s->refresh_requested;
     memory = s->memory_requested;
     s->topup_requested = s->refresh_requested = s->memory_requested = false;
   }
-  if (expired && !s->opened) {
+  if ((expired && !s->opened) || drop) {
     pn_transport_t* t = pn_connection_transport(c);
     if (t != nullptr) {
-      SetCondition(pn_transport_condition(t), "amqp:resource-limit-exceeded",
-                   "no AMQP open within the handshake deadline");
+      SetCondition(
+          pn_transport_condition(t), "amqp:resource-limit-exceeded",
+          drop ? "the peer did not answer the server's close in time" : "no AMQP open within the handshake deadline");
       pn_transport_close_tail(t);
       pn_transport_close_head(t);
     }
@@ -1064,6 +1082,12 @@ void Server::Impl::Tick() {
   while (!handshakes.empty() && handshakes.begin()->second.first + deadline <= now) {
     ExpireHandshake(handshakes.begin()->second.second, "handshake deadline passed");
     handshakes.erase(handshakes.begin());
+  }
+  while (!close_deadlines.empty() && close_deadlines.front().first <= now) {
+    if (std::shared_ptr<ConnState> s = close_deadlines.front().second.lock()) {
+      s->Post([state = s.get()] { state->drop_requested = true; });
+    }
+    close_deadlines.pop_front();
   }
   CheckAlarms();
   metrics.consumer_memory.store(static_cast<int64_t>(flow.outbound() + flow.links()), std::memory_order_relaxed);

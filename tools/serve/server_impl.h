@@ -81,6 +81,13 @@ constexpr uint64_t kConsumerLimitDivisor = 4;
 // 1,024 connections of 64 links cannot hold GBs, and a new client is still served.
 constexpr uint64_t kConsumerLinkCost = 12u << 10;
 constexpr uint64_t kLinkShareDivisor = 8;
+// A refused link keeps its Proton state until the peer detaches it, which a client that reads nothing
+// never does: a connection refused this many consumer links for memory is closed instead, and all its
+// links go with it.
+constexpr uint32_t kMemoryRefusalsBeforeClose = 16;
+// A connection the server closes has this long to take the close frame and answer it; then its
+// socket is dropped, so that a peer that reads nothing cannot keep a refused connection's state.
+constexpr auto kCloseGrace = std::chrono::seconds(1);
 // A connection with something to send that sees no frame go either way this long under pressure is
 // taken for stalled (Tick): even its deliveries in progress give back what Proton does not have yet.
 constexpr auto kStalledAfter = std::chrono::milliseconds(500);
@@ -180,6 +187,7 @@ struct ConnState {
   bool alive = true;
   bool close_requested = false;
   bool handshake_expired = false;  // close the socket: no open within the deadline, or evicted
+  bool drop_requested = false;     // close the socket: the server's close was not answered in time
   bool topup_requested = false;    // an alarm cleared: grant producers their credit
   bool refresh_requested = false;  // look at the queued output again (the socket may have drained)
   bool memory_requested = false;   // consumers waited for memory (memory_wait) and may read now
@@ -196,14 +204,16 @@ struct ConnState {
   uint32_t links = 0;
   uint32_t sessions = 0;
   bool over_limit = false;
-  std::string refused_as;       // the condition the connection was refused with, if it was
-  std::string user;             // who authenticated (set at the peer's open; "anonymous" without SASL)
-  uint64_t handshake_seq = 0;   // key in Impl::handshakes while the open has not arrived
-  bool opened = false;          // the peer's open arrived
-  bool counted = false;         // counts against --max-connections and its address's limit
-  std::string address;          // the peer's host
-  uint64_t output = 0;          // queued output (Proton's), as last counted in FlowControl outbound
-  bool output_blocked = false;  // output reached its cap (OutputCap): consumers wait
+  bool closed_by_server = false;      // CloseConnection: links that come now are ignored
+  uint32_t memory_refused_links = 0;  // consumer links refused for memory (kMemoryRefusalsBeforeClose)
+  std::string refused_as;             // the condition the connection was refused with, if it was
+  std::string user;                   // who authenticated (set at the peer's open; "anonymous" without SASL)
+  uint64_t handshake_seq = 0;         // key in Impl::handshakes while the open has not arrived
+  bool opened = false;                // the peer's open arrived
+  bool counted = false;               // counts against --max-connections and its address's limit
+  std::string address;                // the peer's host
+  uint64_t output = 0;                // queued output (Proton's), as last counted in FlowControl outbound
+  bool output_blocked = false;        // output reached its cap (OutputCap): consumers wait
   // A consumer was not read for (MayRead): the timer looks again (any thread).
   std::atomic<bool> memory_wait{false};
   // Bytes its consumers read and have not written whole to Proton (any thread; their pending_bytes).
@@ -279,6 +289,9 @@ struct Server::Impl {
   // limits, in all and per address.
   std::map<uint64_t, std::pair<Clock::time_point, pn_connection_t*>> handshakes;
   uint64_t next_handshake_seq = 0;
+  // Event thread: connections the server closed, in the order it closed them, with the time their
+  // socket is dropped unless the peer answered first (kCloseGrace).
+  std::deque<std::pair<Clock::time_point, std::weak_ptr<ConnState>>> close_deadlines;
   uint32_t open_connections = 0;
   std::unordered_map<std::string, uint32_t> per_address;
   uint64_t next_producer_id = 1;
@@ -457,6 +470,10 @@ struct Server::Impl {
   void ExpireHandshake(pn_connection_t* c, const std::string& why);
 
   void OnConnectionOpen(pn_connection_t* c);
+
+  // Closes the connection with `condition` and stops its consumers; its socket is dropped after
+  // kCloseGrace unless the peer answers the close first.
+  void CloseConnection(ConnState* s, const char* condition, const std::string& description);
 
   // False after refusing the link when the connection's user lacks `permission` on `stream`.
   bool Authorize(pn_link_t* link, Permission permission, const std::string& stream);

@@ -17,6 +17,8 @@ What each test shows:
   with transfers still being appended leave the server up and serving;
 - 4 connections x 32 links that read nothing over 1 MB messages: once they leave, the server's RSS is
   back within 64 MB of where it started;
+- consumer links beyond their share of the budget are refused naming the share, and the 16th refusal
+  closes the connection; a close the client does not answer has its socket dropped after 1 s;
 - 128 connections x 16 links, credit 100 each, that read nothing over 8 MB and over 1 MB messages
   with a 64 MiB budget: the server stays up, its RSS stays under the budget + 128 MB and comes back
   within 64 MB of its start once they leave, and a fresh client publishes and consumes on another
@@ -834,7 +836,8 @@ class HoardingConsumersTest(TempStoreTest):
         self.assertFalse(figures["died"], server.stderr())
         # bench/serve/hoard holds the full size to 1 s; here, on a shared CI machine, 2 s: a round trip
         # already takes 0.3 s when the machine is loaded, and one in ten waits behind a 8 MB read.
-        self.assertLess(figures["probe"], 2.0 * SLOWDOWN, "a fresh client waited %.3f s" % figures["probe"])
+        self.assertLess(figures["probe"], 2.0 * SLOWDOWN,
+                        "a fresh client waited %.3f s %s" % (figures["probe"], figures["failures"]))
         if not SANITIZED:
             self.assertLess(figures["peak"], self.BUDGET + (128 << 20),
                             "RSS peaked at %d (from %d) for a budget of %d" %
@@ -848,6 +851,48 @@ class HoardingConsumersTest(TempStoreTest):
 
     def test_megabyte_messages(self):
         self.hoard(1 << 20, 32, 128, 16)
+
+
+class ConsumerLinkShareTest(TempStoreTest):
+    def test_links_beyond_the_share_are_refused_then_the_connection_closed(self):
+        # 1 MiB budget: consumer links may hold 1/8 of it, 128 KiB, at 12 KiB each: 10 links.
+        server = self.start("--memory-budget", "1MiB", "--no-sync")
+        raw = RawClient(server.url)
+        try:
+            admitted = 0
+            refusals = []
+            for handle in range(40):
+                raw.send(ATTACH, raw.attach_fields("l%d" % handle, handle, False, "shared"))
+                attach = raw.expect(ATTACH)
+                if attach[5] is not None and attach[5].value[0] is not None:  # our source: admitted
+                    admitted += 1
+                    self.assertEqual(refusals, [], "a link was admitted after one was refused")
+                    continue
+                detach = raw.expect(DETACH)
+                self.assertEqual(condition_name(detach, 2), "amqp:resource-limit-exceeded")
+                refusals.append(str(detach[2].value[1]))
+                if len(refusals) == 16:
+                    break
+            self.assertEqual(admitted, 10)
+            self.assertEqual(len(refusals), 16)
+            self.assertEqual(refusals[0], "consumer links hold their share of the server's memory "
+                                          "(10 links, 1/8 of --memory-budget 1MiB); this connection has 10")
+            # The 16th refusal closes the connection: its refused links' state goes only with it.
+            close = raw.expect(CLOSE)
+            self.assertEqual(condition_name(close, 0), "amqp:resource-limit-exceeded")
+            self.assertIn("and was refused 16 consumer links", str(close[0].value[1]))
+            # Not answering the close, the socket is dropped after the grace (1 s).
+            raw.sock.settimeout(5 * SLOWDOWN)
+            started = time.monotonic()
+            with self.assertRaises(EOFError):
+                while True:
+                    raw.read_frame()
+            self.assertLess(time.monotonic() - started, 3.0 * SLOWDOWN)
+        finally:
+            raw.close()
+        # Its links went with it: a new client's consumer and producer are served.
+        self.assertLess(hoarders.round_trip(server.url, "shared"), 2.0 * SLOWDOWN)
+        self.assertEqual(server.stop(), 0, server.stderr())
 
 
 class FairnessTest(TempStoreTest):
