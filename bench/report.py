@@ -6,7 +6,7 @@
 Reads, from DIR: filter-summary.md (bench/plot.py), whole.md (bench/whole/run), skip.md and skip.png
 (bench/skip/run), codec.json, selector.json and storage.json (Google Benchmark JSON), history.md and
 history.json (bench/history/run, when present), python.md and python.png (bench/python/run, when
-present), serve.md
+present), hoard.md (bench/serve/hoard, when present), serve.md
 (bench/serve/run), and commands.txt (the command of each part, one `name: command` per line). Every
 figure it writes is one of those files' figures, with the command that measured it; the targets are
 checked here against the same figures. Nothing is carried over from an earlier run.
@@ -181,7 +181,8 @@ def main():
     w(f"Written by `bench/report.py` at commit `{commit}`, {date}, from the result files `bench/run` writes "
       "to `bench/results/` (kept out of git: this report and its plots are what is committed): "
       f"each part's figures are from the last run of the command given with them (`{commands.get('all', 'bench/run --all')}` "
-      "runs the filter, whole-command, skipping, codec, selector, storage, serve and history parts; the broker and "
+      "runs the filter, whole-command, skipping, codec, selector, storage, serve (publishing and consuming, and "
+      "consumers that never read) and history parts; the broker and "
       f"Python parts have runs of their own), on {cpus}-core machines of one kind, Debian 12, g++ 12 `-O3` "
       f"(release preset); parts run in different sessions may come from different CPU models (this report was "
       f"written on {model}). The machine is shared and noisy: absolute rates "
@@ -505,6 +506,12 @@ def main():
     else:
         check(targets, ("publish with summaries against without, `sift serve` (4 producers, durable)", "<= 1.10x"),
               "?", False)
+
+    # Consumers that never read (bench/serve/hoard), when present.
+    if os.path.exists(os.path.join(r, "hoard.md")):
+        target_text = write_part(w, read(os.path.join(r, "hoard.md")))
+        for cells in md_tables(target_text)[0][1] if md_tables(target_text) else []:
+            check(targets, (cells[0], cells[1]), cells[2], cells[3] == "yes")
 
     # The Python package and the Dask example (bench/python/run), when present.
     if os.path.exists(os.path.join(r, "python.md")):

@@ -23,7 +23,7 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 MENTION = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.md)\b")
 # What bench/run and the other benchmark scripts write to bench/results/ (and report.py reads).
 RESULT_FILES = {"filter-summary.md", "whole.md", "skip.md", "history.md", "serve.md", "broker.md",
-                "broker-full-scale.md", "python.md"}
+                "broker-full-scale.md", "python.md", "hoard.md"}
 ISSUE = re.compile(r"\bissues? #?\d+\b", re.IGNORECASE)
 
 
