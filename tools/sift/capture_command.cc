@@ -321,6 +321,7 @@ class SignalWatch {
       while (!quit_.load()) {
         timespec wait{0, 100 * 1000 * 1000};
         const int sig = sigtimedwait(&set_, nullptr, &wait);
+        if (quit_.load()) break;  // the destructor's signal (or one at the very end: the run is over)
         if (sig == SIGINT || sig == SIGTERM) stop_->store(true);
         // Every tick wakes the link, so its thread looks at the writer, the clock (--idle-exit) and
         // the stop flag at least every 100 ms, whether or not the broker sends anything: a wake from
@@ -333,6 +334,9 @@ class SignalWatch {
   }
   ~SignalWatch() {
     quit_.store(true);
+    // Ends the thread's wait now rather than at its next tick: every run otherwise ended with up to
+    // 100 ms spent here, a large share of a short capture's wall time (bench/DECISIONS.md, "Broker rates").
+    pthread_kill(thread_.native_handle(), SIGTERM);
     thread_.join();
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
   }
