@@ -122,28 +122,30 @@ class BatchWriter {
     cv_.notify_all();
     thread_.join();
   }
-  bool busy() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return job_ != nullptr || done_ != nullptr;
-  }
+  // Whether a batch was handed over and not yet taken back. Asked after every delivery: an atomic,
+  // not the mutex the writer holds while it hands a batch back.
+  bool busy() const { return busy_.load(std::memory_order_acquire); }
   // Starts appending `batch`; `wake` is called (on the writer thread) when it is done. Only when !busy().
   void Submit(std::unique_ptr<Batch> batch, amqp_client::LinkClient* wake) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = std::move(batch);
       wake_ = wake;
+      busy_.store(true, std::memory_order_release);
     }
     cv_.notify_all();
   }
   // The finished batch, or null while it is being written (or none was submitted).
   std::unique_ptr<Batch> Take() {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (done_ != nullptr) busy_.store(false, std::memory_order_release);
     return std::move(done_);
   }
   // Waits for the batch in flight, if any, and returns it.
   std::unique_ptr<Batch> Wait() {
     std::unique_lock<std::mutex> lock(mutex_);
     cv_.wait(lock, [this] { return job_ == nullptr; });
+    busy_.store(false, std::memory_order_release);
     return std::move(done_);
   }
 
@@ -175,6 +177,7 @@ class BatchWriter {
   std::unique_ptr<Batch> done_;
   amqp_client::LinkClient* wake_ = nullptr;
   bool quit_ = false;
+  std::atomic<bool> busy_{false};  // job_ or done_ set: changed by the link's thread only
   std::thread thread_;
 };
 
@@ -209,7 +212,8 @@ class Receiver : public amqp_client::LinkClient::Handler {
     if (pn_delivery_partial(d)) return;
     pn_link_advance(link);
     ++counts_->received;
-    last_arrival_ = std::chrono::steady_clock::now();
+    // A clock read per delivery was a visible share of the receiving thread: only --idle-exit needs it.
+    if (options_.idle_exit_ms > 0) last_arrival_ = std::chrono::steady_clock::now();
     if (stop_->load() || limit_reached_) {
       // After a signal (or past --count): not stored, so given back for another consumer.
       pn_delivery_update(d, PN_RELEASED);
@@ -321,6 +325,7 @@ class SignalWatch {
       while (!quit_.load()) {
         timespec wait{0, 100 * 1000 * 1000};
         const int sig = sigtimedwait(&set_, nullptr, &wait);
+        if (quit_.load()) break;  // the destructor's signal (or one at the very end: the run is over)
         if (sig == SIGINT || sig == SIGTERM) stop_->store(true);
         // Every tick wakes the link, so its thread looks at the writer, the clock (--idle-exit) and
         // the stop flag at least every 100 ms, whether or not the broker sends anything: a wake from
@@ -333,6 +338,9 @@ class SignalWatch {
   }
   ~SignalWatch() {
     quit_.store(true);
+    // Ends the thread's wait now rather than at its next tick: every run otherwise ended with up to
+    // 100 ms spent here, a large share of a short capture's wall time (bench/DECISIONS.md, "Broker rates").
+    pthread_kill(thread_.native_handle(), SIGTERM);
     thread_.join();
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
   }
