@@ -39,8 +39,7 @@ Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<StreamEn
   options.summarize_chunks = append.summarize;
   if (append.chunks.max_bytes > 0) options.store.max_chunk_bytes = append.chunks.max_bytes;
   if (append.chunks.max_messages > 0) options.store.max_chunk_messages = append.chunks.max_messages;
-  // The CLI validates every record as it reads it (naming the record and byte), before the engine.
-  options.validate = false;
+  options.validate = append.validate;
   return StreamEngine::Open(StorePath(flag), options, out);
 }
 

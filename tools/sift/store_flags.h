@@ -54,6 +54,9 @@ struct AppendSettings {
   ChunkBounds chunks;
   // StoreOptions::compression: of the streams the command creates. Unset: the store's default.
   std::optional<ChunkCompression> compression;
+  // EngineOptions::validate: off only for a command that validates every message itself before the
+  // engine sees it (sift append, which names the record and byte of an error).
+  bool validate = true;
 };
 
 // Opens the store for `use`.

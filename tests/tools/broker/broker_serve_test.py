@@ -8,7 +8,10 @@ after it reported, or with --on-refused skip one warning per refusal and the res
 the sending; capture stores what serve delivers (--count, --idle-exit), a SIGTERM ends it cleanly, and it reconnects
 when serve is killed and started again;
 SASL PLAIN with a users file, a wrong password refused; TLS with --tls-ca, an untrusted certificate
-refused; SASL EXTERNAL with a client certificate signed by a throwaway CA, refused without one; and every bad input (URL, flags, unreachable host) exits 2 with its error line.
+refused; SASL EXTERNAL with a client certificate signed by a throwaway CA, refused without one; a
+malformed message from a broker (one written here that delivers any bytes) rejected with its reason
+while the well-formed ones around it are stored and accepted; and every bad input (URL, flags,
+unreachable host) exits 2 with its error line.
 """
 
 import os
@@ -17,8 +20,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
+
+from proton import Message
+from proton.handlers import MessagingHandler
+from proton.reactor import Container
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from broker_common import CLI, Serve, read_records, sift, stored  # noqa: E402
@@ -26,6 +34,42 @@ from rabbitmq import free_port  # noqa: E402
 
 COUNT = 2000
 SQL = "region = 'eu-west' AND amount > 300"
+
+
+class ByteBroker(MessagingHandler):
+    """A broker of one address written with python-qpid-proton that delivers the given bytes as they are
+    (well-formed or not: sift serve and RabbitMQ refuse malformed messages before they could deliver
+    them) and records each outcome its receiver gives."""
+
+    def __init__(self, port, payloads):
+        super().__init__(auto_accept=False, auto_settle=False)
+        self.url = "127.0.0.1:%d" % port
+        self.payloads = list(payloads)
+        self.sent = 0
+        self.outcomes = {}
+
+    def on_start(self, event):
+        self.acceptor = event.container.listen(self.url)
+
+    def on_sendable(self, event):
+        while self.sent < len(self.payloads) and event.sender.credit > 0:
+            event.sender.delivery(str(self.sent))
+            event.sender.stream(self.payloads[self.sent])
+            event.sender.advance()
+            self.sent += 1
+
+    def settled(self, event, outcome):
+        self.outcomes[int(event.delivery.tag)] = (outcome, event.delivery.remote.condition)
+        event.delivery.settle()
+
+    def on_accepted(self, event):
+        self.settled(event, "accepted")
+
+    def on_rejected(self, event):
+        self.settled(event, "rejected")
+
+    def on_released(self, event):
+        self.settled(event, "released")
 
 
 class ServePeerTest(unittest.TestCase):
@@ -124,6 +168,35 @@ class ServePeerTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.strip(), "0..%d" % (COUNT - 1))
         self.assertEqual(len(stored(out, "all")), COUNT)
+
+    def test_capture_rejects_a_malformed_message_and_stores_the_rest(self):
+        good = [Message(body="first", properties={"n": 1}).encode(), Message(body="third", properties={"n": 3}).encode()]
+        malformed = good[0][:-3]  # the body's value cut short
+        broker = ByteBroker(free_port(), [good[0], malformed, good[1]])
+        container = Container(broker)
+        thread = threading.Thread(target=container.run, daemon=True)
+        thread.start()
+        try:
+            time.sleep(0.3)  # the listener is up
+            out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
+            r = sift("capture", "--store", out, "--stream", "cap", "--from", "amqp://%s/q" % broker.url,
+                     "--idle-exit", "1s", "--stats", timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), "0..1")
+            self.assertEqual(stored(out, "cap"), good)
+            self.assertIn("rejected a message the store refuses", r.stderr)
+            self.assertIn("rejected 1,", r.stderr)
+            deadline = time.monotonic() + 5
+            while len(broker.outcomes) < 3 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertEqual([broker.outcomes[i][0] for i in range(3)], ["accepted", "rejected", "accepted"])
+            condition = broker.outcomes[1][1]
+            self.assertIsNotNone(condition, "a rejection carries the reason")
+            self.assertEqual(condition.name, "amqp:decode-error")
+            self.assertTrue(condition.description)
+        finally:
+            container.stop()
+            thread.join(5)
 
     def test_capture_sigterm_stops_cleanly(self):
         server = self.serve()
