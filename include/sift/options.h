@@ -37,11 +37,11 @@ struct ChunkCompression {
     kZstd = 1,  // one zstd frame per chunk
   };
   Codec codec = Codec::kNone;
-  // zstd's level, -7 to 19. Higher levels store less and compress more slowly; negative levels are
-  // faster and larger. The default, 1: the smallest stores at the fastest compression measured
-  // (docs/store-format.md, "Compressed chunks"; the figures in bench/DECISIONS.md, "Compression codec
-  // and level").
-  int level = 1;
+  // zstd's level, -7 to 19. Higher levels store less and compress and decompress more slowly;
+  // negative levels are faster and larger. The default, -2: scans of compressed history are bound by
+  // decompression, which it speeds up the most for what it adds to the store (docs/store-format.md,
+  // "Compressed chunks"; the figures in bench/DECISIONS.md, "Compression codec and level").
+  int level = -2;
 
   bool operator==(const ChunkCompression&) const = default;
 };

@@ -184,7 +184,7 @@ TEST_F(CliStreamTest, CompressionIsChosenAtCreateAndAppendAndShown) {
   EXPECT_EQ(info["compression"], "none");
   EXPECT_EQ(info["messages"], 6000);
   ASSERT_EQ(Sift("append --store store --stream t --no-sync --compression zstd orders.amqp").exit_code, 0);
-  EXPECT_EQ(Info("t")["compression"], "zstd:1");
+  EXPECT_EQ(Info("t")["compression"], "zstd:-2");
   r = Sift("stats --store store --stream t");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("stored=100.0%"), std::string::npos) << r.out;

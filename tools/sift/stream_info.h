@@ -2,7 +2,7 @@
 // (`orders messages=3000 offsets=0..2999 chunks=3 bytes=281102 raw-bytes=1402331 stored=20.0% first=...
 // last=...`: stored bytes, the same before compression and the share stored; times UTC ISO 8601, `-`
 // when empty) or one JSON object; with the settings, the line goes on with `max-bytes=1GiB max-age=7d
-// compression=zstd:1` (`-`: no limit; `none`: stored raw) and the object with "max_bytes" and
+// compression=zstd:-2` (`-`: no limit; `none`: stored raw) and the object with "max_bytes" and
 // "max_age_ms" (0: no limit) and "compression".
 #ifndef SIFT_TOOLS_SIFT_STREAM_INFO_H_
 #define SIFT_TOOLS_SIFT_STREAM_INFO_H_

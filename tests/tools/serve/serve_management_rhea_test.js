@@ -247,7 +247,7 @@ async function run(port) {
   checkAttributes(alice, created, 1, 201, {
     'name': STREAM, 'messages': 0, 'first-offset': 0, 'next-offset': 0, 'chunks': 0, 'stored-bytes': 0,
     'raw-bytes': 0, 'first-timestamp-ms': 0, 'last-timestamp-ms': 0, 'retention-max-bytes': 1048576,
-    'retention-max-age-ms': 3600000, 'compression': 'zstd:1',
+    'retention-max-age-ms': 3600000, 'compression': 'zstd:-2',
   });
   console.log('CREATE: 201 with the attributes');
 
@@ -258,7 +258,7 @@ async function run(port) {
   const after = Date.now();
   const read = checkAttributes(alice, await alice.request('read-1', 'READ', STREAM), 'read-1', 200, {
     'name': STREAM, 'messages': 5, 'first-offset': 0, 'next-offset': 5, 'retention-max-bytes': 1048576,
-    'retention-max-age-ms': 3600000, 'compression': 'zstd:1',
+    'retention-max-age-ms': 3600000, 'compression': 'zstd:-2',
   });
   assert.ok(read.chunks >= 1 && read['stored-bytes'] > 0 && read['raw-bytes'] > 0, 'READ: ' + JSON.stringify(read));
   assert.ok(read['first-timestamp-ms'] >= before - 1000 && read['first-timestamp-ms'] <= read['last-timestamp-ms'] &&

@@ -273,9 +273,9 @@ class ManagementTest(AnonymousServerTestCase):
         self.attributes(self.call("CREATE", "m-attrs", body), 201, "m-attrs", retention_max_bytes=1 << 30,
                         retention_max_age_ms=7 * 86400000, compression="zstd:3", **EMPTY)
         self.read("m-attrs", retention_max_bytes=1 << 30, retention_max_age_ms=7 * 86400000, compression="zstd:3")
-        # `zstd` is level 1; one limit alone leaves the other at none.
-        self.attributes(self.call("CREATE", "m-zstd1", {"compression": "zstd", "retention-max-age-ms": ulong(60000)}),
-                        201, "m-zstd1", compression="zstd:1", retention_max_bytes=0, retention_max_age_ms=60000)
+        # `zstd` is level -2; one limit alone leaves the other at none.
+        self.attributes(self.call("CREATE", "m-zstd", {"compression": "zstd", "retention-max-age-ms": ulong(60000)}),
+                        201, "m-zstd", compression="zstd:-2", retention_max_bytes=0, retention_max_age_ms=60000)
         self.attributes(self.call("CREATE", "m-bytes-only", {"retention-max-bytes": int32(4096)}), 201,
                         "m-bytes-only", retention_max_bytes=4096, retention_max_age_ms=0, compression="none")
         self.attributes(self.call("CREATE", "m-negative-level", {"compression": "zstd:-7"}), 201,
