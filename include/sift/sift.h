@@ -124,7 +124,7 @@ typedef struct sift_store_options {
   uint32_t max_message_bytes;   /* 16 MiB */
   uint64_t block_cache_bytes;   /* 256 MiB */
   sift_compression compression; /* of the streams this store creates (default none) */
-  int compression_level;        /* zstd level, -7 to 19 (default 1) */
+  int compression_level;        /* zstd level, -7 to 19 (default -2) */
 } sift_store_options;
 
 SIFT_API void sift_store_options_init(sift_store_options* options);
