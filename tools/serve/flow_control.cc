@@ -47,11 +47,8 @@ FlowState FlowControl::state() const {
   s.memory_alarm = memory_alarm_.load(std::memory_order_relaxed);
   s.disk_alarm = disk_alarm_.load(std::memory_order_relaxed);
   s.store_unwritable = store_unwritable_.load(std::memory_order_relaxed);
-  // The counters are sums of signed deltas from several threads: a momentary wrap below zero reads as 0.
-  const uint64_t in = inbound_.load(std::memory_order_relaxed);
-  const uint64_t out = outbound_.load(std::memory_order_relaxed);
-  s.inbound_bytes = static_cast<int64_t>(in) < 0 ? 0 : in;
-  s.outbound_bytes = static_cast<int64_t>(out) < 0 ? 0 : out;
+  s.inbound_bytes = NonNegative(inbound_);
+  s.outbound_bytes = outbound();
   s.link_bytes = links();
   s.memory_budget = memory_budget_;
   s.disk_free = disk_free_.load(std::memory_order_relaxed);

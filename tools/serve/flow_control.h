@@ -48,10 +48,7 @@ class FlowControl {
   void AddOutbound(int64_t delta) { outbound_.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed); }
   // What open consumer links cost, a fixed estimate each (their consumer, filter and Proton state).
   void AddLinks(int64_t delta) { links_.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed); }
-  uint64_t links() const {
-    const uint64_t v = links_.load(std::memory_order_relaxed);
-    return static_cast<int64_t>(v) < 0 ? 0 : v;
-  }
+  uint64_t links() const { return NonNegative(links_); }
 
   // Records the free bytes of the store's file system.
   void SetDiskFree(uint64_t bytes) { disk_free_.store(bytes, std::memory_order_relaxed); }
@@ -73,13 +70,16 @@ class FlowControl {
   FlowState state() const;
 
   // Bytes queued for consumers now (as state().outbound_bytes), and the budget (0: none).
-  uint64_t outbound() const {
-    const uint64_t out = outbound_.load(std::memory_order_relaxed);
-    return static_cast<int64_t>(out) < 0 ? 0 : out;
-  }
+  uint64_t outbound() const { return NonNegative(outbound_); }
   uint64_t memory_budget() const { return memory_budget_; }
 
  private:
+  // The counters are sums of signed deltas from several threads: a momentary wrap below zero reads as 0.
+  static uint64_t NonNegative(const std::atomic<uint64_t>& counter) {
+    const uint64_t v = counter.load(std::memory_order_relaxed);
+    return static_cast<int64_t>(v) < 0 ? 0 : v;
+  }
+
   const uint64_t memory_budget_;
   const uint64_t low_water_;
   const uint64_t min_disk_free_;

@@ -105,9 +105,7 @@ void Server::Impl::CloseConnection(ConnState* s, const char* condition, const st
   s->closed_by_server = true;
   SetCondition(pn_connection_condition(s->connection), condition, description);
   pn_connection_close(s->connection);
-  // Nothing more is read for its consumers: what they hold goes back now, not when the socket does.
-  for (auto& [link, consumer] : s->consumers) CloseConsumer(consumer);
-  s->consumers.clear();
+  CloseConsumers(s);  // what they hold goes back now, not when the socket does
   close_deadlines.emplace_back(Clock::now() + kCloseGrace, it->second);
   Log("sift serve: closed a connection: %s\n", PrintableText(s->address) + ": " + description);
 }
@@ -640,6 +638,11 @@ bool Server::Impl::UnderPressure() const {
   return budget > 0 && flow.outbound() >= budget / kPressureDivisor;
 }
 
+bool Server::Impl::ConsumersAtLimit() const {
+  const uint64_t budget = flow.memory_budget();
+  return budget > 0 && flow.outbound() >= budget / kConsumerLimitDivisor;
+}
+
 uint64_t Server::Impl::FairShare() const {
   // Half of what lies between the pressure mark and the consumers' limit, shared out: connections
   // that filled their whole --max-connection-output before the pressure began hold the mark at
@@ -654,8 +657,7 @@ uint64_t Server::Impl::OutputCap() const { return UnderPressure() ? FairShare() 
 
 bool Server::Impl::MayRead(const ConnState& s) const {
   if (s.stalled.load(std::memory_order_relaxed)) return false;
-  const uint64_t budget = flow.memory_budget();
-  if (budget > 0 && flow.outbound() >= budget / kConsumerLimitDivisor) return false;
+  if (ConsumersAtLimit()) return false;
   const uint64_t held = s.output_seen.load(std::memory_order_relaxed) + s.pending.load(std::memory_order_relaxed) +
                         s.unsettled.load(std::memory_order_relaxed);
   return held < OutputCap();
@@ -1007,11 +1009,7 @@ void Server::Impl::OnWake(pn_connection_t* c) {
     for (auto& [link, p] : s->producers) TopUpCredit(link, p.get());
   }
   for (auto& consumer : ready) ServiceConsumer(consumer);
-  if (memory && s->memory_wait.exchange(false)) {
-    std::vector<std::shared_ptr<ConsumerLink>> consumers;
-    for (auto& [link, consumer] : s->consumers) consumers.push_back(consumer);
-    for (auto& consumer : consumers) ServiceConsumer(consumer);
-  }
+  if (memory && s->memory_wait.exchange(false)) ServiceConsumers(s.get());
   if (refresh || s->output_blocked) ResumeOutput(s.get());
   if (close && !(pn_connection_state(c) & PN_LOCAL_CLOSED)) {
     SetCondition(pn_connection_condition(c), "amqp:connection:forced", "the server is shutting down");
@@ -1045,9 +1043,19 @@ void Server::Impl::ResumeOutput(ConnState* s) {
   const bool was_blocked = s->output_blocked;
   s->output_blocked = RefreshOutput(s) + s->unsettled.load(std::memory_order_relaxed) >= OutputCap();
   if (!was_blocked || s->output_blocked) return;
+  ServiceConsumers(s);
+}
+
+void Server::Impl::ServiceConsumers(ConnState* s) {
+  // A copy: servicing one may close it (a failed read), which erases it from the map.
   std::vector<std::shared_ptr<ConsumerLink>> consumers;
   for (auto& [link, consumer] : s->consumers) consumers.push_back(consumer);
   for (auto& consumer : consumers) ServiceConsumer(consumer);
+}
+
+void Server::Impl::CloseConsumers(ConnState* s) {
+  for (auto& [link, consumer] : s->consumers) CloseConsumer(consumer);
+  s->consumers.clear();
 }
 
 void Server::Impl::OnTransportClosed(pn_connection_t* c) {
@@ -1060,8 +1068,7 @@ void Server::Impl::OnTransportClosed(pn_connection_t* c) {
     s->results.clear();
     s->ready.clear();
   }
-  for (auto& [link, consumer] : s->consumers) CloseConsumer(consumer);
-  s->consumers.clear();
+  CloseConsumers(s.get());
   trim_requested.store(true);  // its buffers, and Proton's, are freed with it
   flow.AddOutbound(-static_cast<int64_t>(s->output));
   s->output = 0;
@@ -1092,7 +1099,7 @@ void Server::Impl::Tick() {
   CheckAlarms();
   metrics.consumer_memory.store(static_cast<int64_t>(flow.outbound() + flow.links()), std::memory_order_relaxed);
   const bool pressure = UnderPressure();
-  const bool at_limit = pressure && flow.outbound() >= flow.memory_budget() / kConsumerLimitDivisor;
+  const bool at_limit = ConsumersAtLimit();
   for (auto& [c, s] : conns) {
     ConnState* state = s.get();
     // Stalled: it has output to send or read-ahead waiting, and no frame went either way for

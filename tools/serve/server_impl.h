@@ -407,6 +407,8 @@ struct Server::Impl {
 
   // Consumers hold 1/kPressureDivisor of the budget or more.
   bool UnderPressure() const;
+  // Consumers hold 1/kConsumerLimitDivisor of the budget or more: none reads more.
+  bool ConsumersAtLimit() const;
   // A connection's queued output under pressure: half the room between the pressure mark and the
   // consumers' limit over --max-connections (at most --max-connection-output), so that all
   // connections together stay under the limit and a new client is still served.
@@ -512,6 +514,8 @@ struct Server::Impl {
   // Stops a consumer: a reader drops it at its next turn, its queued deliveries are released and it
   // leaves its stream's waiting list.
   void CloseConsumer(const std::shared_ptr<ConsumerLink>& c);
+  // CloseConsumer for each consumer of the connection, which then has none.
+  void CloseConsumers(ConnState* s);
 
   // The peer closed or detached the link (core 2.6.6 / 2.7.4): stop its consumer, answer in kind and
   // free the link (Proton keeps it until our detach is written), so attach/detach churn costs nothing.
@@ -526,6 +530,8 @@ struct Server::Impl {
   // a later look finds its socket drained), so a peer that grants credit and never reads costs a
   // bounded amount. A consumer left without credit releases its store iterator.
   void ServiceConsumer(const std::shared_ptr<ConsumerLink>& c);
+  // ServiceConsumer for each consumer of the connection.
+  void ServiceConsumers(ConnState* s);
 
   void OnDelivery(pn_event_t* e);
 
@@ -551,7 +557,8 @@ struct Server::Impl {
   void OnTransportError(pn_transport_t* t);
 
   // The event loop's timer (every kTickMs, kBlockedTickMs while a connection's output is blocked):
-  // closes sockets past their handshake deadline, re-evaluates the alarms, finds stalled connections
+  // closes sockets past their handshake deadline and those of closes left unanswered (kCloseGrace),
+  // re-evaluates the alarms, finds stalled connections
   // (see kStalledAfter), asks connections with queued output to look again (their sockets may have
   // drained: Proton reports no such event) and those whose consumers waited for memory to try again.
   void Tick();
