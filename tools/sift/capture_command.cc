@@ -8,9 +8,10 @@
 // process dies is delivered again, and stored twice. Appends run on a writer thread while the link
 // goes on receiving: the messages that arrive during one append are the next append's batch (group
 // commit, its size set by the arrival rate), and the credit the broker gets back is what was settled,
-// so at most --credit messages are held unsettled. A message the store refuses (not well-formed AMQP,
-// larger than the store takes) is rejected with its reason and the run goes on; an append that fails
-// (the disk) releases the batch to the broker and ends the run (exit 3).
+// so at most --credit messages are held unsettled. A message that is not well-formed AMQP is rejected
+// with its reason as it arrives, and one the store refuses (larger than it takes) once its batch is
+// written; the run goes on. An append that fails (the disk) releases the batch to the broker and ends
+// the run (exit 3).
 //
 // A lost connection is reopened with back-off (0.1 s doubling to 5 s) for as long as it takes; the
 // first connection failing is an error (exit 2: an unreachable host, a refused login, a missing
@@ -39,6 +40,8 @@
 #include <utility>
 #include <vector>
 
+#include "amqp/validate.h"
+#include "base/bytes.h"
 #include "sift/stream_engine.h"
 #include "tools/amqp_client/link_client.h"
 #include "tools/sift/command.h"
@@ -222,6 +225,15 @@ class Receiver : public amqp_client::LinkClient::Handler {
       partial_.clear();
       return;
     }
+    // Validated as it arrives rather than in the store's append: a malformed message is rejected at
+    // once, and the writing thread, whose appends hold up every acceptance, has less to do
+    // (bench/DECISIONS.md, "Broker rates").
+    if (const amqp::DecodeError error = amqp::Validate(base::AsBytes(partial_)); !error.ok()) {
+      Reject(d, Status::Malformed("malformed message", "byte " + std::to_string(error.offset), error.Reason()));
+      pn_delivery_settle(d);
+      partial_.clear();
+      return;
+    }
     if (open_ == nullptr) open_ = spare_ != nullptr ? std::move(spare_) : std::make_unique<Batch>();
     open_->Add(d, partial_);
     partial_.clear();
@@ -251,10 +263,7 @@ class Receiver : public amqp_client::LinkClient::Handler {
         counts_->first_offset = std::min(counts_->first_offset, outcome.offset);
         counts_->last_offset = std::max(counts_->last_offset, outcome.offset);
       } else if (batch->status.ok() && batch->outcomes.size() > i) {
-        SetCondition(d, "amqp:decode-error", outcome.status.ToString());
-        pn_delivery_update(d, PN_REJECTED);
-        ++counts_->rejected;
-        PrintError("warning", "capture", "rejected a message the store refuses: " + outcome.status.ToString());
+        Reject(d, outcome.status);
       } else {
         pn_delivery_update(d, PN_RELEASED);
         ++counts_->released;
@@ -265,6 +274,14 @@ class Receiver : public amqp_client::LinkClient::Handler {
     if (!batch->status.ok() && write_error_.ok()) write_error_ = batch->status;
     batch->Clear();
     spare_ = std::move(batch);
+  }
+
+  // Rejects `d` (to be settled), with the reason it cannot be stored.
+  void Reject(pn_delivery_t* d, const Status& why) {
+    SetCondition(d, "amqp:decode-error", why.ToString());
+    pn_delivery_update(d, PN_REJECTED);
+    ++counts_->rejected;
+    PrintError("warning", "capture", "rejected a message the store refuses: " + why.ToString());
   }
 
   bool idle() const { return open_ == nullptr && held_ == 0; }
@@ -375,6 +392,7 @@ int RunCapture(const CaptureOptions& options) {
 
   AppendSettings settings;
   settings.sync = !options.no_sync;
+  settings.validate = false;  // Receiver::OnDelivery validates every message
   std::unique_ptr<StreamEngine> engine;
   Status status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);

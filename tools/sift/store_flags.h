@@ -55,7 +55,8 @@ struct AppendSettings {
   // StoreOptions::compression: of the streams the command creates. Unset: the store's default.
   std::optional<ChunkCompression> compression;
   // EngineOptions::validate: off only for a command that validates every message itself before the
-  // engine sees it (sift append, which names the record and byte of an error).
+  // engine sees it (sift append, which names the record and byte of an error; sift capture, which
+  // rejects a malformed message as it arrives).
   bool validate = true;
 };
 
