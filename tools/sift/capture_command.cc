@@ -1,5 +1,6 @@
 // `sift capture [--store DIR] --stream NAME --from amqp[s]://HOST:PORT/ADDRESS [--selector EXPR]
-//  [--count N] [--idle-exit DURATION] [--credit N] [--no-sync] [--stats] [connection flags]`: a receiver on any
+//  [--count N] [--idle-exit DURATION] [--credit N] [--no-sync] [--compression CODEC] [--stats]
+//  [connection flags]`: a receiver on any
 // AMQP 1.0 broker whose messages are appended to a stream, at least once.
 //
 // A message is accepted (settled with `accepted`, so the broker forgets it) only after the append that
@@ -34,6 +35,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -44,6 +46,7 @@
 #include "base/bytes.h"
 #include "sift/stream_engine.h"
 #include "tools/amqp_client/link_client.h"
+#include "tools/compression_flag.h"
 #include "tools/sift/command.h"
 #include "tools/sift/store_flags.h"
 #include "tools/unit_flags.h"
@@ -64,6 +67,7 @@ struct CaptureOptions {
   uint32_t credit = 10000;
   bool stats = false;
   bool no_sync = false;
+  std::optional<ChunkCompression> compression;
   amqp_client::ClientOptions client;
 };
 
@@ -393,10 +397,13 @@ int RunCapture(const CaptureOptions& options) {
   AppendSettings settings;
   settings.sync = !options.no_sync;
   settings.validate = false;  // Receiver::OnDelivery validates every message
+  settings.compression = options.compression;
   std::unique_ptr<StreamEngine> engine;
   Status status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);
   status = engine->CreateStream(options.stream);
+  // A stream that was there keeps its compression unless the flag says otherwise (as with sift append).
+  if (status.ok() && options.compression) status = engine->SetCompression(options.stream, *options.compression);
   if (!status.ok()) return ReportError(status);
 
   amqp_client::LinkClient::LinkSettings link;
@@ -532,6 +539,8 @@ Command AddCaptureCommand(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--no-sync", options->no_sync,
                 "Accept once the append is written, before it is synced (a machine crash may lose what was accepted)");
+  AddCompressionFlag(sub, &options->compression,
+                     "this run and the stream's later appends (kept as the stream's setting; default: the stream's)");
   sub->add_flag("--stats", options->stats, "Print a summary line on stderr at the end");
   amqp_client::AddClientFlags(sub, &options->client);
   return {sub, [options] { return RunCapture(*options); }};

@@ -169,6 +169,32 @@ class ServePeerTest(unittest.TestCase):
         self.assertEqual(r.stdout.strip(), "0..%d" % (COUNT - 1))
         self.assertEqual(len(stored(out, "all")), COUNT)
 
+    def test_capture_with_compression(self):
+        server = self.serve()
+        r = sift("replay", "--store", self.store, "--stream", "orders", "--to", server.url("orders"), "-f", "count")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
+        r = sift("capture", "--store", out, "--stream", "plain", "--from", server.url("orders"), "--count", "300")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = sift("capture", "--store", out, "--stream", "cap", "--from", server.url("orders"), "--count", "300",
+                 "--compression", "zstd:3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "0..299")
+        info = sift("stream", "info", "--store", out, "--stream", "cap")
+        self.assertEqual(info.returncode, 0, info.stderr)
+        self.assertIn("compression=zstd:3", info.stdout)
+        self.assertIn("compression=none", sift("stream", "info", "--store", out, "--stream", "plain").stdout)
+        # Stored compressed, read back as sent.
+        self.assertEqual(stored(out, "cap"), stored(out, "plain"))
+        # A later capture without the flag keeps the stream's setting; with it, changes it.
+        r = sift("capture", "--store", out, "--stream", "cap", "--from", server.url("orders"), "--count", "10")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("compression=zstd:3", sift("stream", "info", "--store", out, "--stream", "cap").stdout)
+        r = sift("capture", "--store", out, "--stream", "cap", "--from", server.url("orders"), "--count", "10",
+                 "--compression", "none")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("compression=none", sift("stream", "info", "--store", out, "--stream", "cap").stdout)
+
     def test_capture_rejects_a_malformed_message_and_stores_the_rest(self):
         good = [Message(body="first", properties={"n": 1}).encode(), Message(body="third", properties={"n": 3}).encode()]
         malformed = good[0][:-3]  # the body's value cut short
@@ -380,6 +406,8 @@ class ServePeerTest(unittest.TestCase):
             (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x", "--from", "amqp://127.0.0.1:1/x",
               "--idle-exit", "5"], "--idle-exit: bad duration '5'"),
             (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x"], "--from is required"),
+            (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x", "--from", "amqp://127.0.0.1:1/x",
+              "--compression", "lz4"], "--compression: 'lz4' is not none, zstd or zstd:LEVEL"),
         ]
         for args, error in cases:
             with self.subTest(args=args):
