@@ -1,6 +1,6 @@
 // The --compression flag of the commands that create streams or append (`sift stream create`, `sift
-// append`, `sift capture`, `sift serve`): none, zstd (level -2) or zstd:LEVEL, LEVEL from -7 to 19. A bad value is a
-// CLI11 validation error naming the flag and the value, a usage error (exit code 2).
+// append`, `sift capture`, `sift serve`): none, zstd (level -2) or zstd:LEVEL, LEVEL from -7 to 19. A
+// bad value is a CLI11 validation error naming the flag and the value, a usage error (exit code 2).
 #ifndef SIFT_TOOLS_COMPRESSION_FLAG_H_
 #define SIFT_TOOLS_COMPRESSION_FLAG_H_
 

@@ -1,7 +1,7 @@
 // `sift capture [--store DIR] --stream NAME --from amqp[s]://HOST:PORT/ADDRESS [--selector EXPR]
 //  [--count N] [--idle-exit DURATION] [--credit N] [--no-sync] [--compression CODEC] [--stats]
-//  [connection flags]`: a receiver on any
-// AMQP 1.0 broker whose messages are appended to a stream, at least once.
+//  [connection flags]`: a receiver on any AMQP 1.0 broker whose messages are appended to a stream, at
+// least once.
 //
 // A message is accepted (settled with `accepted`, so the broker forgets it) only after the append that
 // holds it is durable: whatever kills the process, every message the broker handed over is either in
