@@ -558,9 +558,9 @@ struct Server::Impl {
 
   // The event loop's timer (every kTickMs, kBlockedTickMs while a connection's output is blocked):
   // closes sockets past their handshake deadline and those of closes left unanswered (kCloseGrace),
-  // re-evaluates the alarms, finds stalled connections
-  // (see kStalledAfter), asks connections with queued output to look again (their sockets may have
-  // drained: Proton reports no such event) and those whose consumers waited for memory to try again.
+  // re-evaluates the alarms, finds stalled connections (see kStalledAfter), asks connections with
+  // queued output to look again (their sockets may have drained: Proton reports no such event) and
+  // those whose consumers waited for memory to try again.
   void Tick();
 
   int NextTick() const;

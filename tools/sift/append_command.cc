@@ -274,9 +274,7 @@ int RunAppend(const AppendOptions& options) {
   settings.validate = false;  // AppendRecords validates every record, naming the record and byte
   status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);
-  status = engine->CreateStream(options.stream);
-  // A stream that was there keeps its compression unless the flag says otherwise.
-  if (status.ok() && options.compression) status = engine->SetCompression(options.stream, *options.compression);
+  status = CreateStreamToAppend(*engine, options.stream, settings);
   if (!status.ok()) return ReportError(status);
 
   RunReport report(options.stats);

@@ -401,9 +401,7 @@ int RunCapture(const CaptureOptions& options) {
   std::unique_ptr<StreamEngine> engine;
   Status status = OpenStore(options.store, StoreUse::kCreate, &engine, settings);
   if (!status.ok()) return ReportError(status);
-  status = engine->CreateStream(options.stream);
-  // A stream that was there keeps its compression unless the flag says otherwise (as with sift append).
-  if (status.ok() && options.compression) status = engine->SetCompression(options.stream, *options.compression);
+  status = CreateStreamToAppend(*engine, options.stream, settings);
   if (!status.ok()) return ReportError(status);
 
   amqp_client::LinkClient::LinkSettings link;

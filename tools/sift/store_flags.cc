@@ -43,4 +43,10 @@ Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<StreamEn
   return StreamEngine::Open(StorePath(flag), options, out);
 }
 
+Status CreateStreamToAppend(StreamEngine& engine, const std::string& stream, const AppendSettings& append) {
+  Status status = engine.CreateStream(stream);
+  if (status.ok() && append.compression) status = engine.SetCompression(stream, *append.compression);
+  return status;
+}
+
 }  // namespace sift::tools

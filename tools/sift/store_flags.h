@@ -64,6 +64,10 @@ struct AppendSettings {
 Status OpenStore(const std::string& flag, StoreUse use, std::unique_ptr<StreamEngine>* out,
                  const AppendSettings& append = {});
 
+// Creates `stream` when missing. With append.compression (a --compression flag) that becomes the
+// stream's setting, also for a stream that was there, which otherwise keeps its own.
+Status CreateStreamToAppend(StreamEngine& engine, const std::string& stream, const AppendSettings& append);
+
 }  // namespace sift::tools
 
 #endif  // SIFT_TOOLS_SIFT_STORE_FLAGS_H_
