@@ -1,5 +1,6 @@
 // `sift capture [--store DIR] --stream NAME --from amqp[s]://HOST:PORT/ADDRESS [--selector EXPR]
-//  [--count N] [--idle-exit DURATION] [--credit N] [--no-sync] [--compression CODEC] [--stats]
+//  [--count N] [--idle-exit DURATION] [--credit N] [--max-held SIZE] [--no-sync] [--compression CODEC]
+//  [--stats]
 //  [connection flags]`: a receiver on any AMQP 1.0 broker whose messages are appended to a stream, at
 // least once.
 //
@@ -9,7 +10,8 @@
 // process dies is delivered again, and stored twice. Appends run on a writer thread while the link
 // goes on receiving: the messages that arrive during one append are the next append's batch (group
 // commit, its size set by the arrival rate), and the credit the broker gets back is what was settled,
-// so at most --credit messages are held unsettled. A message that is not well-formed AMQP is rejected
+// so at most --credit messages are held unsettled, and about --max-held bytes (the credit shrinks to
+// what fits, by the sizes seen). A message that is not well-formed AMQP is rejected
 // with its reason as it arrives, and one the store refuses (larger than it takes) once its batch is
 // written; the run goes on. An append that fails (the disk) releases the batch to the broker and ends
 // the run (exit 3).
@@ -65,6 +67,9 @@ struct CaptureOptions {
   // cover what arrives during one durable append; `sift capture --credit N --stats` measures the rate
   // (bench/DECISIONS.md, "Capture window and credit top-ups").
   uint32_t credit = 10000;
+  // Bytes held unsettled, at most about: AMQP credit counts messages, so the window in messages is
+  // this over the size of the messages seen, and no credit goes out while this much is held.
+  uint64_t max_held_bytes = uint64_t{64} << 20;
   bool stats = false;
   bool no_sync = false;
   std::optional<ChunkCompression> compression;
@@ -109,7 +114,8 @@ struct CaptureCounts {
   uint64_t released = 0;
   uint64_t bytes = 0;
   uint64_t reconnects = 0;
-  uint64_t batches = 0;  // appends (group commits)
+  uint64_t batches = 0;          // appends (group commits)
+  uint64_t peak_held_bytes = 0;  // received and not settled, at most
   uint64_t first_offset = UINT64_MAX;
   uint64_t last_offset = 0;
 };
@@ -240,10 +246,16 @@ class Receiver : public amqp_client::LinkClient::Handler {
     }
     if (open_ == nullptr) open_ = spare_ != nullptr ? std::move(spare_) : std::make_unique<Batch>();
     open_->Add(d, partial_);
+    NoteSize(partial_.size());
     partial_.clear();
     ++held_;
     if (options_.count != 0 && counts_->stored + held_ >= options_.count) limit_reached_ = true;
     HandOver();
+    // The first message of the link tells the size to fit the window to; until then it is one message.
+    if (!sized_) {
+      sized_ = true;
+      TopUpCredit(link);
+    }
   }
 
   void OnWake(pn_link_t* link) override {
@@ -274,6 +286,7 @@ class Receiver : public amqp_client::LinkClient::Handler {
       }
       pn_delivery_settle(d);
       --held_;
+      held_bytes_ -= batch->MessageBytes(i);
     }
     if (!batch->status.ok() && write_error_.ok()) write_error_ = batch->status;
     batch->Clear();
@@ -302,10 +315,22 @@ class Receiver : public amqp_client::LinkClient::Handler {
     writer_->Submit(std::move(open_), client_);
   }
 
-  // Credit back up to --credit messages held unsettled (within --count); none after a signal.
+  // Held bytes, and the size the window is fitted to: a decaying maximum, up at once to a larger message
+  // and down slowly (by 1/64 a message) after smaller ones, so that a mix of sizes fits the larger.
+  void NoteSize(uint64_t bytes) {
+    held_bytes_ += bytes;
+    counts_->peak_held_bytes = std::max(counts_->peak_held_bytes, held_bytes_);
+    size_estimate_ = std::max(bytes, size_estimate_ - size_estimate_ / 64);
+  }
+
+  // Credit back up to --credit messages held unsettled (within --count), and to what fits in --max-held
+  // at the size estimate; none after a signal, and none while --max-held is held.
   void TopUpCredit(pn_link_t* link) {
     if (stop_->load() || !write_error_.ok()) return;
-    uint64_t want = options_.credit;
+    if (held_bytes_ >= options_.max_held_bytes) return;  // the writer's wake tops up once it settles
+    // In messages, what fits in --max-held at the size estimate: one until a message has arrived.
+    const uint64_t fits = sized_ ? options_.max_held_bytes / std::max<uint64_t>(1, size_estimate_) : 1;
+    uint64_t want = std::min<uint64_t>(options_.credit, std::max<uint64_t>(1, fits));
     if (options_.count != 0) {
       const uint64_t left = options_.count > counts_->stored + held_ ? options_.count - counts_->stored - held_ : 0;
       want = std::min<uint64_t>(want, left + held_);
@@ -328,6 +353,9 @@ class Receiver : public amqp_client::LinkClient::Handler {
   std::unique_ptr<Batch> spare_;  // a settled batch, to be filled again
   std::string partial_;
   uint64_t held_ = 0;
+  uint64_t held_bytes_ = 0;
+  uint64_t size_estimate_ = 0;
+  bool sized_ = false;  // a message arrived on this link: size_estimate_ holds
   bool limit_reached_ = false;
   Status write_error_;
   std::chrono::steady_clock::time_point last_arrival_ = std::chrono::steady_clock::now();
@@ -502,10 +530,11 @@ int RunCapture(const CaptureOptions& options) {
     std::fprintf(
         stderr,
         "sift: stats: received %llu, stored %llu, rejected %llu, released %llu, reconnects %llu, appends %llu, "
-        "%.0f msgs/s, %.1f MB/s, elapsed %.3f s\n",
+        "held at most %llu bytes, %.0f msgs/s, %.1f MB/s, elapsed %.3f s\n",
         static_cast<unsigned long long>(counts.received), static_cast<unsigned long long>(counts.stored),
         static_cast<unsigned long long>(counts.rejected), static_cast<unsigned long long>(counts.released),
         static_cast<unsigned long long>(counts.reconnects), static_cast<unsigned long long>(counts.batches),
+        static_cast<unsigned long long>(counts.peak_held_bytes),
         elapsed > 0 ? static_cast<double>(counts.stored) / elapsed : 0.0,
         elapsed > 0 ? static_cast<double>(counts.bytes) / elapsed / 1e6 : 0.0, elapsed);
   }
@@ -535,6 +564,9 @@ Command AddCaptureCommand(CLI::App& app) {
   sub->add_option("--credit", options->credit, "Messages the broker may send ahead, unsettled")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  AddByteSizeOption(sub, "--max-held", &options->max_held_bytes, uint64_t{1} << 10, uint64_t{1} << 40,
+                    "Bytes of messages held unsettled, at most about (credit fits it by the sizes seen; "
+                    "default 64MiB)");
   sub->add_flag("--no-sync", options->no_sync,
                 "Accept once the append is written, before it is synced (a machine crash may lose what was accepted)");
   AddCompressionFlag(sub, &options->compression,

@@ -10,11 +10,13 @@ when serve is killed and started again;
 SASL PLAIN with a users file, a wrong password refused; TLS with --tls-ca, an untrusted certificate
 refused; SASL EXTERNAL with a client certificate signed by a throwaway CA, refused without one; a
 malformed message from a broker (one written here that delivers any bytes) rejected with its reason
-while the well-formed ones around it are stored and accepted; and every bad input (URL, flags,
+while the well-formed ones around it are stored and accepted; --max-held bounding the bytes such a
+broker pushes (it sends as far as credit goes); and every bad input (URL, flags,
 unreachable host) exits 2 with its error line.
 """
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -224,6 +226,43 @@ class ServePeerTest(unittest.TestCase):
             container.stop()
             thread.join(5)
 
+    def capture_from_byte_broker(self, payloads, *flags):
+        """Runs `sift capture --count len(payloads)` against a ByteBroker of `payloads`: the result, the
+        broker's outcomes and the store."""
+        broker = ByteBroker(free_port(), payloads)
+        container = Container(broker)
+        thread = threading.Thread(target=container.run, daemon=True)
+        thread.start()
+        try:
+            time.sleep(0.3)  # the listener is up
+            out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
+            r = sift("capture", "--store", out, "--stream", "cap", "--from", "amqp://%s/q" % broker.url,
+                     "--count", str(len(payloads)), "--stats", *flags, timeout=120)
+            deadline = time.monotonic() + 5
+            while len(broker.outcomes) < len(payloads) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            return r, broker.outcomes, out
+        finally:
+            container.stop()
+            thread.join(5)
+
+    def test_capture_holds_at_most_max_held_bytes(self):
+        # A broker that sends as far as credit goes, at once (sift serve caps what a connection holds;
+        # this one does not), with 1 MiB messages: --credit alone would let it push 10000 of them.
+        payloads = [Message(body="%04d" % i + "x" * (1 << 20), properties={"n": i}).encode() for i in range(64)]
+        for budget, most in (("4MiB", 4 << 20), ("1KiB", len(payloads[0]))):
+            with self.subTest(max_held=budget):
+                # Under 1 KiB the window is one message: each still goes through, alone.
+                sent = payloads if budget == "4MiB" else payloads[:8]
+                r, outcomes, out = self.capture_from_byte_broker(sent, "--max-held", budget)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.strip(), "0..%d" % (len(sent) - 1))
+                self.assertEqual(stored(out, "cap"), sent)
+                self.assertEqual([outcomes[i][0] for i in range(len(sent))], ["accepted"] * len(sent))
+                held = int(re.search(r"held at most (\d+) bytes", r.stderr).group(1))
+                self.assertGreaterEqual(held, len(payloads[0]))
+                self.assertLessEqual(held, most, r.stderr)  # the sizes are even: the estimate is exact
+
     def test_capture_sigterm_stops_cleanly(self):
         server = self.serve()
         out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
@@ -408,6 +447,10 @@ class ServePeerTest(unittest.TestCase):
             (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x"], "--from is required"),
             (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x", "--from", "amqp://127.0.0.1:1/x",
               "--compression", "lz4"], "--compression: 'lz4' is not none, zstd or zstd:LEVEL"),
+            (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x", "--from", "amqp://127.0.0.1:1/x",
+              "--max-held", "100"], "--max-held: bad size '100': must be from 1KiB"),
+            (["capture", "--store", os.path.join(self.dir, "c"), "--stream", "x", "--from", "amqp://127.0.0.1:1/x",
+              "--max-held", "lots"], "--max-held: bad size 'lots'"),
         ]
         for args, error in cases:
             with self.subTest(args=args):
