@@ -200,35 +200,21 @@ class ServePeerTest(unittest.TestCase):
     def test_capture_rejects_a_malformed_message_and_stores_the_rest(self):
         good = [Message(body="first", properties={"n": 1}).encode(), Message(body="third", properties={"n": 3}).encode()]
         malformed = good[0][:-3]  # the body's value cut short
-        broker = ByteBroker(free_port(), [good[0], malformed, good[1]])
-        container = Container(broker)
-        thread = threading.Thread(target=container.run, daemon=True)
-        thread.start()
-        try:
-            time.sleep(0.3)  # the listener is up
-            out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
-            r = sift("capture", "--store", out, "--stream", "cap", "--from", "amqp://%s/q" % broker.url,
-                     "--idle-exit", "1s", "--stats", timeout=60)
-            self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual(r.stdout.strip(), "0..1")
-            self.assertEqual(stored(out, "cap"), good)
-            self.assertIn("rejected a message the store refuses", r.stderr)
-            self.assertIn("rejected 1,", r.stderr)
-            deadline = time.monotonic() + 5
-            while len(broker.outcomes) < 3 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            self.assertEqual([broker.outcomes[i][0] for i in range(3)], ["accepted", "rejected", "accepted"])
-            condition = broker.outcomes[1][1]
-            self.assertIsNotNone(condition, "a rejection carries the reason")
-            self.assertEqual(condition.name, "amqp:decode-error")
-            self.assertTrue(condition.description)
-        finally:
-            container.stop()
-            thread.join(5)
+        r, outcomes, out = self.capture_from_byte_broker([good[0], malformed, good[1]], "--idle-exit", "1s")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "0..1")
+        self.assertEqual(stored(out, "cap"), good)
+        self.assertIn("rejected a message the store refuses", r.stderr)
+        self.assertIn("rejected 1,", r.stderr)
+        self.assertEqual([outcomes[i][0] for i in range(3)], ["accepted", "rejected", "accepted"])
+        condition = outcomes[1][1]
+        self.assertIsNotNone(condition, "a rejection carries the reason")
+        self.assertEqual(condition.name, "amqp:decode-error")
+        self.assertTrue(condition.description)
 
     def capture_from_byte_broker(self, payloads, *flags):
-        """Runs `sift capture --count len(payloads)` against a ByteBroker of `payloads`: the result, the
-        broker's outcomes and the store."""
+        """Runs `sift capture --stats FLAGS` against a ByteBroker of `payloads` until it ends: the result,
+        the broker's outcomes (waited for, up to 5 s) and the store."""
         broker = ByteBroker(free_port(), payloads)
         container = Container(broker)
         thread = threading.Thread(target=container.run, daemon=True)
@@ -237,7 +223,7 @@ class ServePeerTest(unittest.TestCase):
             time.sleep(0.3)  # the listener is up
             out = os.path.join(tempfile.mkdtemp(dir=self.dir), "cap")
             r = sift("capture", "--store", out, "--stream", "cap", "--from", "amqp://%s/q" % broker.url,
-                     "--count", str(len(payloads)), "--stats", *flags, timeout=120)
+                     "--stats", *flags, timeout=120)
             deadline = time.monotonic() + 5
             while len(broker.outcomes) < len(payloads) and time.monotonic() < deadline:
                 time.sleep(0.05)
@@ -254,7 +240,7 @@ class ServePeerTest(unittest.TestCase):
             with self.subTest(max_held=budget):
                 # Under 1 KiB the window is one message: each still goes through, alone.
                 sent = payloads if budget == "4MiB" else payloads[:8]
-                r, outcomes, out = self.capture_from_byte_broker(sent, "--max-held", budget)
+                r, outcomes, out = self.capture_from_byte_broker(sent, "--count", str(len(sent)), "--max-held", budget)
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertEqual(r.stdout.strip(), "0..%d" % (len(sent) - 1))
                 self.assertEqual(stored(out, "cap"), sent)
