@@ -4,7 +4,9 @@
  * (sync_file_range is left alone: it only starts write-back, and RocksDB probes it on every new file,
  * expecting success). Removing the flag file is "space returns". Every other call passes through to libc.
  * RocksDB's info log (a file named LOG) is spared, as a real full disk would make it drop lines, not
- * fail the store. Test support only: it costs a stat and a readlink per call while the flag exists. */
+ * fail the store. With $SIFT_ENOSPC_STATVFS set, statvfs of the folder also reports no free space
+ * while the flag exists. Test support only: it costs a stat and a readlink per call while the flag
+ * exists. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -101,4 +104,28 @@ int fallocate64(int fd, int mode, off_t offset, off_t len) {
   if (real == NULL) real = (int (*)(int, int, off_t, off_t))next_symbol("fallocate64");
   FAIL_IF_FULL(fd);
   return real(fd, mode, offset, len);
+}
+
+/* 1 when statvfs of `path` must report no free space now. */
+static int no_space_for_path(const char* path) {
+  const char* dir = getenv("SIFT_ENOSPC_DIR");
+  const char* flag = getenv("SIFT_ENOSPC_FLAG");
+  if (getenv("SIFT_ENOSPC_STATVFS") == NULL || dir == NULL || flag == NULL || dir[0] == '\0') return 0;
+  struct stat st;
+  if (stat(flag, &st) != 0) return 0;
+  char resolved[PATH_MAX];
+  if (realpath(path, resolved) == NULL) return 0;
+  const size_t len = strlen(dir);
+  return strncmp(resolved, dir, len) == 0 && (resolved[len] == '/' || resolved[len] == '\0');
+}
+
+int statvfs(const char* path, struct statvfs* buf) {
+  static int (*next)(const char*, struct statvfs*) = NULL;
+  if (next == NULL) next = (int (*)(const char*, struct statvfs*))next_symbol("statvfs");
+  const int rc = next(path, buf);
+  if (rc == 0 && no_space_for_path(path)) {
+    buf->f_bavail = 0;
+    buf->f_bfree = 0;
+  }
+  return rc;
 }

@@ -254,8 +254,8 @@ void RestoreProcess(const sigset_t& blocked, const sigset_t& old) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
-// Opens the store as the server uses it. kExitStorage after the error line when it cannot.
-int OpenServedStore(const ServeOptions& options, const std::string& store, std::unique_ptr<StreamEngine>* out) {
+// The engine's options for the store as the server uses it.
+EngineOptions ServedEngineOptions(const ServeOptions& options) {
   EngineOptions eo;
   eo.store.sync = false;  // the append worker fsyncs once per round (Flush), not once per batch
   // ...and consumers see a round's messages once that fsync returned (none with --no-sync).
@@ -267,12 +267,39 @@ int OpenServedStore(const ServeOptions& options, const std::string& store, std::
   if (options.max_chunk_messages > 0) eo.store.max_chunk_messages = options.max_chunk_messages;
   // eo.validate stays on: the engine validates each transfer and refuses a malformed one alone
   // (StreamEngine::AppendEach).
-  Status s = StreamEngine::Open(store, eo, out);
+  return eo;
+}
+
+// Opens the store as the server uses it. kExitStorage after the error line when it cannot.
+int OpenServedStore(const ServeOptions& options, const std::string& store, std::unique_ptr<StreamEngine>* out) {
+  Status s = StreamEngine::Open(store, ServedEngineOptions(options), out);
   if (!s.ok()) {
     PrintError("cannot open store", store, s.ToString());
     return kExitStorage;
   }
   return kExitMatched;
+}
+
+// Opens the store again after a failure only a reopen recovers from (Server::kReopenStore). The file
+// system had room when the server closed its connections for it, but may have filled again since:
+// tried every second, the error logged whenever it changes, until the store opens or SIGTERM or
+// SIGINT (`signals`, blocked) comes, which is kExitStorage. Nothing listens meanwhile.
+int ReopenServedStore(const ServeOptions& options, const std::string& store, const sigset_t& signals,
+                      std::unique_ptr<StreamEngine>* out) {
+  std::string last;
+  for (;;) {
+    Status s = StreamEngine::Open(store, ServedEngineOptions(options), out);
+    if (s.ok()) return kExitMatched;
+    if (s.ToString() != last) {
+      last = s.ToString();
+      PrintError("cannot reopen store (trying again every second)", store, last);
+    }
+    timespec wait{1, 0};
+    if (sigtimedwait(&signals, nullptr, &wait) > 0) {
+      PrintError("cannot open store", store, last);
+      return kExitStorage;
+    }
+  }
 }
 
 }  // namespace
@@ -304,9 +331,27 @@ int RunServe(const ServeOptions& options) {
     return rc;
   }
   int rc;
-  {
-    Server server(resolved, engine.get(), authenticator.get(), ssl.get());
-    rc = server.Run(host, port);
+  ServeOptions serving = resolved;
+  for (;;) {
+    std::string bound_port, metrics_address;
+    {
+      Server server(serving, engine.get(), authenticator.get(), ssl.get());
+      rc = server.Run(host, port);
+      bound_port = server.listening_port();
+      metrics_address = server.metrics_address();
+    }
+    if (rc != Server::kReopenStore) break;
+    // The store failed in a way only a reopen recovers from (StoreHealth::needs_reopen), and the file
+    // system has room again: reopened here, from its files, and served again on the same addresses
+    // (the ports chosen the first time, when 0 was given), as a restart would.
+    if (!bound_port.empty()) port = bound_port;
+    if (!metrics_address.empty()) serving.metrics = metrics_address;
+    engine.reset();
+    if (int open_rc = ReopenServedStore(options, resolved.store, blocked, &engine); open_rc != kExitMatched) {
+      RestoreProcess(blocked, old);
+      return open_rc;
+    }
+    fprintf(stderr, "sift serve: the store takes appends again (reopened)\n");
   }
   Status s = engine->Flush();
   if (!s.ok()) {

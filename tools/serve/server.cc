@@ -19,6 +19,8 @@
 //   and sessions are freed once closed, reader turns are time-sliced.
 #include "tools/serve/server.h"
 
+#include <filesystem>
+
 #include "tools/serve/server_impl.h"
 #include "tools/units.h"
 
@@ -899,10 +901,42 @@ void Server::Impl::LogStoreHealth() {
   if (store_writable.exchange(health.writable) == health.writable) return;
   if (!health.writable) {
     fprintf(stderr, "sift serve: the store takes no appends (producers get modified, delivery-failed)%s: %s\n",
-            health.needs_reopen ? " until sift serve is restarted" : " until it recovers", health.error.c_str());
+            health.needs_reopen
+                ? " until it is reopened (once the file system has room, every connection is closed for it)"
+                : " until it recovers",
+            health.error.c_str());
   } else {
     fprintf(stderr, "sift serve: the store takes appends again\n");
   }
+}
+
+namespace {
+
+// The bytes of the store's write-ahead logs (RocksDB's *.log files): what a reopen writes out.
+uint64_t WriteAheadLogBytes(const std::string& store) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(store, ec)) {
+    if (entry.path().extension() != ".log") continue;
+    std::error_code size_ec;
+    const uint64_t size = entry.file_size(size_ec);
+    if (!size_ec) bytes += size;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void Server::Impl::ReopenStoreWhenRoom(Clock::time_point now) {
+  if (shutting_down || store_writable.load() || now < next_reopen_check) return;
+  next_reopen_check = now + kReopenCheckInterval;
+  if (!engine->Health().needs_reopen) return;
+  uint64_t free_bytes = 0;
+  std::string error;
+  if (!FileSystemFreeBytes(store_path, &free_bytes, &error)) return;
+  if (free_bytes < WriteAheadLogBytes(store_path) + kReopenHeadroomBytes) return;
+  exit_code = Server::kReopenStore;
+  BeginShutdown("reopening the store: closing every connection (clients reconnect)");
 }
 
 void Server::Impl::TopUpCredit(pn_link_t* link, ProducerLink* p) {
@@ -1097,6 +1131,7 @@ void Server::Impl::Tick() {
     close_deadlines.pop_front();
   }
   CheckAlarms();
+  ReopenStoreWhenRoom(now);
   metrics.consumer_memory.store(static_cast<int64_t>(flow.outbound() + flow.links()), std::memory_order_relaxed);
   const bool pressure = UnderPressure();
   const bool at_limit = ConsumersAtLimit();
@@ -1147,10 +1182,10 @@ int Server::Impl::NextTick() const {
   return kTickMs;
 }
 
-void Server::Impl::BeginShutdown() {
+void Server::Impl::BeginShutdown(const char* why) {
   if (shutting_down) return;
   shutting_down = true;
-  fprintf(stderr, "sift serve: shutting down\n");
+  fprintf(stderr, "sift serve: %s\n", why);
   if (listener != nullptr) pn_listener_close(listener);
   shutdown_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   pn_proactor_set_timeout(proactor, 20);
@@ -1190,6 +1225,7 @@ bool Server::Impl::Handle(pn_event_t* e) {
       pn_netaddr_host_port(pn_listener_addr(pn_event_listener(e)), host, sizeof host, port, sizeof port);
       printf("sift serve: listening on %s:%s\n", host, port);
       fflush(stdout);
+      listening_port = port;
       break;
     }
     case PN_LISTENER_ACCEPT: OnAccept(pn_event_listener(e)); break;
@@ -1251,6 +1287,12 @@ Server::Server(const ServeOptions& options, StreamEngine* engine, const Authenti
 Server::~Server() = default;
 
 FlowState Server::flow_state() const { return impl_->flow.state(); }
+
+std::string Server::listening_port() const { return impl_->listening_port; }
+
+std::string Server::metrics_address() const {
+  return impl_->metrics_endpoint ? impl_->metrics_endpoint->address() : std::string();
+}
 
 int Server::Run(const std::string& host, const std::string& port) {
   Impl& m = *impl_;

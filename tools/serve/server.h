@@ -39,8 +39,20 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   // Listens on `host`:`port` and serves until SIGTERM / SIGINT. Returns the exit code (0, or 3 when the
-  // address cannot be listened on). Every worker has stopped and every consumer is gone on return.
+  // address cannot be listened on), or kReopenStore. Every worker has stopped and every consumer is
+  // gone on return.
   int Run(const std::string& host, const std::string& port);
+
+  // Run's answer when the store failed in a way RocksDB cannot resume from in place
+  // (StoreHealth::needs_reopen) and the file system has room again: the server closed every
+  // connection as on SIGTERM, so that the caller can reopen the store and serve it again on the same
+  // addresses (listening_port(), metrics_address()). Never an exit code.
+  static constexpr int kReopenStore = -1;
+
+  // After Run: the port it listened on (the one given, or the one chosen for port 0; empty if none),
+  // and the metrics endpoint's HOST:PORT (empty without --metrics).
+  std::string listening_port() const;
+  std::string metrics_address() const;
 
   // The memory and disk alarms and the byte counts behind them, from any thread (flow_control.h).
   FlowState flow_state() const;

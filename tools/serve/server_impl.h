@@ -103,6 +103,10 @@ constexpr int kBlockedTickMs = 10;
 constexpr auto kDiskCheckInterval = std::chrono::seconds(1);
 // How often a store that takes no appends is tried again (the retention thread).
 constexpr auto kStoreRecoveryRetry = std::chrono::milliseconds(500);
+// A store that needs a reopen (StoreHealth::needs_reopen) is reopened once the file system has room
+// for what its write-ahead logs hold (the reopen writes it out) plus this; looked at this often.
+constexpr uint64_t kReopenHeadroomBytes = 16u << 20;
+constexpr auto kReopenCheckInterval = std::chrono::seconds(1);
 
 using Clock = std::chrono::steady_clock;
 
@@ -298,7 +302,9 @@ struct Server::Impl {
   FlowControl flow;
   bool credit_withheld = false;
   Clock::time_point next_disk_check;
+  Clock::time_point next_reopen_check;
   std::string store_path;
+  std::string listening_port;  // from the listener's open
   int exit_code = 0;
   bool shutting_down = false;
   bool closing_connections = false;
@@ -565,7 +571,12 @@ struct Server::Impl {
 
   int NextTick() const;
 
-  void BeginShutdown();
+  // Stops listening and closes every connection once its appends are settled; `why` goes to the log.
+  void BeginShutdown(const char* why = "shutting down");
+
+  // When the store needs a reopen and the file system has room for it (kReopenHeadroomBytes): logs
+  // it and shuts down with exit_code Server::kReopenStore. From Tick, at most every kReopenCheckInterval.
+  void ReopenStoreWhenRoom(Clock::time_point now);
 
   void OnTimeout();
 

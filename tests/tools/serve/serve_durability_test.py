@@ -6,7 +6,9 @@ that makes every write and sync of the store's files fail with ENOSPC while a fl
 the disk fills up and frees again without privileges. While the disk is full, producers get
 `modified` with delivery-failed (never `rejected`, never `accepted`) and consumers go on reading what
 was stored; once space returns, publishing resumes without a restart, at the next dense offset, and
-no message refused meanwhile is ever delivered.
+no message refused meanwhile is ever delivered. A failure RocksDB cannot resume from in place (a log
+write that fails into an empty memtable) is recovered by the server reopening the store once the
+file system has room (the library then also reports no free space while the disk is full).
 
 Run with Debian's interpreter (/usr/bin/python3), which has the proton bindings.
 """
@@ -71,7 +73,9 @@ class FullDiskTest(ServeTestCase):
             raise unittest.SkipTest("SIFT_ENOSPC_PRELOAD is not set to the ENOSPC library")
         super().setUpClass()
 
-    def start_server(self, store, flag):
+    def start_server(self, store, flag, *args, statvfs=False):
+        """A server whose store's writes fail while `flag` exists (and its free space reads 0 then,
+        with `statvfs`)."""
         saved = dict(os.environ)
         # Under AddressSanitizer (the asan preset) a preloaded library comes before ASan's runtime,
         # which ASan refuses unless told that this order is meant.
@@ -79,8 +83,10 @@ class FullDiskTest(ServeTestCase):
         os.environ.update({"LD_PRELOAD": PRELOAD, "SIFT_ENOSPC_DIR": os.path.realpath(store),
                            "SIFT_ENOSPC_FLAG": flag,
                            "ASAN_OPTIONS": (asan + ":" if asan else "") + "verify_asan_link_order=0"})
+        if statvfs:
+            os.environ["SIFT_ENOSPC_STATVFS"] = "1"
         try:
-            return Server(store)
+            return Server(store, *args)
         finally:
             os.environ.clear()
             os.environ.update(saved)
@@ -137,6 +143,50 @@ class FullDiskTest(ServeTestCase):
             stored = read_all(server.url, 250)
             self.assertEqual([o for o, _ in stored], list(range(250)))  # dense, nothing of the full disk
             self.assertFalse([b for _, b in stored if b.startswith("during-")])
+        finally:
+            if os.path.exists(flag):
+                os.remove(flag)
+            self.assertEqual(server.stop(), 0, server.stderr())
+
+    def test_a_failure_only_a_reopen_recovers_from_is_reopened_once_there_is_room(self):
+        # The first write after the store is opened goes into an empty memtable. When it fails, RocksDB
+        # keeps the failed log and cannot replace it in place: the server reopens the store itself once
+        # the file system has room, closing every connection for it, and clients reconnect.
+        store = os.path.join(self.tmp, "reopened")
+        flag = os.path.join(self.tmp, "reopened-disk-full")
+        # Free space reads 0 while the disk is full, and no disk alarm withholds credit before the
+        # write fails.
+        server = self.start_server(store, flag, "--min-disk-free", "0", statvfs=True)
+        before = publish(server.url, [Message(body="before-%d" % i) for i in range(20)])
+        self.assertEqual(len(before.accepted), 20, server.stderr())
+        self.assertEqual(server.stop(), 0, server.stderr())
+        server = self.start_server(store, flag, "--min-disk-free", "0", statvfs=True)
+        try:
+            open(flag, "w").close()  # the disk is full
+            during = publish(server.url, [Message(body="during-%d" % i) for i in range(5)])
+            self.assertEqual(during.accepted, [])
+            self.assertEqual(len(during.modified), 5)
+            self.assertIn("sift serve: the store takes no appends", server.stderr())
+            self.assertIn("until it is reopened", server.stderr())
+            self.assertEqual([o for o, _ in read_all(server.url, 20)], list(range(20)))  # readers go on
+
+            os.remove(flag)  # space returns: the server reopens the store by itself, on the same port
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and "the store takes appends again" not in server.stderr():
+                time.sleep(0.1)
+            self.assertIn("sift serve: reopening the store", server.stderr())
+            self.assertIn("sift serve: the store takes appends again (reopened)", server.stderr())
+            pending = list(range(5))
+            while pending and time.monotonic() < deadline:  # until the new listener is up
+                p = publish(server.url, [Message(body="after-%d" % i) for i in pending])
+                self.assertEqual(p.rejected, [])
+                pending = [m for k, m in enumerate(pending) if k not in p.accepted]
+                if pending:
+                    time.sleep(0.2)
+            self.assertEqual(pending, [], server.stderr())
+            stored = read_all(server.url, 25)
+            self.assertEqual([o for o, _ in stored], list(range(25)), server.stderr())
+            self.assertEqual(sorted(b for _, b in stored[20:]), ["after-%d" % i for i in range(5)])
         finally:
             if os.path.exists(flag):
                 os.remove(flag)
