@@ -284,7 +284,9 @@ void Server::Impl::OnLinkOpen(pn_link_t* link) {
   }
   if (s->closed_by_server) return;  // the connection's close ends it
   if (shutting_down) {
-    Refuse(link, "amqp:connection:forced", "the server is shutting down");
+    Refuse(link, "amqp:connection:forced",
+           exit_code == Server::kReopenStore ? "the server is reopening its store: reconnect"
+                                             : "the server is shutting down");
     return;
   }
   if (s->links >= options.max_links) {
@@ -1046,7 +1048,9 @@ void Server::Impl::OnWake(pn_connection_t* c) {
   if (memory && s->memory_wait.exchange(false)) ServiceConsumers(s.get());
   if (refresh || s->output_blocked) ResumeOutput(s.get());
   if (close && !(pn_connection_state(c) & PN_LOCAL_CLOSED)) {
-    SetCondition(pn_connection_condition(c), "amqp:connection:forced", "the server is shutting down");
+    SetCondition(pn_connection_condition(c), "amqp:connection:forced",
+                 exit_code == Server::kReopenStore ? "the server is reopening its store: reconnect"
+                                                   : "the server is shutting down");
     pn_connection_close(c);
   }
 }
@@ -1306,6 +1310,7 @@ int Server::Run(const std::string& host, const std::string& port) {
   // SIGTERM / SIGINT are blocked in every thread (RunServe blocks them before starting any) and
   // taken here, synchronously, so the handler may call into Proton.
   std::atomic<bool> stop_signals{false};
+  std::atomic<bool> signalled{false};
   std::thread signals([&] {
     sigset_t set;
     sigemptyset(&set);
@@ -1314,6 +1319,7 @@ int Server::Run(const std::string& host, const std::string& port) {
     timespec tick{0, 200 * 1000 * 1000};
     while (!stop_signals.load()) {
       if (sigtimedwait(&set, nullptr, &tick) > 0) {
+        signalled = true;
         pn_proactor_interrupt(m.proactor);
         return;
       }
@@ -1337,6 +1343,8 @@ int Server::Run(const std::string& host, const std::string& port) {
 
   stop_signals = true;
   signals.join();
+  // A signal that came while connections were closing for a reopen ends the server instead.
+  if (signalled.load() && m.exit_code == Server::kReopenStore) m.exit_code = kExitMatched;
   if (m.retention_thread.joinable()) {
     {
       std::lock_guard<std::mutex> lock(m.retention_mu);
