@@ -200,7 +200,7 @@ Status StreamEngine::Flush() { return FromStorage(impl_->store->Flush(), "cannot
 
 StoreHealth StreamEngine::Health() const {
   const storage::StoreHealth h = impl_->store->Health();
-  return StoreHealth{h.writable, h.error, h.failures, h.recoveries, h.needs_reopen};
+  return StoreHealth{h.writable, h.error, h.failures, h.recoveries, h.needs_reopen, h.reopen_bytes};
 }
 
 Status StreamEngine::SummarizeChunks(std::string_view stream, SummarizeCounts* counts) {

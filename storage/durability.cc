@@ -24,6 +24,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "storage/key_layout.h"
 #include "storage/term_index.h"
@@ -182,14 +183,35 @@ Status StreamStore::Impl::RecoverIfFailed() {
   return Status::OK();
 }
 
+namespace {
+
+// The bytes of the store's write-ahead logs (RocksDB's *.log files), which opening the store replays
+// and writes out.
+uint64_t WriteAheadLogBytes(const std::string& path) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+    if (entry.path().extension() != ".log") continue;
+    std::error_code size_ec;
+    const uint64_t size = entry.file_size(size_ec);
+    if (!size_ec) bytes += size;
+  }
+  return bytes;
+}
+
+}  // namespace
+
 StoreHealth StreamStore::Impl::Health() const {
-  std::lock_guard<std::mutex> lock(mu_);
   StoreHealth h;
-  h.writable = !failed_;
-  h.error = std::string(failure_.why());
-  h.failures = failures_;
-  h.recoveries = recoveries_;
-  h.needs_reopen = needs_reopen_;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    h.writable = !failed_;
+    h.error = std::string(failure_.why());
+    h.failures = failures_;
+    h.recoveries = recoveries_;
+    h.needs_reopen = needs_reopen_;
+  }
+  if (h.needs_reopen) h.reopen_bytes = WriteAheadLogBytes(path_);  // a listing: only when it matters
   return h;
 }
 

@@ -61,6 +61,7 @@ struct StoreHealth {
   uint64_t failures = 0;      // failed states entered since open
   uint64_t recoveries = 0;    // failed states left since open
   bool needs_reopen = false;  // the failure is one RocksDB cannot resume from: only a reopen recovers
+  uint64_t reopen_bytes = 0;  // with needs_reopen: what a reopen writes out (the write-ahead logs' bytes)
 };
 
 // The longest stream name, in bytes.

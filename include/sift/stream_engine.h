@@ -72,6 +72,7 @@ struct StoreHealth {
   uint64_t failures = 0;      // failed states entered since the store was opened
   uint64_t recoveries = 0;    // failed states recovered from since then
   bool needs_reopen = false;  // the store cannot recover in place (RocksDB graded the error fatal)
+  uint64_t reopen_bytes = 0;  // with needs_reopen: what reopening the store writes out first
 };
 
 // What StreamEngine::AppendEach did with one message of a batch.

@@ -23,20 +23,31 @@
 
 static void* next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
 
-/* 1 when a call on `fd` must fail now. */
-static int disk_full_for(int fd) {
+/* The full folder while the flag file exists, else NULL. */
+static const char* full_dir(void) {
   const char* dir = getenv("SIFT_ENOSPC_DIR");
   const char* flag = getenv("SIFT_ENOSPC_FLAG");
-  if (dir == NULL || flag == NULL || dir[0] == '\0') return 0;
+  if (dir == NULL || flag == NULL || dir[0] == '\0') return NULL;
   struct stat st;
-  if (stat(flag, &st) != 0) return 0;
+  return stat(flag, &st) == 0 ? dir : NULL;
+}
+
+/* 1 when the absolute `path` is `dir` or under it. */
+static int under(const char* path, const char* dir) {
+  const size_t len = strlen(dir);
+  return strncmp(path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+/* 1 when a call on `fd` must fail now. */
+static int disk_full_for(int fd) {
+  const char* dir = full_dir();
+  if (dir == NULL) return 0;
   char link[64], path[PATH_MAX];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   const ssize_t n = readlink(link, path, sizeof path - 1);
   if (n <= 0) return 0;
   path[n] = '\0';
-  const size_t len = strlen(dir);
-  if (strncmp(path, dir, len) != 0 || (path[len] != '/' && path[len] != '\0')) return 0;
+  if (!under(path, dir)) return 0;
   const char* base = strrchr(path, '/');
   if (base != NULL && strcmp(base + 1, "LOG") == 0) return 0;
   return 1;
@@ -108,15 +119,9 @@ int fallocate64(int fd, int mode, off_t offset, off_t len) {
 
 /* 1 when statvfs of `path` must report no free space now. */
 static int no_space_for_path(const char* path) {
-  const char* dir = getenv("SIFT_ENOSPC_DIR");
-  const char* flag = getenv("SIFT_ENOSPC_FLAG");
-  if (getenv("SIFT_ENOSPC_STATVFS") == NULL || dir == NULL || flag == NULL || dir[0] == '\0') return 0;
-  struct stat st;
-  if (stat(flag, &st) != 0) return 0;
+  const char* dir = getenv("SIFT_ENOSPC_STATVFS") != NULL ? full_dir() : NULL;
   char resolved[PATH_MAX];
-  if (realpath(path, resolved) == NULL) return 0;
-  const size_t len = strlen(dir);
-  return strncmp(resolved, dir, len) == 0 && (resolved[len] == '/' || resolved[len] == '\0');
+  return dir != NULL && realpath(path, resolved) != NULL && under(resolved, dir);
 }
 
 int statvfs(const char* path, struct statvfs* buf) {

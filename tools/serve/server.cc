@@ -19,8 +19,6 @@
 //   and sessions are freed once closed, reader turns are time-sliced.
 #include "tools/serve/server.h"
 
-#include <filesystem>
-
 #include "tools/serve/server_impl.h"
 #include "tools/units.h"
 
@@ -284,9 +282,7 @@ void Server::Impl::OnLinkOpen(pn_link_t* link) {
   }
   if (s->closed_by_server) return;  // the connection's close ends it
   if (shutting_down) {
-    Refuse(link, "amqp:connection:forced",
-           exit_code == Server::kReopenStore ? "the server is reopening its store: reconnect"
-                                             : "the server is shutting down");
+    Refuse(link, "amqp:connection:forced", ShutdownReason());
     return;
   }
   if (s->links >= options.max_links) {
@@ -912,31 +908,15 @@ void Server::Impl::LogStoreHealth() {
   }
 }
 
-namespace {
-
-// The bytes of the store's write-ahead logs (RocksDB's *.log files): what a reopen writes out.
-uint64_t WriteAheadLogBytes(const std::string& store) {
-  uint64_t bytes = 0;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(store, ec)) {
-    if (entry.path().extension() != ".log") continue;
-    std::error_code size_ec;
-    const uint64_t size = entry.file_size(size_ec);
-    if (!size_ec) bytes += size;
-  }
-  return bytes;
-}
-
-}  // namespace
-
 void Server::Impl::ReopenStoreWhenRoom(Clock::time_point now) {
   if (shutting_down || store_writable.load() || now < next_reopen_check) return;
   next_reopen_check = now + kReopenCheckInterval;
-  if (!engine->Health().needs_reopen) return;
+  const StoreHealth health = engine->Health();
+  if (!health.needs_reopen) return;
   uint64_t free_bytes = 0;
   std::string error;
   if (!FileSystemFreeBytes(store_path, &free_bytes, &error)) return;
-  if (free_bytes < WriteAheadLogBytes(store_path) + kReopenHeadroomBytes) return;
+  if (free_bytes < health.reopen_bytes + kReopenHeadroomBytes) return;
   exit_code = Server::kReopenStore;
   BeginShutdown("reopening the store: closing every connection (clients reconnect)");
 }
@@ -1048,9 +1028,7 @@ void Server::Impl::OnWake(pn_connection_t* c) {
   if (memory && s->memory_wait.exchange(false)) ServiceConsumers(s.get());
   if (refresh || s->output_blocked) ResumeOutput(s.get());
   if (close && !(pn_connection_state(c) & PN_LOCAL_CLOSED)) {
-    SetCondition(pn_connection_condition(c), "amqp:connection:forced",
-                 exit_code == Server::kReopenStore ? "the server is reopening its store: reconnect"
-                                                   : "the server is shutting down");
+    SetCondition(pn_connection_condition(c), "amqp:connection:forced", ShutdownReason());
     pn_connection_close(c);
   }
 }
@@ -1184,6 +1162,11 @@ int Server::Impl::NextTick() const {
     if (s->output_blocked) return kBlockedTickMs;
   }
   return kTickMs;
+}
+
+const char* Server::Impl::ShutdownReason() const {
+  return exit_code == Server::kReopenStore ? "the server is reopening its store: reconnect"
+                                           : "the server is shutting down";
 }
 
 void Server::Impl::BeginShutdown(const char* why) {

@@ -104,7 +104,7 @@ constexpr auto kDiskCheckInterval = std::chrono::seconds(1);
 // How often a store that takes no appends is tried again (the retention thread).
 constexpr auto kStoreRecoveryRetry = std::chrono::milliseconds(500);
 // A store that needs a reopen (StoreHealth::needs_reopen) is reopened once the file system has room
-// for what its write-ahead logs hold (the reopen writes it out) plus this; looked at this often.
+// for what the reopen writes out (StoreHealth::reopen_bytes) plus this; looked at this often.
 constexpr uint64_t kReopenHeadroomBytes = 16u << 20;
 constexpr auto kReopenCheckInterval = std::chrono::seconds(1);
 
@@ -570,6 +570,9 @@ struct Server::Impl {
   void Tick();
 
   int NextTick() const;
+
+  // What a connection or link the shutdown closes is told (amqp:connection:forced).
+  const char* ShutdownReason() const;
 
   // Stops listening and closes every connection once its appends are settled; `why` goes to the log.
   void BeginShutdown(const char* why = "shutting down");
